@@ -1,0 +1,208 @@
+package dev.tributary.adapter.flink;
+
+import dev.tributary.reconcile.port.DependencyUnavailableException;
+import dev.tributary.reconcile.port.ExternalSystem;
+import dev.tributary.reconcile.port.FlinkSql;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.springframework.web.client.RestClient;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * {@link FlinkSql} over the SQL Gateway REST API v3: submit a statement, then poll its result
+ * pages, following {@code nextResultUri} until {@code EOS}.
+ */
+public class GatewayFlinkSql implements FlinkSql {
+
+  private static final Pattern CHANGELOG_MODE = Pattern.compile("changelogMode=\\[([A-Z,]*)]");
+  private static final String OPTIMIZED_PLAN = "== Optimized Physical Plan ==";
+
+  private final RestClient http;
+  private final Duration statementTimeout;
+
+  /** @param http a client whose base URL is the gateway's */
+  public GatewayFlinkSql(RestClient http, Duration statementTimeout) {
+    this.http = http;
+    this.statementTimeout = statementTimeout;
+  }
+
+  @Override
+  public Session openSession(String name, Map<String, String> properties) {
+    JsonNode answer =
+        FlinkHttp.expectOk(
+            http.post()
+                .uri("/v3/sessions")
+                .body(Map.of("sessionName", name, "properties", properties)),
+            "open a SQL Gateway session");
+    return new Session(answer.path("sessionHandle").asString());
+  }
+
+  @Override
+  public StatementResult execute(Session session, String statement) {
+    JsonNode submitted =
+        FlinkHttp.expectOk(
+            http.post()
+                .uri("/v3/sessions/{session}/statements", session.handle())
+                .body(Map.of("statement", statement)),
+            "submit a statement");
+    String operation = submitted.path("operationHandle").asString();
+    try {
+      return fetchAll(session, operation);
+    } finally {
+      closeOperation(session, operation);
+    }
+  }
+
+  @Override
+  public List<Column> inferSchema(Session session, String query) {
+    String view = "tributary_probe_" + UUID.randomUUID().toString().replace("-", "");
+    execute(session, "CREATE TEMPORARY VIEW `" + view + "` AS " + query);
+    try {
+      // DESCRIBE rows: name, type, null, key, extras, watermark.
+      return execute(session, "DESCRIBE `" + view + "`").rows().stream()
+          .map(
+              row ->
+                  new Column(
+                      String.valueOf(row.get(0)),
+                      withoutTimeAttribute(String.valueOf(row.get(1))),
+                      Boolean.TRUE.equals(row.get(2))))
+          .toList();
+    } finally {
+      execute(session, "DROP TEMPORARY VIEW IF EXISTS `" + view + "`");
+    }
+  }
+
+  @Override
+  public ChangelogMode changelogMode(Session session, String query) {
+    StatementResult plan = execute(session, "EXPLAIN CHANGELOG_MODE " + query);
+    String text = plan.rows().isEmpty() ? "" : String.valueOf(plan.rows().get(0).get(0));
+    return parseChangelogMode(text);
+  }
+
+  @Override
+  public void closeSession(Session session) {
+    // A session that already expired or was closed is what we wanted.
+    FlinkHttp.send(
+        http.delete().uri("/v3/sessions/{session}", session.handle()), "close a session");
+  }
+
+  /** Product name and version, for the health indicator. */
+  public String info() {
+    JsonNode info = FlinkHttp.expectOk(http.get().uri("/v3/info"), "read gateway info");
+    return info.path("productName").asString() + " " + info.path("version").asString();
+  }
+
+  /** The root node of the optimized physical plan carries the query's changelog mode. */
+  static ChangelogMode parseChangelogMode(String explain) {
+    int start = explain.indexOf(OPTIMIZED_PLAN);
+    Matcher m = CHANGELOG_MODE.matcher(start < 0 ? explain : explain.substring(start));
+    if (!m.find()) {
+      throw new DependencyUnavailableException(
+          ExternalSystem.FLINK, "EXPLAIN CHANGELOG_MODE returned no changelog mode", null);
+    }
+    Set<RowKind> kinds = EnumSet.noneOf(RowKind.class);
+    for (String kind : m.group(1).split(",")) {
+      switch (kind.strip()) {
+        case "I" -> kinds.add(RowKind.INSERT);
+        case "UB" -> kinds.add(RowKind.UPDATE_BEFORE);
+        case "UA" -> kinds.add(RowKind.UPDATE_AFTER);
+        case "D" -> kinds.add(RowKind.DELETE);
+        default -> {}
+      }
+    }
+    return new ChangelogMode(kinds);
+  }
+
+  private StatementResult fetchAll(Session session, String operation) {
+    long deadline = System.nanoTime() + statementTimeout.toNanos();
+    String uri =
+        "/v3/sessions/" + session.handle() + "/operations/" + operation + "/result/0?rowFormat=JSON";
+    List<String> columns = List.of();
+    List<List<Object>> rows = new ArrayList<>();
+    Optional<String> jobId = Optional.empty();
+    long pause = 20;
+    while (true) {
+      FlinkHttp.Answer answer = FlinkHttp.send(http.get().uri(uri), "fetch a statement result");
+      if (!answer.ok()) {
+        throw statementFailed(answer);
+      }
+      JsonNode page = answer.body();
+      String type = page.path("resultType").asString();
+      Optional<String> pageJobId = FlinkHttp.text(page, "jobID");
+      if (pageJobId.isPresent()) {
+        jobId = pageJobId;
+      }
+      if ("PAYLOAD".equals(type)) {
+        JsonNode results = page.path("results");
+        if (columns.isEmpty()) {
+          columns = new ArrayList<>();
+          for (JsonNode column : results.path("columns")) {
+            columns.add(column.path("name").asString());
+          }
+        }
+        for (JsonNode row : results.path("data")) {
+          rows.add(values(row.path("fields")));
+        }
+        pause = 20;
+      }
+      if ("EOS".equals(type) || page.path("nextResultUri").isMissingNode()) {
+        if (jobId.isEmpty() && columns.equals(List.of("job id")) && !rows.isEmpty()) {
+          jobId = Optional.of(String.valueOf(rows.get(0).get(0)));
+        }
+        return new StatementResult(List.copyOf(columns), List.copyOf(rows), jobId);
+      }
+      if (System.nanoTime() > deadline) {
+        throw new DependencyUnavailableException(
+            ExternalSystem.FLINK, "No result from the SQL Gateway within " + statementTimeout, null);
+      }
+      if ("NOT_READY".equals(type)) {
+        sleep(pause);
+        pause = Math.min(pause * 2, 500);
+      }
+      uri = page.path("nextResultUri").asString();
+    }
+  }
+
+  private static StatementFailedException statementFailed(FlinkHttp.Answer answer) {
+    List<String> causes = FlinkErrors.causes(answer.errorText());
+    int[] position = FlinkErrors.position(causes).orElse(new int[] {0, 0});
+    return new StatementFailedException(answer.errorMessage(), position[0], position[1], causes);
+  }
+
+  private void closeOperation(Session session, String operation) {
+    FlinkHttp.send(
+        http.delete()
+            .uri("/v3/sessions/{session}/operations/{operation}/close", session.handle(), operation),
+        "close an operation");
+  }
+
+  private static List<Object> values(JsonNode fields) {
+    List<Object> values = new ArrayList<>();
+    for (JsonNode field : fields) {
+      values.add(field.isNull() ? null : JsonMapper.shared().convertValue(field, Object.class));
+    }
+    return values;
+  }
+
+  private static String withoutTimeAttribute(String type) {
+    return type.replace(" *ROWTIME*", "").replace(" *PROCTIME*", "").strip();
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new DependencyUnavailableException(ExternalSystem.FLINK, "Interrupted", e);
+    }
+  }
+}

@@ -1,0 +1,125 @@
+package dev.tributary.adapter.flink;
+
+import dev.tributary.reconcile.port.FlinkJobs;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.springframework.web.client.RestClient;
+import tools.jackson.databind.JsonNode;
+
+/** {@link FlinkJobs} over the JobManager REST API. */
+public class RestFlinkJobs implements FlinkJobs {
+
+  private final RestClient http;
+
+  /** @param http a client whose base URL is the JobManager's REST endpoint */
+  public RestFlinkJobs(RestClient http) {
+    this.http = http;
+  }
+
+  @Override
+  public List<JobSummary> overview() {
+    JsonNode answer = FlinkHttp.expectOk(http.get().uri("/jobs/overview"), "list jobs");
+    List<JobSummary> jobs = new ArrayList<>();
+    for (JsonNode job : answer.path("jobs")) {
+      jobs.add(
+          new JobSummary(
+              job.path("jid").asString(),
+              job.path("name").asString(),
+              JobState.of(job.path("state").asString()),
+              instant(job.path("start-time"))));
+    }
+    return jobs;
+  }
+
+  @Override
+  public Optional<JobDetail> job(String jobId) {
+    FlinkHttp.Answer answer = FlinkHttp.send(http.get().uri("/jobs/{id}", jobId), "read job");
+    if (answer.status() == 404) {
+      return Optional.empty();
+    }
+    if (!answer.ok()) {
+      throw answer.failure("read job " + jobId);
+    }
+    JsonNode job = answer.body();
+    JobState state = JobState.of(job.path("state").asString());
+    Optional<String> cause =
+        state == JobState.RUNNING || state == JobState.FINISHED || state == JobState.CANCELED
+            ? Optional.empty()
+            : failureCause(jobId);
+    return Optional.of(
+        new JobDetail(
+            job.path("jid").asString(),
+            job.path("name").asString(),
+            state,
+            instant(job.path("start-time")),
+            cause));
+  }
+
+  @Override
+  public String triggerStopWithSavepoint(String jobId, String targetDirectory) {
+    JsonNode answer =
+        FlinkHttp.expectOk(
+            http.post()
+                .uri("/jobs/{id}/stop", jobId)
+                .body(Map.of("targetDirectory", targetDirectory, "drain", false)),
+            "stop job " + jobId + " with a savepoint");
+    return answer.path("request-id").asString();
+  }
+
+  @Override
+  public SavepointStatus savepointStatus(String jobId, String triggerId) {
+    JsonNode answer =
+        FlinkHttp.expectOk(
+            http.get().uri("/jobs/{id}/savepoints/{trigger}", jobId, triggerId),
+            "read savepoint status of job " + jobId);
+    if (!"COMPLETED".equals(answer.path("status").path("id").asString())) {
+      return new SavepointStatus(SavepointStatus.Phase.IN_PROGRESS, Optional.empty(), Optional.empty());
+    }
+    JsonNode operation = answer.path("operation");
+    Optional<String> location = FlinkHttp.text(operation, "location");
+    if (location.isPresent()) {
+      return new SavepointStatus(SavepointStatus.Phase.COMPLETED, location, Optional.empty());
+    }
+    String cause = FlinkErrors.rootMessage(operation.path("failure-cause").path("stack-trace").asString(""));
+    return new SavepointStatus(SavepointStatus.Phase.FAILED, Optional.empty(), Optional.of(cause));
+  }
+
+  @Override
+  public void cancel(String jobId) {
+    FlinkHttp.Answer answer =
+        FlinkHttp.send(http.patch().uri("/jobs/{id}?mode=cancel", jobId), "cancel job " + jobId);
+    if (answer.ok() || answer.status() == 404) {
+      return;
+    }
+    // Cancelling a job that already ended is success.
+    boolean ended = job(jobId).map(job -> job.state().terminal()).orElse(true);
+    if (!ended) {
+      throw answer.failure("cancel job " + jobId);
+    }
+  }
+
+  /** Cluster overview (task managers and slots), for the health indicator. */
+  public JsonNode clusterOverview() {
+    return FlinkHttp.expectOk(http.get().uri("/overview"), "read cluster overview");
+  }
+
+  private Optional<String> failureCause(String jobId) {
+    JsonNode answer =
+        FlinkHttp.expectOk(
+            http.get().uri("/jobs/{id}/exceptions?maxExceptions=1", jobId),
+            "read exceptions of job " + jobId);
+    JsonNode latest = answer.path("exceptionHistory").path("entries").path(0);
+    String trace =
+        latest.isMissingNode()
+            ? answer.path("root-exception").asString("")
+            : latest.path("stacktrace").asString("");
+    return trace.isBlank() ? Optional.empty() : Optional.of(FlinkErrors.rootMessage(trace));
+  }
+
+  private static Instant instant(JsonNode millis) {
+    return millis.isNumber() && millis.asLong() > 0 ? Instant.ofEpochMilli(millis.asLong()) : null;
+  }
+}

@@ -1,0 +1,49 @@
+package dev.tributary.adapter.kafka;
+
+import dev.tributary.system.TributaryProperties;
+import java.util.Map;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** Wires the Kafka adapter and its health indicator. */
+@Configuration(proxyBeanMethods = false)
+class KafkaConfiguration {
+
+  @Bean(destroyMethod = "close")
+  Admin kafkaAdmin(TributaryProperties properties) {
+    TributaryProperties.Kafka kafka = properties.kafka();
+    int timeoutMs = (int) kafka.requestTimeout().toMillis();
+    return Admin.create(
+        Map.of(
+            AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
+            AdminClientConfig.CLIENT_ID_CONFIG, "tributary-admin",
+            AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, timeoutMs,
+            AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, timeoutMs));
+  }
+
+  @Bean
+  KafkaTopics kafkaTopics(Admin kafkaAdmin, TributaryProperties properties) {
+    return new KafkaTopics(kafkaAdmin, properties.kafka().requestTimeout());
+  }
+
+  @Bean
+  HealthIndicator kafkaHealthIndicator(KafkaTopics topics, TributaryProperties properties) {
+    return () -> {
+      try {
+        return Health.up()
+            .withDetail("clusterId", topics.clusterId())
+            .withDetail("bootstrapServers", properties.kafka().bootstrapServers())
+            .build();
+      } catch (RuntimeException e) {
+        return Health.down()
+            .withDetail("bootstrapServers", properties.kafka().bootstrapServers())
+            .withDetail("error", String.valueOf(e.getMessage()))
+            .build();
+      }
+    };
+  }
+}

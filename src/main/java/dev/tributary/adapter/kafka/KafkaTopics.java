@@ -1,0 +1,164 @@
+package dev.tributary.adapter.kafka;
+
+import dev.tributary.reconcile.port.DependencyUnavailableException;
+import dev.tributary.reconcile.port.ExternalSystem;
+import dev.tributary.reconcile.port.RemoteSystemException;
+import dev.tributary.reconcile.port.Topics;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.RetriableException;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+
+/** {@link Topics} over the Kafka AdminClient. */
+public class KafkaTopics implements Topics {
+
+  private final Admin admin;
+  private final Duration timeout;
+
+  public KafkaTopics(Admin admin, Duration timeout) {
+    this.admin = admin;
+    this.timeout = timeout;
+  }
+
+  @Override
+  public TopicState ensure(TopicSpec spec) {
+    NewTopic topic =
+        new NewTopic(spec.name(), Optional.of(spec.partitions()), Optional.empty())
+            .configs(spec.configs());
+    boolean created =
+        completes(
+            admin.createTopics(List.of(topic)).all(),
+            TopicExistsException.class,
+            "create topic " + spec.name());
+    TopicState state =
+        describe(spec.name())
+            .orElseThrow(
+                () ->
+                    new RemoteSystemException(
+                        ExternalSystem.KAFKA,
+                        "Topic " + spec.name() + " vanished right after it was created",
+                        true));
+    return new TopicState(
+        state.name(), state.partitions(), state.replicationFactor(), state.configs(), created);
+  }
+
+  @Override
+  public Optional<TopicState> describe(String name) {
+    Optional<TopicDescription> found =
+        awaitUnless(
+            admin.describeTopics(List.of(name)).topicNameValues().get(name),
+            UnknownTopicOrPartitionException.class,
+            "describe topic " + name);
+    ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, name);
+    Optional<Config> config =
+        found.isEmpty()
+            ? Optional.empty()
+            : awaitUnless(
+                admin.describeConfigs(List.of(resource)).values().get(resource),
+                UnknownTopicOrPartitionException.class,
+                "describe configs of " + name);
+    if (config.isEmpty()) {
+      return Optional.empty();
+    }
+    TopicDescription description = found.get();
+    Map<String, String> overrides = new HashMap<>();
+    for (ConfigEntry entry : config.get().entries()) {
+      if (entry.source() == ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG) {
+        overrides.put(entry.name(), entry.value());
+      }
+    }
+    int replicas =
+        description.partitions().isEmpty() ? 0 : description.partitions().get(0).replicas().size();
+    return Optional.of(
+        new TopicState(name, description.partitions().size(), replicas, Map.copyOf(overrides), false));
+  }
+
+  @Override
+  public void alterConfigs(String name, Map<String, String> configs) {
+    List<AlterConfigOp> ops = new ArrayList<>();
+    configs.forEach(
+        (key, value) ->
+            ops.add(
+                value == null
+                    ? new AlterConfigOp(new ConfigEntry(key, null), AlterConfigOp.OpType.DELETE)
+                    : new AlterConfigOp(new ConfigEntry(key, value), AlterConfigOp.OpType.SET)));
+    ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, name);
+    await(admin.incrementalAlterConfigs(Map.of(resource, ops)).all(), "alter configs of " + name);
+  }
+
+  @Override
+  public void delete(String name) {
+    // A topic that is already gone is what we wanted.
+    completes(
+        admin.deleteTopics(Set.of(name)).all(),
+        UnknownTopicOrPartitionException.class,
+        "delete topic " + name);
+  }
+
+  /** Cluster id, for the health indicator; fails like every other call when Kafka is down. */
+  public String clusterId() {
+    return await(admin.describeCluster().clusterId(), "describe cluster");
+  }
+
+  private <T> T await(KafkaFuture<T> future, String what) {
+    return outcome(future, null, what).value();
+  }
+
+  /** Waits; false instead of an exception when the future failed with {@code expected}. */
+  private boolean completes(KafkaFuture<?> future, Class<? extends Exception> expected, String what) {
+    return !outcome(future, expected, what).expectedFailure();
+  }
+
+  /** Waits; empty instead of an exception when the future failed with {@code expected}. */
+  private <T> Optional<T> awaitUnless(
+      KafkaFuture<T> future, Class<? extends Exception> expected, String what) {
+    Outcome<T> outcome = outcome(future, expected, what);
+    return outcome.expectedFailure() ? Optional.empty() : Optional.of(outcome.value());
+  }
+
+  private record Outcome<T>(T value, boolean expectedFailure) {}
+
+  private <T> Outcome<T> outcome(
+      KafkaFuture<T> future, Class<? extends Exception> expected, String what) {
+    try {
+      return new Outcome<>(future.get(timeout.toMillis(), TimeUnit.MILLISECONDS), false);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new DependencyUnavailableException(ExternalSystem.KAFKA, what + ": interrupted", e);
+    } catch (TimeoutException e) {
+      throw new DependencyUnavailableException(
+          ExternalSystem.KAFKA, what + ": no answer from Kafka within " + timeout, e);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (expected != null && expected.isInstance(cause)) {
+        return new Outcome<>(null, true);
+      }
+      String message = what + ": " + cause.getMessage();
+      if (cause instanceof UnknownTopicOrPartitionException) {
+        throw new RemoteSystemException(ExternalSystem.KAFKA, message, false, cause);
+      }
+      if (cause instanceof RetriableException
+          || cause instanceof org.apache.kafka.common.errors.TimeoutException) {
+        throw new DependencyUnavailableException(ExternalSystem.KAFKA, message, cause);
+      }
+      throw new RemoteSystemException(ExternalSystem.KAFKA, message, false, cause);
+    }
+  }
+}

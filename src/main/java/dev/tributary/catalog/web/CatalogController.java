@@ -1,0 +1,80 @@
+package dev.tributary.catalog.web;
+
+import dev.tributary.catalog.CatalogService;
+import dev.tributary.catalog.SourceTable;
+import dev.tributary.catalog.SourceTableDefinition;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.tags.Tag;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/** Read access to catalogs, databases and the source tables registered in them. */
+@RestController
+@RequestMapping("/v1/catalogs")
+@Tag(name = "Catalogs", description = "Catalogs, databases and source tables")
+class CatalogController {
+
+  private final CatalogService catalogs;
+
+  CatalogController(CatalogService catalogs) {
+    this.catalogs = catalogs;
+  }
+
+  @GetMapping
+  @Operation(summary = "List catalogs")
+  List<CatalogResponse> catalogs() {
+    return catalogs.catalogs().stream().map(c -> new CatalogResponse(c.getName())).toList();
+  }
+
+  @GetMapping("/{catalog}/databases")
+  @Operation(summary = "List the databases of a catalog")
+  List<DatabaseResponse> databases(@PathVariable String catalog) {
+    return catalogs.databases(catalog).stream()
+        .map(d -> new DatabaseResponse(catalog, d.getName()))
+        .toList();
+  }
+
+  @GetMapping("/{catalog}/databases/{database}/tables")
+  @Operation(summary = "List the source tables of a database")
+  List<SourceTableResponse> tables(@PathVariable String catalog, @PathVariable String database) {
+    return catalogs.sourceTables(catalog, database).stream().map(SourceTableResponse::of).toList();
+  }
+
+  @GetMapping("/{catalog}/databases/{database}/tables/{table}")
+  @Operation(summary = "Get one source table")
+  SourceTableResponse table(
+      @PathVariable String catalog, @PathVariable String database, @PathVariable String table) {
+    return SourceTableResponse.of(catalogs.sourceTable(catalog, database, table));
+  }
+
+  record CatalogResponse(String name) {}
+
+  record DatabaseResponse(String catalog, String name) {}
+
+  record SourceTableResponse(
+      String name,
+      String qualifiedName,
+      List<SourceTableDefinition.Column> columns,
+      SourceTableDefinition.Watermark watermark,
+      Map<String, String> options,
+      String ddl,
+      Instant updatedAt) {
+
+    static SourceTableResponse of(SourceTable table) {
+      SourceTableDefinition definition = table.definition();
+      return new SourceTableResponse(
+          table.getName(),
+          table.qualifiedName(),
+          definition.columns(),
+          definition.watermark().orElse(null),
+          definition.options(),
+          table.getDdl(),
+          table.getUpdatedAt());
+    }
+  }
+}

@@ -1,0 +1,69 @@
+package dev.tributary.reconcile.port;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/** Jobs on the Flink cluster, through the JobManager REST API. */
+public interface FlinkJobs {
+
+  /** Every job the cluster knows, in one call. */
+  List<JobSummary> overview();
+
+  /** One job with the cause of its latest failure, empty if the cluster does not know it. */
+  Optional<JobDetail> job(String jobId);
+
+  /** Starts a stop-with-savepoint and returns the trigger id to poll. */
+  String triggerStopWithSavepoint(String jobId, String targetDirectory);
+
+  SavepointStatus savepointStatus(String jobId, String triggerId);
+
+  /** Cancels the job; a job that is unknown or already terminal counts as cancelled. */
+  void cancel(String jobId);
+
+  /** Flink job states, plus UNKNOWN for any state this version does not know. */
+  enum JobState {
+    INITIALIZING,
+    CREATED,
+    RUNNING,
+    FAILING,
+    FAILED,
+    CANCELLING,
+    CANCELED,
+    FINISHED,
+    RESTARTING,
+    SUSPENDED,
+    RECONCILING,
+    UNKNOWN;
+
+    /** Globally terminal: the job will never run again on its own. */
+    public boolean terminal() {
+      return this == FAILED || this == CANCELED || this == FINISHED;
+    }
+
+    public static JobState of(String name) {
+      try {
+        return valueOf(name);
+      } catch (IllegalArgumentException | NullPointerException e) {
+        return UNKNOWN;
+      }
+    }
+  }
+
+  /** A job as listed by the overview. */
+  record JobSummary(String id, String name, JobState state, Instant startTime) {}
+
+  /** A job with its failure cause, if it failed. */
+  record JobDetail(
+      String id, String name, JobState state, Instant startTime, Optional<String> failureCause) {}
+
+  /** Progress of a stop-with-savepoint. */
+  record SavepointStatus(Phase phase, Optional<String> location, Optional<String> failureCause) {
+    /** Where the savepoint operation is. */
+    public enum Phase {
+      IN_PROGRESS,
+      COMPLETED,
+      FAILED
+    }
+  }
+}

@@ -1,0 +1,84 @@
+package dev.tributary.reconcile.port;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The Flink SQL Gateway: sessions and statements. Statements that Flink rejects raise {@link
+ * StatementFailedException} carrying Flink's own message, not its stack trace.
+ */
+public interface FlinkSql {
+
+  Session openSession(String name, Map<String, String> properties);
+
+  /** Runs one statement to completion and returns all its rows (and the job id of an INSERT). */
+  StatementResult execute(Session session, String statement);
+
+  /** The columns the query would produce, found without running it. */
+  List<Column> inferSchema(Session session, String query);
+
+  /** The kinds of rows the query emits (EXPLAIN CHANGELOG_MODE). */
+  ChangelogMode changelogMode(Session session, String query);
+
+  /** Closes the session; jobs it submitted keep running. Closing a gone session succeeds. */
+  void closeSession(Session session);
+
+  /** A gateway session handle. */
+  record Session(String handle) {}
+
+  /** A finished statement's result. */
+  record StatementResult(List<String> columns, List<List<Object>> rows, Optional<String> jobId) {}
+
+  /** One output column of a query, with the type as Flink prints it (without NOT NULL). */
+  record Column(String name, String type, boolean nullable) {}
+
+  /** Flink row kinds. */
+  enum RowKind {
+    INSERT,
+    UPDATE_BEFORE,
+    UPDATE_AFTER,
+    DELETE
+  }
+
+  /** The row kinds a query emits; insert-only queries can go to an append topic. */
+  record ChangelogMode(Set<RowKind> kinds) {
+    public ChangelogMode {
+      kinds = Set.copyOf(kinds);
+    }
+
+    public boolean insertOnly() {
+      return kinds.equals(Set.of(RowKind.INSERT));
+    }
+  }
+
+  /**
+   * Flink rejected a statement. {@code line} and {@code column} are those Flink reported (0 when
+   * it did not); {@code causes} is the chain of messages, outermost first.
+   */
+  final class StatementFailedException extends RemoteSystemException {
+    private final int line;
+    private final int column;
+    private final List<String> causes;
+
+    public StatementFailedException(String message, int line, int column, List<String> causes) {
+      super(ExternalSystem.FLINK, message, false);
+      this.line = line;
+      this.column = column;
+      this.causes = List.copyOf(causes);
+    }
+
+    public int line() {
+      return line;
+    }
+
+    public int column() {
+      return column;
+    }
+
+    public List<String> causes() {
+      return causes;
+    }
+  }
+}

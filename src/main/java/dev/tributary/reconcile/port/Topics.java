@@ -1,0 +1,39 @@
+package dev.tributary.reconcile.port;
+
+import java.util.Map;
+import java.util.Optional;
+
+/** Kafka topics. Creating a topic that exists and deleting one that is gone both succeed. */
+public interface Topics {
+
+  /** Creates the topic if absent; returns what is there afterwards. */
+  TopicState ensure(TopicSpec spec);
+
+  Optional<TopicState> describe(String name);
+
+  /** Sets the given configs; a {@code null} value removes an override. */
+  void alterConfigs(String name, Map<String, String> configs);
+
+  void delete(String name);
+
+  /** What a topic should look like; configs are topic-level overrides such as retention.ms. */
+  record TopicSpec(String name, int partitions, Map<String, String> configs) {
+    public TopicSpec {
+      if (partitions < 1) {
+        throw new IllegalArgumentException("partitions must be at least 1, was " + partitions);
+      }
+      configs = Map.copyOf(configs);
+    }
+  }
+
+  /**
+   * A topic as observed. {@code configs} holds only the topic-level overrides; {@code created} is
+   * true when this call created it.
+   */
+  record TopicState(
+      String name,
+      int partitions,
+      int replicationFactor,
+      Map<String, String> configs,
+      boolean created) {}
+}

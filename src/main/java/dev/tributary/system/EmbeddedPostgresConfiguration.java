@@ -1,0 +1,60 @@
+package dev.tributary.system;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Condition;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.type.AnnotatedTypeMetadata;
+
+/**
+ * With no {@code spring.datasource.url}, the service runs its own PostgreSQL (real binaries, a
+ * fresh data directory) so that it starts on a bare machine. Set {@code SPRING_DATASOURCE_URL} to
+ * use a real server.
+ */
+@Configuration(proxyBeanMethods = false)
+@Conditional(EmbeddedPostgresConfiguration.NoDatasourceUrl.class)
+class EmbeddedPostgresConfiguration {
+
+  private static final Logger log = LoggerFactory.getLogger(EmbeddedPostgresConfiguration.class);
+
+  /**
+   * Zonky's own shutdown hook would race Spring's and kill the database under Quartz and Hikari;
+   * instead the bean is closed by the context, after the data source that depends on it.
+   */
+  @Bean(destroyMethod = "close")
+  EmbeddedPostgres embeddedPostgres() throws IOException {
+    EmbeddedPostgres postgres =
+        EmbeddedPostgres.builder().setRegisterShutdownHook(false).setCleanDataDirectory(true).start();
+    log.info(
+        "No spring.datasource.url configured: started embedded PostgreSQL on 127.0.0.1:{}",
+        postgres.getPort());
+    return postgres;
+  }
+
+  @Bean
+  DataSource dataSource(EmbeddedPostgres postgres, DataSourceProperties properties) {
+    return properties
+        .initializeDataSourceBuilder()
+        .type(HikariDataSource.class)
+        .url(postgres.getJdbcUrl("postgres", "postgres"))
+        .username("postgres")
+        .password("postgres")
+        .build();
+  }
+
+  static class NoDatasourceUrl implements Condition {
+    @Override
+    public boolean matches(ConditionContext context, AnnotatedTypeMetadata metadata) {
+      String url = context.getEnvironment().getProperty("spring.datasource.url");
+      return url == null || url.isBlank();
+    }
+  }
+}

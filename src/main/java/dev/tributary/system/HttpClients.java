@@ -1,0 +1,20 @@
+package dev.tributary.system;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.time.Duration;
+import org.springframework.http.client.JdkClientHttpRequestFactory;
+import org.springframework.web.client.RestClient;
+
+/** RestClient builders for the remote APIs Tributary calls, with connect and read timeouts. */
+public final class HttpClients {
+
+  private HttpClients() {}
+
+  public static RestClient.Builder restClient(URI baseUrl, Duration timeout) {
+    HttpClient client = HttpClient.newBuilder().connectTimeout(timeout).build();
+    JdkClientHttpRequestFactory factory = new JdkClientHttpRequestFactory(client);
+    factory.setReadTimeout(timeout);
+    return RestClient.builder().requestFactory(factory).baseUrl(baseUrl.toString());
+  }
+}

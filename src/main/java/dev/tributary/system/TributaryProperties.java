@@ -1,0 +1,35 @@
+package dev.tributary.system;
+
+import java.net.URI;
+import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * Where the outside world is. Every value can be set from the environment, e.g. {@code
+ * TRIBUTARY_KAFKA_BOOTSTRAP_SERVERS} or {@code TRIBUTARY_FLINK_SQL_GATEWAY_URL}.
+ */
+@ConfigurationProperties("tributary")
+public record TributaryProperties(
+    @DefaultValue Kafka kafka,
+    @DefaultValue SchemaRegistry schemaRegistry,
+    @DefaultValue Flink flink) {
+
+  /** The Kafka cluster that holds backing topics. */
+  public record Kafka(
+      @DefaultValue("localhost:9092") String bootstrapServers,
+      @DefaultValue("10s") Duration requestTimeout) {}
+
+  /** A Confluent-compatible Schema Registry; the URL may carry a path prefix. */
+  public record SchemaRegistry(
+      @DefaultValue("http://localhost:8081") URI url,
+      @DefaultValue("10s") Duration requestTimeout) {}
+
+  /** The Flink SQL Gateway (REST v3) and the JobManager REST API of the session cluster. */
+  public record Flink(
+      @DefaultValue("http://localhost:8083") URI sqlGatewayUrl,
+      @DefaultValue("http://localhost:8081") URI restUrl,
+      @DefaultValue("file:///tmp/tributary/savepoints") String savepointDir,
+      @DefaultValue("30s") Duration requestTimeout,
+      @DefaultValue("2m") Duration statementTimeout) {}
+}

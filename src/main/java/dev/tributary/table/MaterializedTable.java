@@ -1,0 +1,183 @@
+package dev.tributary.table;
+
+import dev.tributary.catalog.CatalogDatabase;
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.EnumType;
+import jakarta.persistence.Enumerated;
+import jakarta.persistence.FetchType;
+import jakarta.persistence.Id;
+import jakarta.persistence.JoinColumn;
+import jakarta.persistence.ManyToOne;
+import jakarta.persistence.Table;
+import jakarta.persistence.Version;
+import java.time.Instant;
+import java.util.UUID;
+import org.hibernate.annotations.JdbcTypeCode;
+import org.hibernate.type.SqlTypes;
+
+/**
+ * A materialized table: the desired state (spec, generation) and the observed state (phase,
+ * status, observed generation) side by side, plus the reconciler's retry bookkeeping.
+ */
+@Entity
+@Table(name = "materialized_table")
+public class MaterializedTable {
+
+  @Id private UUID id;
+
+  @ManyToOne(fetch = FetchType.EAGER, optional = false)
+  @JoinColumn(name = "database_id")
+  private CatalogDatabase database;
+
+  @Column(nullable = false)
+  private String name;
+
+  @JdbcTypeCode(SqlTypes.JSON)
+  @Column(nullable = false)
+  private String spec;
+
+  @Column(nullable = false)
+  private String definition;
+
+  @Column(nullable = false)
+  private long generation;
+
+  @Column(name = "observed_generation", nullable = false)
+  private long observedGeneration;
+
+  @Enumerated(EnumType.STRING)
+  @Column(nullable = false)
+  private Phase phase;
+
+  @JdbcTypeCode(SqlTypes.JSON)
+  @Column(nullable = false)
+  private String status;
+
+  @Version
+  @Column(name = "resource_version", nullable = false)
+  private long resourceVersion;
+
+  @Column(nullable = false)
+  private int attempt;
+
+  @Column(name = "next_attempt_at", nullable = false)
+  private Instant nextAttemptAt;
+
+  @Column(name = "lease_owner")
+  private String leaseOwner;
+
+  @Column(name = "lease_expires_at")
+  private Instant leaseExpiresAt;
+
+  @Column(name = "created_at", nullable = false)
+  private Instant createdAt;
+
+  @Column(name = "updated_at", nullable = false)
+  private Instant updatedAt;
+
+  protected MaterializedTable() {}
+
+  public MaterializedTable(
+      UUID id, CatalogDatabase database, String name, String specJson, String definition) {
+    this.id = id;
+    this.database = database;
+    this.name = name;
+    this.spec = specJson;
+    this.definition = definition;
+    this.generation = 1;
+    this.observedGeneration = 0;
+    this.phase = Phase.PENDING;
+    this.status = "{}";
+    this.createdAt = Instant.now();
+    this.updatedAt = createdAt;
+    this.nextAttemptAt = createdAt;
+  }
+
+  /** A new desired state: bumps the generation so the reconciler acts on it. */
+  public void respecify(String specJson, String definition) {
+    this.spec = specJson;
+    this.definition = definition;
+    this.generation++;
+    this.attempt = 0;
+    this.nextAttemptAt = Instant.now();
+    this.updatedAt = nextAttemptAt;
+  }
+
+  /** Records what the reconciler observed for a generation. */
+  public void observe(long generation, Phase phase, String statusJson) {
+    this.observedGeneration = generation;
+    this.phase = phase;
+    this.status = statusJson;
+    this.updatedAt = Instant.now();
+  }
+
+  public UUID getId() {
+    return id;
+  }
+
+  public CatalogDatabase getDatabase() {
+    return database;
+  }
+
+  public String getName() {
+    return name;
+  }
+
+  /** {@code catalog.database.table}. */
+  public String qualifiedName() {
+    return database.qualifiedName() + "." + name;
+  }
+
+  public String getSpec() {
+    return spec;
+  }
+
+  public String getDefinition() {
+    return definition;
+  }
+
+  public long getGeneration() {
+    return generation;
+  }
+
+  public long getObservedGeneration() {
+    return observedGeneration;
+  }
+
+  public Phase getPhase() {
+    return phase;
+  }
+
+  public String getStatus() {
+    return status;
+  }
+
+  public long getResourceVersion() {
+    return resourceVersion;
+  }
+
+  public int getAttempt() {
+    return attempt;
+  }
+
+  public Instant getNextAttemptAt() {
+    return nextAttemptAt;
+  }
+
+  public String getLeaseOwner() {
+    return leaseOwner;
+  }
+
+  public Instant getLeaseExpiresAt() {
+    return leaseExpiresAt;
+  }
+
+  public Instant getCreatedAt() {
+    return createdAt;
+  }
+
+  public Instant getUpdatedAt() {
+    return updatedAt;
+  }
+}

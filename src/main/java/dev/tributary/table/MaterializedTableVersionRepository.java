@@ -1,0 +1,11 @@
+package dev.tributary.table;
+
+import java.util.List;
+import java.util.UUID;
+import org.springframework.data.jpa.repository.JpaRepository;
+
+/** The version history of materialized tables. */
+public interface MaterializedTableVersionRepository
+    extends JpaRepository<MaterializedTableVersion, MaterializedTableVersion.Key> {
+  List<MaterializedTableVersion> findByKeyTableIdOrderByKeyVersion(UUID tableId);
+}

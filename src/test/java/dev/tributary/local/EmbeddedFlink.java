@@ -1,0 +1,101 @@
+package dev.tributary.local;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.List;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.DeploymentOptions;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
+import org.apache.flink.table.gateway.SqlGateway;
+import org.apache.flink.table.gateway.service.context.DefaultContext;
+import org.apache.flink.table.gateway.service.session.SessionManager;
+
+/**
+ * A Flink MiniCluster with its REST endpoint (the JobManager API) and a SQL Gateway (REST v3)
+ * that submits to it, both on loopback. The Kafka SQL connector is on this JVM's classpath.
+ */
+final class EmbeddedFlink implements AutoCloseable {
+
+  private static final int SLOTS = 32;
+
+  private final MiniCluster cluster;
+  private final SqlGateway gateway;
+  private final URI restUrl;
+  private final URI sqlGatewayUrl;
+  private final String savepointDir;
+
+  private EmbeddedFlink(
+      MiniCluster cluster, SqlGateway gateway, URI restUrl, URI sqlGatewayUrl, String savepointDir) {
+    this.cluster = cluster;
+    this.gateway = gateway;
+    this.restUrl = restUrl;
+    this.sqlGatewayUrl = sqlGatewayUrl;
+    this.savepointDir = savepointDir;
+  }
+
+  static EmbeddedFlink start(Path dir) throws Exception {
+    String checkpoints = dir.resolve("checkpoints").toUri().toString();
+    String savepoints = dir.resolve("savepoints").toUri().toString();
+
+    Configuration clusterConfig = new Configuration();
+    clusterConfig.set(RestOptions.BIND_ADDRESS, "127.0.0.1");
+    clusterConfig.set(RestOptions.ADDRESS, "127.0.0.1");
+    clusterConfig.set(RestOptions.BIND_PORT, "0");
+    clusterConfig.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints);
+    clusterConfig.set(CheckpointingOptions.SAVEPOINT_DIRECTORY, savepoints);
+    MiniCluster cluster =
+        new MiniCluster(
+            new MiniClusterConfiguration.Builder()
+                .setConfiguration(clusterConfig)
+                .setNumTaskManagers(1)
+                .setNumSlotsPerTaskManager(SLOTS)
+                .withRandomPorts()
+                .build());
+    cluster.start();
+    URI restUrl = cluster.getRestAddress().get();
+
+    // DefaultContext.load() wants FLINK_CONF_DIR; build the context from this configuration.
+    int gatewayPort = FreePorts.next();
+    Configuration gatewayConfig = new Configuration();
+    gatewayConfig.set(DeploymentOptions.TARGET, "remote");
+    gatewayConfig.set(RestOptions.ADDRESS, restUrl.getHost());
+    gatewayConfig.set(RestOptions.PORT, restUrl.getPort());
+    gatewayConfig.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints);
+    gatewayConfig.set(CheckpointingOptions.SAVEPOINT_DIRECTORY, savepoints);
+    gatewayConfig.setString("sql-gateway.endpoint.type", "rest");
+    gatewayConfig.setString("sql-gateway.endpoint.rest.address", "127.0.0.1");
+    gatewayConfig.setString("sql-gateway.endpoint.rest.bind-address", "127.0.0.1");
+    gatewayConfig.setString("sql-gateway.endpoint.rest.port", String.valueOf(gatewayPort));
+    SqlGateway gateway =
+        new SqlGateway(
+            gatewayConfig, SessionManager.create(new DefaultContext(gatewayConfig, List.of())));
+    gateway.start();
+    return new EmbeddedFlink(
+        cluster,
+        gateway,
+        URI.create("http://127.0.0.1:" + restUrl.getPort()),
+        URI.create("http://127.0.0.1:" + gatewayPort),
+        savepoints);
+  }
+
+  URI restUrl() {
+    return restUrl;
+  }
+
+  URI sqlGatewayUrl() {
+    return sqlGatewayUrl;
+  }
+
+  String savepointDir() {
+    return savepointDir;
+  }
+
+  @Override
+  public void close() throws Exception {
+    gateway.stop();
+    cluster.close();
+  }
+}

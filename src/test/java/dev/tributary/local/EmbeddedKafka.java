@@ -1,0 +1,89 @@
+package dev.tributary.local;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Properties;
+import kafka.server.KafkaConfig;
+import kafka.server.KafkaRaftServer;
+import kafka.tools.StorageTool;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.utils.Time;
+
+/** A real single-node Kafka (KRaft, broker and controller in one) inside this JVM. */
+final class EmbeddedKafka implements AutoCloseable {
+
+  private final KafkaRaftServer server;
+  private final String bootstrapServers;
+
+  private EmbeddedKafka(KafkaRaftServer server, String bootstrapServers) {
+    this.server = server;
+    this.bootstrapServers = bootstrapServers;
+  }
+
+  static EmbeddedKafka start(Path dir) throws IOException {
+    int brokerPort = FreePorts.next();
+    int controllerPort = FreePorts.next();
+    Path logs = Files.createDirectories(dir.resolve("logs"));
+    Properties props = new Properties();
+    props.put("process.roles", "broker,controller");
+    props.put("node.id", "1");
+    props.put("controller.quorum.bootstrap.servers", "127.0.0.1:" + controllerPort);
+    props.put(
+        "listeners",
+        "PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
+    props.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort);
+    props.put("controller.listener.names", "CONTROLLER");
+    props.put("inter.broker.listener.name", "PLAINTEXT");
+    props.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+    props.put("log.dirs", logs.toString());
+    // One node: every replication factor and minimum ISR is 1.
+    props.put("offsets.topic.replication.factor", "1");
+    props.put("transaction.state.log.replication.factor", "1");
+    props.put("transaction.state.log.min.isr", "1");
+    props.put("share.coordinator.state.topic.replication.factor", "1");
+    props.put("share.coordinator.state.topic.min.isr", "1");
+    props.put("default.replication.factor", "1");
+    props.put("min.insync.replicas", "1");
+    props.put("group.initial.rebalance.delay.ms", "0");
+    props.put("auto.create.topics.enable", "false");
+    // Flink's exactly-once Kafka sink opens transactions of up to an hour.
+    props.put("transaction.max.timeout.ms", "3600000");
+
+    Path config = dir.resolve("server.properties");
+    try (var out = Files.newOutputStream(config)) {
+      props.store(out, "Tributary local stack");
+    }
+    format(config);
+
+    KafkaRaftServer server = new KafkaRaftServer(new KafkaConfig(props, false), Time.SYSTEM);
+    server.startup();
+    return new EmbeddedKafka(server, "127.0.0.1:" + brokerPort);
+  }
+
+  /** kafka-storage format --standalone, as a single-node KRaft quorum needs. */
+  private static void format(Path config) {
+    ByteArrayOutputStream output = new ByteArrayOutputStream();
+    String[] args = {
+      "format", "-t", Uuid.randomUuid().toString(), "-c", config.toString(), "--standalone"
+    };
+    int exit = StorageTool.execute(args, new PrintStream(output, true, StandardCharsets.UTF_8));
+    if (exit != 0) {
+      throw new IllegalStateException(
+          "Formatting Kafka storage failed: " + output.toString(StandardCharsets.UTF_8));
+    }
+  }
+
+  String bootstrapServers() {
+    return bootstrapServers;
+  }
+
+  @Override
+  public void close() {
+    server.shutdown();
+    server.awaitShutdown();
+  }
+}

@@ -1,0 +1,183 @@
+package dev.tributary.local;
+
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.SpringApplication;
+
+/**
+ * Every server Tributary needs, real and on loopback: PostgreSQL, a KRaft Kafka broker, a Flink
+ * MiniCluster with its SQL Gateway, and Apicurio Registry; plus the example catalog's topics and
+ * their data generator. Started once per JVM and shared (by integration tests and by {@code
+ * ./mvnw spring-boot:test-run}); stopped after the Spring contexts are closed.
+ */
+public final class LocalStack {
+
+  private static final Logger log = LoggerFactory.getLogger(LocalStack.class);
+  private static LocalStack instance;
+
+  private final Path dir;
+  // Not the common pool: on two cores it runs one task at a time.
+  private final ExecutorService starters = Executors.newFixedThreadPool(4);
+  private final List<AutoCloseable> stopOrder = new ArrayList<>();
+  private EmbeddedPostgres postgres;
+  private EmbeddedKafka kafka;
+  private EmbeddedFlink flink;
+  private ApicurioRegistry registry;
+
+  private LocalStack(Path dir) {
+    this.dir = dir;
+  }
+
+  /** The stack of this JVM, started on first use. */
+  public static synchronized LocalStack get() {
+    if (instance == null) {
+      LocalStack stack = new LocalStack(dataDirectory());
+      try {
+        stack.start();
+      } catch (Exception e) {
+        stack.stop();
+        throw new IllegalStateException("The local stack did not start: " + e.getMessage(), e);
+      }
+      // Spring runs these after it has closed every context (Quartz, Hikari first).
+      SpringApplication.getShutdownHandlers().add(stack::stop);
+      instance = stack;
+    }
+    return instance;
+  }
+
+  private static Path dataDirectory() {
+    try {
+      Path base = Files.createDirectories(Path.of("target", "local-stack").toAbsolutePath());
+      return Files.createTempDirectory(base, "run-");
+    } catch (IOException e) {
+      throw new IllegalStateException("Cannot create the local stack's data directory", e);
+    }
+  }
+
+  private void start() throws Exception {
+    long started = System.nanoTime();
+    // The registry (a separate JVM) is the slowest; everything starts side by side.
+    CompletableFuture<ApicurioRegistry> registryStart =
+        async(() -> ApicurioRegistry.start(Files.createDirectories(dir.resolve("registry"))));
+    CompletableFuture<EmbeddedPostgres> postgresStart =
+        async(
+            () ->
+                EmbeddedPostgres.builder()
+                    .setRegisterShutdownHook(false)
+                    .setDataDirectory(dir.resolve("postgres"))
+                    .setCleanDataDirectory(true)
+                    .start());
+    CompletableFuture<EmbeddedKafka> kafkaStart =
+        async(() -> EmbeddedKafka.start(Files.createDirectories(dir.resolve("kafka"))));
+    CompletableFuture<EmbeddedFlink> flinkStart =
+        async(() -> EmbeddedFlink.start(Files.createDirectories(dir.resolve("flink"))));
+    try {
+      postgres = postgresStart.join();
+      kafka = kafkaStart.join();
+      flink = flinkStart.join();
+      registry = registryStart.join();
+    } finally {
+      // Whatever did start must be stopped, even when another part failed.
+      for (CompletableFuture<? extends AutoCloseable> f :
+          List.of(registryStart, postgresStart, kafkaStart, flinkStart)) {
+        AutoCloseable started0 = f.exceptionally(t -> null).join();
+        if (started0 != null) {
+          stopOrder.add(0, started0);
+        }
+      }
+    }
+    starters.shutdown();
+    stopOrder.add(0, ExampleDataGenerator.start(kafka.bootstrapServers()));
+    log.info("Local stack up in {} ms under {}", (System.nanoTime() - started) / 1_000_000, dir);
+  }
+
+  /** Spring Boot settings that point the service at this stack. */
+  public Map<String, Object> springProperties() {
+    Map<String, Object> p = new LinkedHashMap<>();
+    p.put("spring.datasource.url", postgres.getJdbcUrl("postgres", "postgres"));
+    p.put("spring.datasource.username", "postgres");
+    p.put("spring.datasource.password", "postgres");
+    p.put("tributary.kafka.bootstrap-servers", kafka.bootstrapServers());
+    p.put("tributary.schema-registry.url", registry.url().toString());
+    p.put("tributary.flink.sql-gateway-url", flink.sqlGatewayUrl().toString());
+    p.put("tributary.flink.rest-url", flink.restUrl().toString());
+    p.put("tributary.flink.savepoint-dir", flink.savepointDir());
+    p.put("tributary.local.examples", "true");
+    return p;
+  }
+
+  public String kafkaBootstrapServers() {
+    return kafka.bootstrapServers();
+  }
+
+  public URI registryUrl() {
+    return registry.url();
+  }
+
+  public URI flinkRestUrl() {
+    return flink.restUrl();
+  }
+
+  public URI sqlGatewayUrl() {
+    return flink.sqlGatewayUrl();
+  }
+
+  public String jdbcUrl() {
+    return postgres.getJdbcUrl("postgres", "postgres");
+  }
+
+  /** Stops everything, newest first, and removes the data directory. Safe to call twice. */
+  public synchronized void stop() {
+    for (AutoCloseable part : stopOrder) {
+      try {
+        part.close();
+      } catch (Exception e) {
+        log.warn("Stopping {} failed: {}", part.getClass().getSimpleName(), e.toString());
+      }
+    }
+    stopOrder.clear();
+    starters.shutdownNow();
+    deleteQuietly(dir);
+  }
+
+  private static void deleteQuietly(Path dir) {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(dir)) {
+      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      log.warn("Could not remove {}: {}", dir, e.toString());
+    }
+  }
+
+  private interface Starter<T> {
+    T start() throws Exception;
+  }
+
+  private <T> CompletableFuture<T> async(Starter<T> starter) {
+    return CompletableFuture.supplyAsync(
+        () -> {
+          try {
+            return starter.start();
+          } catch (Exception e) {
+            throw new IllegalStateException(e.getMessage(), e);
+          }
+        },
+        starters);
+  }
+}

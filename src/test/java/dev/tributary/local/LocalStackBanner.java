@@ -1,0 +1,49 @@
+package dev.tributary.local;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.event.ApplicationReadyEvent;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ApplicationListener;
+import org.springframework.stereotype.Component;
+
+/** Logs one block with every URL of the running local stack. */
+@Component
+@ConditionalOnProperty(name = "tributary.local.examples", havingValue = "true")
+class LocalStackBanner implements ApplicationListener<ApplicationReadyEvent> {
+
+  private static final Logger log = LoggerFactory.getLogger(LocalStackBanner.class);
+
+  @Override
+  public void onApplicationEvent(ApplicationReadyEvent event) {
+    if (!(event.getApplicationContext() instanceof WebServerApplicationContext web)) {
+      return;
+    }
+    LocalStack stack = LocalStack.get();
+    String api = "http://127.0.0.1:" + web.getWebServer().getPort();
+    log.info(
+        """
+
+        ---------------------------------------------------------------
+         Tributary is running with its local stack
+         API             {}
+         Swagger UI      {}/swagger-ui.html
+         Health          {}/actuator/health
+         Flink web UI    {}
+         SQL Gateway     {}
+         Kafka bootstrap {}
+         Schema Registry {}
+         PostgreSQL      {}
+         Example catalog examples.marketplace (orders, customers, products)
+        ---------------------------------------------------------------""",
+        api,
+        api,
+        api,
+        stack.flinkRestUrl(),
+        stack.sqlGatewayUrl(),
+        stack.kafkaBootstrapServers(),
+        stack.registryUrl(),
+        stack.jdbcUrl());
+  }
+}
