@@ -136,6 +136,11 @@ public final class LocalStack {
     return flink.sqlGatewayUrl();
   }
 
+  /** Where savepoints go, as a file: URI. */
+  public String savepointDir() {
+    return flink.savepointDir();
+  }
+
   public String jdbcUrl() {
     return postgres.getJdbcUrl("postgres", "postgres");
   }

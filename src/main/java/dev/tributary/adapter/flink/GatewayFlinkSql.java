@@ -65,7 +65,7 @@ public class GatewayFlinkSql implements FlinkSql {
   @Override
   public List<Column> inferSchema(Session session, String query) {
     String view = "tributary_probe_" + UUID.randomUUID().toString().replace("-", "");
-    execute(session, "CREATE TEMPORARY VIEW `" + view + "` AS " + query);
+    executeAround(session, "CREATE TEMPORARY VIEW `" + view + "` AS ", query);
     try {
       // DESCRIBE rows: name, type, null, key, extras, watermark.
       return execute(session, "DESCRIBE `" + view + "`").rows().stream()
@@ -83,7 +83,7 @@ public class GatewayFlinkSql implements FlinkSql {
 
   @Override
   public ChangelogMode changelogMode(Session session, String query) {
-    StatementResult plan = execute(session, "EXPLAIN CHANGELOG_MODE " + query);
+    StatementResult plan = executeAround(session, "EXPLAIN CHANGELOG_MODE ", query);
     String text = plan.rows().isEmpty() ? "" : String.valueOf(plan.rows().get(0).get(0));
     return parseChangelogMode(text);
   }
@@ -93,6 +93,23 @@ public class GatewayFlinkSql implements FlinkSql {
     // A session that already expired or was closed is what we wanted.
     FlinkHttp.send(
         http.delete().uri("/v3/sessions/{session}", session.handle()), "close a session");
+  }
+
+  /**
+   * Runs {@code prefix + query}; an error position on the first line is shifted so that it points
+   * into the user's query rather than into the wrapper.
+   */
+  private StatementResult executeAround(Session session, String prefix, String query) {
+    try {
+      return execute(session, prefix + query);
+    } catch (StatementFailedException e) {
+      if (e.line() != 1 || e.column() <= prefix.length()) {
+        throw e;
+      }
+      int column = e.column() - prefix.length();
+      String message = e.getMessage().replace("column " + e.column(), "column " + column);
+      throw new StatementFailedException(message, 1, column, e.causes());
+    }
   }
 
   /** Product name and version, for the health indicator. */

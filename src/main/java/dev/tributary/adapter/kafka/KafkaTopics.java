@@ -47,16 +47,35 @@ public class KafkaTopics implements Topics {
             admin.createTopics(List.of(topic)).all(),
             TopicExistsException.class,
             "create topic " + spec.name());
-    TopicState state =
-        describe(spec.name())
-            .orElseThrow(
-                () ->
-                    new RemoteSystemException(
-                        ExternalSystem.KAFKA,
-                        "Topic " + spec.name() + " vanished right after it was created",
-                        true));
+    TopicState state = awaitVisible(spec.name());
     return new TopicState(
         state.name(), state.partitions(), state.replicationFactor(), state.configs(), created);
+  }
+
+  /**
+   * A topic that was just created can be unknown to the broker answering for a moment, until the
+   * metadata reaches it; wait for that rather than report it missing.
+   */
+  private TopicState awaitVisible(String name) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    long pause = 20;
+    while (true) {
+      Optional<TopicState> state = describe(name);
+      if (state.isPresent()) {
+        return state.get();
+      }
+      if (System.nanoTime() > deadline) {
+        throw new DependencyUnavailableException(
+            ExternalSystem.KAFKA, "Topic " + name + " was created but is not visible yet", null);
+      }
+      try {
+        Thread.sleep(pause);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new DependencyUnavailableException(ExternalSystem.KAFKA, "Interrupted", e);
+      }
+      pause = Math.min(pause * 2, 500);
+    }
   }
 
   @Override

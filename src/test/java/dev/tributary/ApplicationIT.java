@@ -1,0 +1,146 @@
+package dev.tributary;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tributary.local.ExampleCatalog;
+import dev.tributary.local.LocalStack;
+import dev.tributary.local.TopicReader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.BeforeEach;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.web.client.RestClient;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/** The running service: health, metrics, API documents and the example catalog. */
+@TributaryIT
+class ApplicationIT {
+
+  @LocalServerPort int port;
+  RestClient client;
+
+  @BeforeEach
+  void client() {
+    client = RestClient.create("http://127.0.0.1:" + port);
+  }
+
+  /** GET that returns every answer, errors included, as status, headers and text. */
+  private ResponseEntity<String> get(String path) {
+    return client.get().uri(path).exchange((req, res) -> ResponseEntity.status(res.getStatusCode())
+        .headers(res.getHeaders())
+        .body(new String(res.getBody().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)));
+  }
+
+  @Test
+  void shouldReportEveryDependencyUpInHealth() {
+    JsonNode health = json(get("/actuator/health"));
+
+    assertThat(health.path("status").asString()).isEqualTo("UP");
+    for (String component : List.of("db", "kafka", "schemaRegistry", "flink")) {
+      assertThat(health.path("components").path(component).path("status").asString())
+          .as(component)
+          .isEqualTo("UP");
+    }
+    assertThat(health.path("components").path("flink").path("details").path("sqlGateway").asString())
+        .contains("2.2.1");
+  }
+
+  @Test
+  void shouldIncludeTheDatabaseInReadinessButNotInLiveness() {
+    JsonNode readiness = json(get("/actuator/health/readiness"));
+    JsonNode liveness = json(get("/actuator/health/liveness"));
+
+    assertThat(readiness.path("status").asString()).isEqualTo("UP");
+    assertThat(readiness.path("components").has("db")).isTrue();
+    assertThat(liveness.path("status").asString()).isEqualTo("UP");
+    assertThat(liveness.path("components").has("db")).isFalse();
+  }
+
+  @Test
+  void shouldExposePrometheusMetrics() {
+    ResponseEntity<String> metrics = get("/actuator/prometheus");
+
+    assertThat(metrics.getStatusCode()).isEqualTo(HttpStatus.OK);
+    assertThat(metrics.getBody()).contains("jvm_memory_used_bytes").contains("hikaricp_connections");
+  }
+
+  @Test
+  void shouldServeSwaggerUi() {
+    ResponseEntity<String> ui = get("/swagger-ui/index.html");
+
+    assertThat(ui.getStatusCode()).isEqualTo(HttpStatus.OK);
+    assertThat(ui.getBody()).contains("swagger-ui");
+  }
+
+  /**
+   * The committed openapi/openapi.yaml is the API's contract. To accept a change, run the ITs
+   * with -Dopenapi.update=true and commit the file.
+   */
+  @Test
+  void shouldServeTheCommittedOpenApiDocument() throws Exception {
+    String served = get("/v3/api-docs.yaml").getBody();
+    Path committed = Path.of("openapi", "openapi.yaml");
+    if (Boolean.getBoolean("openapi.update")) {
+      Files.writeString(committed, served);
+    }
+
+    assertThat(served)
+        .as("served /v3/api-docs differs from openapi/openapi.yaml; rerun with -Dopenapi.update=true")
+        .isEqualTo(Files.readString(committed));
+  }
+
+  @Test
+  void shouldListTheExampleCatalogsSourceTables() {
+    JsonNode tables =
+        json(get("/v1/catalogs/examples/databases/marketplace/tables"));
+
+    assertThat(tables.valueStream().map(t -> t.path("name").asString()))
+        .containsExactly("customers", "orders", "products");
+    JsonNode orders = json(get("/v1/catalogs/examples/databases/marketplace/tables/orders"));
+    assertThat(orders.path("watermark").path("column").asString()).isEqualTo("event_time");
+    assertThat(orders.path("ddl").asString()).startsWith("CREATE TABLE examples.marketplace.orders (");
+  }
+
+  @Test
+  void shouldAnswerAProblemForAnUnknownCatalog() {
+    ResponseEntity<String> response = get("/v1/catalogs/nope/databases");
+
+    assertThat(response.getStatusCode()).isEqualTo(HttpStatus.NOT_FOUND);
+    assertThat(response.getHeaders().getContentType())
+        .isEqualTo(MediaType.APPLICATION_PROBLEM_JSON);
+    JsonNode problem = json(response);
+    assertThat(problem.path("code").asString()).isEqualTo("NOT_FOUND");
+    assertThat(problem.path("detail").asString()).isEqualTo("Catalog 'nope' does not exist");
+  }
+
+  @Test
+  void shouldFeedTheExampleTopicsWithJoinableRows() {
+    String kafka = LocalStack.get().kafkaBootstrapServers();
+    List<String> orders =
+        TopicReader.values(kafka, ExampleCatalog.topic("orders"), 10, Duration.ofSeconds(30), false);
+    List<String> customers =
+        TopicReader.values(kafka, ExampleCatalog.topic("customers"), 100, Duration.ofSeconds(30), false);
+
+    assertThat(orders).hasSizeGreaterThanOrEqualTo(10);
+    List<Integer> customerIds =
+        customers.stream().map(c -> JsonMapper.shared().readTree(c).path("customer_id").asInt()).toList();
+    assertThat(orders)
+        .allSatisfy(
+            order -> {
+              JsonNode row = JsonMapper.shared().readTree(order);
+              assertThat(customerIds).contains(row.path("customer_id").asInt());
+              assertThat(row.path("event_time").asString()).matches("\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d{3}");
+            });
+  }
+
+  private static JsonNode json(ResponseEntity<String> response) {
+    return JsonMapper.shared().readTree(response.getBody());
+  }
+}

@@ -1,0 +1,72 @@
+package dev.tributary;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.Test;
+
+/** The layering of STYLE.md: the domain and the statement language never reach an adapter. */
+class ArchitectureTest {
+
+  static final JavaClasses MAIN =
+      new ClassFileImporter()
+          .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+          .importPackages("dev.tributary");
+
+  @Test
+  void shouldKeepReconcilerAndStatementLanguageFreeOfAdapters() {
+    noClasses()
+        .that()
+        .resideInAnyPackage("dev.tributary.reconcile..", "dev.tributary.sql..", "dev.tributary.table..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("dev.tributary.adapter..")
+        .allowEmptyShould(true)
+        .check(MAIN);
+  }
+
+  @Test
+  void shouldKeepPortsFreeOfFrameworks() {
+    noClasses()
+        .that()
+        .resideInAPackage("dev.tributary.reconcile.port..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("org.springframework..", "jakarta.persistence..", "tools.jackson..", "org.apache.kafka..")
+        .check(MAIN);
+  }
+
+  @Test
+  void shouldKeepAdaptersIndependentOfEachOther() {
+    for (String adapter : new String[] {"kafka", "schemaregistry", "flink"}) {
+      noClasses()
+          .that()
+          .resideInAPackage("dev.tributary.adapter." + adapter + "..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAnyPackage(otherAdapters(adapter))
+          .check(MAIN);
+    }
+  }
+
+  @Test
+  void shouldKeepTheStatementLanguageFreeOfSpringAndIo() {
+    noClasses()
+        .that()
+        .resideInAPackage("dev.tributary.sql..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("org.springframework..", "java.io..", "java.nio..", "java.net..")
+        .allowEmptyShould(true)
+        .check(MAIN);
+  }
+
+  private static String[] otherAdapters(String adapter) {
+    return java.util.stream.Stream.of("kafka", "schemaregistry", "flink")
+        .filter(a -> !a.equals(adapter))
+        .map(a -> "dev.tributary.adapter." + a + "..")
+        .toArray(String[]::new);
+  }
+}

@@ -1,0 +1,119 @@
+package dev.tributary.adapter.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.tributary.TributaryIT;
+import dev.tributary.reconcile.port.DependencyUnavailableException;
+import dev.tributary.reconcile.port.RemoteSystemException;
+import dev.tributary.reconcile.port.Topics.TopicSpec;
+import dev.tributary.reconcile.port.Topics.TopicState;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+
+@TributaryIT
+class KafkaTopicsIT {
+
+  @Autowired KafkaTopics topics;
+
+  private static String name() {
+    return "it-topic-" + UUID.randomUUID();
+  }
+
+  @Test
+  void shouldCreateTopicWithPartitionsAndConfigsWhenAbsent() {
+    String name = name();
+    Map<String, String> configs =
+        Map.of(
+            "cleanup.policy", "compact",
+            "retention.ms", "2592000000",
+            "retention.bytes", "1073741824",
+            "max.message.bytes", "2097152",
+            "min.compaction.lag.ms", "60000");
+
+    TopicState state = topics.ensure(new TopicSpec(name, 6, configs));
+
+    assertThat(state.created()).isTrue();
+    assertThat(state.partitions()).isEqualTo(6);
+    assertThat(state.replicationFactor()).isEqualTo(1);
+    assertThat(state.configs()).containsAllEntriesOf(configs);
+  }
+
+  @Test
+  void shouldTreatAlreadyExistingTopicAsSuccess() {
+    String name = name();
+    topics.ensure(new TopicSpec(name, 2, Map.of("retention.ms", "1000")));
+
+    TopicState again = topics.ensure(new TopicSpec(name, 4, Map.of()));
+
+    assertThat(again.created()).isFalse();
+    assertThat(again.partitions()).isEqualTo(2);
+    assertThat(again.configs()).containsEntry("retention.ms", "1000");
+  }
+
+  @Test
+  void shouldSetAndRemoveConfigOverrides() {
+    String name = name();
+    topics.ensure(new TopicSpec(name, 1, Map.of("retention.ms", "1000")));
+    Map<String, String> change = new HashMap<>();
+    change.put("retention.ms", null);
+    change.put("cleanup.policy", "compact,delete");
+
+    topics.alterConfigs(name, change);
+
+    assertThat(topics.describe(name).orElseThrow().configs())
+        .doesNotContainKey("retention.ms")
+        .containsEntry("cleanup.policy", "compact,delete");
+  }
+
+  @Test
+  void shouldDeleteTopicAndTreatAlreadyGoneAsSuccess() {
+    String name = name();
+    topics.ensure(new TopicSpec(name, 1, Map.of()));
+
+    topics.delete(name);
+    topics.delete(name);
+
+    // Deletion completes asynchronously on the broker.
+    await().atMost(Duration.ofSeconds(10)).until(() -> topics.describe(name).isEmpty());
+  }
+
+  @Test
+  void shouldRefuseToAlterConfigsOfMissingTopicWithoutRetrying() {
+    assertThatThrownBy(() -> topics.alterConfigs(name(), Map.of("retention.ms", "1")))
+        .isInstanceOf(RemoteSystemException.class)
+        .isNotInstanceOf(DependencyUnavailableException.class)
+        .hasMessageContaining("alter configs");
+  }
+
+  @Test
+  void shouldRejectInvalidConfigWithKafkaMessage() {
+    assertThatThrownBy(
+            () -> topics.ensure(new TopicSpec(name(), 1, Map.of("cleanup.policy", "sometimes"))))
+        .isInstanceOf(RemoteSystemException.class)
+        .hasMessageContaining("cleanup.policy");
+  }
+
+  @Test
+  void shouldReportUnavailableWhenKafkaCannotBeReached() {
+    try (Admin admin =
+        Admin.create(
+            Map.of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:1",
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 1500,
+                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 1000))) {
+      KafkaTopics unreachable = new KafkaTopics(admin, Duration.ofSeconds(2));
+
+      assertThatThrownBy(() -> unreachable.describe("anything"))
+          .isInstanceOf(DependencyUnavailableException.class)
+          .satisfies(e -> assertThat(((RemoteSystemException) e).retryable()).isTrue());
+    }
+  }
+}

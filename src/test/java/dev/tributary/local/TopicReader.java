@@ -1,0 +1,43 @@
+package dev.tributary.local;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+
+/** Reads a topic from the beginning, for tests that check what arrived. */
+public final class TopicReader {
+
+  private TopicReader() {}
+
+  /**
+   * Values read until at least {@code count} arrived or the timeout passed; {@code
+   * readCommitted} hides records of open or aborted transactions.
+   */
+  public static List<String> values(
+      String bootstrapServers, String topic, int count, Duration timeout, boolean readCommitted) {
+    Map<String, Object> config =
+        Map.of(
+            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
+            ConsumerConfig.GROUP_ID_CONFIG, "test-" + UUID.randomUUID(),
+            ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
+            ConsumerConfig.ISOLATION_LEVEL_CONFIG, readCommitted ? "read_committed" : "read_uncommitted");
+    List<String> values = new ArrayList<>();
+    try (KafkaConsumer<String, String> consumer =
+        new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
+      consumer.subscribe(List.of(topic));
+      long deadline = System.nanoTime() + timeout.toNanos();
+      while (values.size() < count && System.nanoTime() < deadline) {
+        for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(200))) {
+          values.add(record.value());
+        }
+      }
+    }
+    return values;
+  }
+}

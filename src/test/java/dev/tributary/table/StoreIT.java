@@ -1,0 +1,91 @@
+package dev.tributary.table;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tributary.TributaryIT;
+import dev.tributary.catalog.CatalogDatabase;
+import dev.tributary.catalog.CatalogService;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.quartz.Scheduler;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.orm.ObjectOptimisticLockingFailureException;
+
+/** The Flyway schema, the JPA mapping and the Quartz store on the real PostgreSQL. */
+@TributaryIT
+class StoreIT {
+
+  @Autowired CatalogService catalogs;
+  @Autowired MaterializedTableRepository tables;
+  @Autowired MaterializedTableVersionRepository versions;
+  @Autowired TableEventRepository events;
+  @Autowired Scheduler scheduler;
+  @Autowired JdbcTemplate jdbc;
+
+  @Test
+  void shouldStoreATableWithItsSpecStatusVersionsAndEvents() {
+    CatalogDatabase db = catalogs.ensureDatabase("store_it", "db_" + UUID.randomUUID());
+    MaterializedTable table =
+        new MaterializedTable(
+            UUID.randomUUID(), db, "orders_by_customer", "{\"query\": \"SELECT 1\"}", "CREATE ...");
+    tables.saveAndFlush(table);
+    versions.save(new MaterializedTableVersion(table));
+    events.save(new TableEvent(table.getId(), TableEvent.Type.NORMAL, "Accepted", "Stored"));
+
+    MaterializedTable read = tables.findByDatabaseAndName(db, "orders_by_customer").orElseThrow();
+
+    assertThat(read.getPhase()).isEqualTo(Phase.PENDING);
+    assertThat(read.getGeneration()).isEqualTo(1);
+    assertThat(read.getObservedGeneration()).isZero();
+    assertThat(read.qualifiedName()).isEqualTo(db.qualifiedName() + ".orders_by_customer");
+    assertThat(jdbc.queryForObject(
+            "SELECT spec ->> 'query' FROM materialized_table WHERE id = ?", String.class, table.getId()))
+        .isEqualTo("SELECT 1");
+    assertThat(versions.findByKeyTableIdOrderByKeyVersion(table.getId()))
+        .singleElement()
+        .satisfies(v -> assertThat(v.getQualifiedName()).isEqualTo(read.qualifiedName()));
+    assertThat(events.findByTableIdOrderById(table.getId()))
+        .extracting(TableEvent::getReason)
+        .containsExactly("Accepted");
+  }
+
+  @Test
+  void shouldRejectAWriteBasedOnAStaleResourceVersion() {
+    CatalogDatabase db = catalogs.ensureDatabase("store_it", "db_" + UUID.randomUUID());
+    UUID id = UUID.randomUUID();
+    tables.saveAndFlush(new MaterializedTable(id, db, "t", "{}", "CREATE ..."));
+    MaterializedTable first = tables.findById(id).orElseThrow();
+    MaterializedTable stale = tables.findById(id).orElseThrow();
+
+    first.respecify("{\"v\": 2}", "CREATE ... v2");
+    tables.saveAndFlush(first);
+    stale.respecify("{\"v\": 3}", "CREATE ... v3");
+
+    assertThatThrownBy(() -> tables.saveAndFlush(stale))
+        .isInstanceOf(ObjectOptimisticLockingFailureException.class);
+    MaterializedTable stored = tables.findById(id).orElseThrow();
+    assertThat(stored.getGeneration()).isEqualTo(2);
+    assertThat(stored.getDefinition()).isEqualTo("CREATE ... v2");
+  }
+
+  @Test
+  void shouldRefuseAPhaseOutsideTheLifecycle() {
+    CatalogDatabase db = catalogs.ensureDatabase("store_it", "db_" + UUID.randomUUID());
+    UUID id = UUID.randomUUID();
+    tables.saveAndFlush(new MaterializedTable(id, db, "t", "{}", "CREATE ..."));
+
+    assertThatThrownBy(
+            () -> jdbc.update("UPDATE materialized_table SET phase = 'SLEEPING' WHERE id = ?", id))
+        .hasMessageContaining("materialized_table_phase");
+  }
+
+  @Test
+  void shouldRunQuartzClusteredOnTheJdbcStoreThatFlywayCreated() throws Exception {
+    assertThat(scheduler.getMetaData().isJobStoreClustered()).isTrue();
+    assertThat(scheduler.getMetaData().isJobStoreSupportsPersistence()).isTrue();
+    assertThat(jdbc.queryForObject("SELECT count(*) FROM qrtz_scheduler_state", Integer.class))
+        .isPositive();
+  }
+}
