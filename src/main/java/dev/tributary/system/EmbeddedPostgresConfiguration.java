@@ -6,7 +6,7 @@ import java.io.IOException;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceProperties;
+import org.springframework.boot.jdbc.DataSourceBuilder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Condition;
 import org.springframework.context.annotation.ConditionContext;
@@ -40,9 +40,8 @@ class EmbeddedPostgresConfiguration {
   }
 
   @Bean
-  DataSource dataSource(EmbeddedPostgres postgres, DataSourceProperties properties) {
-    return properties
-        .initializeDataSourceBuilder()
+  DataSource dataSource(EmbeddedPostgres postgres) {
+    return DataSourceBuilder.create()
         .type(HikariDataSource.class)
         .url(postgres.getJdbcUrl("postgres", "postgres"))
         .username("postgres")
