@@ -1,25 +1,33 @@
 package dev.tributary.system;
 
-import org.springframework.http.HttpStatus;
-
-/** Every error the API can answer with; the name is the stable {@code code} of a problem. */
+/**
+ * Every error the API can answer with; the name is the stable {@code code} of a problem. Free of
+ * framework types so that the statement language can raise them too.
+ */
 public enum ErrorCode {
-  VALIDATION_FAILED(HttpStatus.BAD_REQUEST, "Request is not valid"),
-  MALFORMED_REQUEST(HttpStatus.BAD_REQUEST, "Request body cannot be read"),
-  NOT_FOUND(HttpStatus.NOT_FOUND, "Resource not found"),
-  CONFLICT(HttpStatus.CONFLICT, "Resource conflict"),
-  DEPENDENCY_UNAVAILABLE(HttpStatus.SERVICE_UNAVAILABLE, "A dependency is unavailable"),
-  INTERNAL_ERROR(HttpStatus.INTERNAL_SERVER_ERROR, "Internal error");
+  VALIDATION_FAILED(400, "Request is not valid"),
+  MALFORMED_REQUEST(400, "Request body cannot be read"),
+  SQL_SYNTAX_ERROR(400, "SQL syntax error"),
+  STATEMENT_TOO_LARGE(400, "Statement too large"),
+  UNSUPPORTED_STATEMENT(400, "Statement not supported"),
+  INVALID_DEFINITION(400, "Invalid table definition"),
+  UNKNOWN_OPTION(400, "Unknown option"),
+  INVALID_OPTION_VALUE(400, "Invalid option value"),
+  NOT_FOUND(404, "Resource not found"),
+  CONFLICT(409, "Resource conflict"),
+  ALREADY_EXISTS(409, "Resource already exists"),
+  DEPENDENCY_UNAVAILABLE(503, "A dependency is unavailable"),
+  INTERNAL_ERROR(500, "Internal error");
 
-  private final HttpStatus status;
+  private final int status;
   private final String title;
 
-  ErrorCode(HttpStatus status, String title) {
+  ErrorCode(int status, String title) {
     this.status = status;
     this.title = title;
   }
 
-  public HttpStatus status() {
+  public int status() {
     return status;
   }
 

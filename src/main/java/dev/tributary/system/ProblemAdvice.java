@@ -55,7 +55,7 @@ class ProblemAdvice extends ResponseEntityExceptionHandler {
   }
 
   static ProblemDetail problem(ErrorCode code, String detail) {
-    ProblemDetail problem = ProblemDetail.forStatusAndDetail(code.status(), detail);
+    ProblemDetail problem = ProblemDetail.forStatusAndDetail(org.springframework.http.HttpStatusCode.valueOf(code.status()), detail);
     problem.setType(java.net.URI.create(code.type()));
     problem.setTitle(code.title());
     problem.setProperty("code", code.name());

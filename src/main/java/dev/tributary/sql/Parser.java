@@ -1,0 +1,321 @@
+package dev.tributary.sql;
+
+import dev.tributary.sql.Statement.AlterAction;
+import dev.tributary.system.ErrorCode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The statement language: a hand-written recursive-descent parser over {@link Lexer} tokens. The
+ * grammar is the union of the seeds (Confluent and Flink materialized tables, pipeline tables and
+ * flows, source tables). AS queries are kept verbatim: the parser only finds where they end.
+ */
+public final class Parser {
+
+  /** Longest script accepted, in characters. */
+  public static final int MAX_SCRIPT_LENGTH = 512 * 1024;
+
+  private final Cursor in;
+  private final TableParts parts;
+
+  private Parser(Cursor in) {
+    this.in = in;
+    this.parts = new TableParts(in);
+  }
+
+  /** A statement of a script, with its 0-based index and its own text. */
+  public record Parsed(int index, Statement statement, String text) {}
+
+  /** Parses a script of statements separated by ';'. Fails on the first bad statement. */
+  public static List<Parsed> parseScript(String script) {
+    if (script == null || script.isBlank()) {
+      throw new SqlException(ErrorCode.SQL_SYNTAX_ERROR, "No statement given", 0, 1, 1, "a statement", "\n^");
+    }
+    if (script.length() > MAX_SCRIPT_LENGTH) {
+      throw new SqlException(
+          ErrorCode.STATEMENT_TOO_LARGE,
+          "The script has " + script.length() + " characters; at most " + MAX_SCRIPT_LENGTH + " are accepted",
+          -1, 1, 1, null, "");
+    }
+    Source source = new Source(script);
+    Parser parser = new Parser(new Cursor(source, new Lexer(source).tokenize()));
+    return parser.script();
+  }
+
+  /** Parses exactly one statement (a trailing ';' is allowed). */
+  public static Statement parse(String statement) {
+    List<Parsed> all = parseScript(statement);
+    if (all.size() != 1) {
+      throw new SqlException(
+          ErrorCode.SQL_SYNTAX_ERROR, "Expected one statement but found " + all.size(), 1, 1, 1, null, "");
+    }
+    return all.get(0).statement();
+  }
+
+  private List<Parsed> script() {
+    List<Parsed> statements = new ArrayList<>();
+    while (true) {
+      while (in.acceptSymbol(";")) {
+        // Empty statements between separators are allowed.
+      }
+      if (in.peek().kind() == Token.Kind.EOF) {
+        break;
+      }
+      int index = statements.size();
+      Token first = in.peek();
+      try {
+        Statement statement = statement();
+        if (!in.atEnd()) {
+          throw in.expected("';' or the end of the statement");
+        }
+        Token last = in.previous();
+        statements.add(new Parsed(index, statement, in.source().slice(first.start(), last.end())));
+      } catch (SqlException e) {
+        throw e.inStatement(index);
+      }
+    }
+    if (statements.isEmpty()) {
+      throw new SqlException(ErrorCode.SQL_SYNTAX_ERROR, "No statement given", 0, 1, 1, "a statement", "\n^");
+    }
+    return statements;
+  }
+
+  private Statement statement() {
+    if (in.acceptWord("CREATE")) {
+      return create();
+    }
+    if (in.acceptWord("ALTER")) {
+      in.expectWords("MATERIALIZED", "TABLE");
+      return alter();
+    }
+    if (in.acceptWord("DROP")) {
+      return drop();
+    }
+    if (in.acceptWord("SHOW")) {
+      return show();
+    }
+    if (in.acceptWord("DESCRIBE") || in.acceptWord("DESC")) {
+      return new Statement.Describe(in.objectName("table name"));
+    }
+    if (in.atWord("SELECT")) {
+      return new SelectParser(in).select();
+    }
+    if (in.acceptWord("USE")) {
+      return use();
+    }
+    throw in.expected("a statement (CREATE, ALTER, DROP, SHOW, DESCRIBE, SELECT or USE)");
+  }
+
+  private Statement create() {
+    boolean orAlter = in.acceptWords("OR", "ALTER");
+    if (in.acceptWord("MATERIALIZED")) {
+      in.expectWord("TABLE");
+      boolean ifNotExists = in.acceptWords("IF", "NOT", "EXISTS");
+      Token nameToken = in.peek();
+      ObjectName name = in.objectName("table name");
+      checkTopicName(name, nameToken);
+      return new Statement.CreateMaterializedTable(name, orAlter, ifNotExists, definition(true));
+    }
+    if (orAlter) {
+      throw in.expected("MATERIALIZED TABLE (only materialized tables can be created or altered)");
+    }
+    if (in.acceptWord("FLOW")) {
+      return createFlow();
+    }
+    if (in.acceptWord("TABLE")) {
+      return new CreateTableParser(in, parts).createTable();
+    }
+    throw in.expected("MATERIALIZED TABLE, TABLE or FLOW");
+  }
+
+  /**
+   * [(schema)] clauses AS query. With {@code requireQuery} false (ALTER) the caller has seen that
+   * this is an evolution.
+   */
+  private MaterializedTableDefinition definition(boolean requireQuery) {
+    TableSchema schema = in.atSymbol("(") ? parts.schema() : null;
+    String comment = null;
+    List<String> partitionedBy = List.of();
+    Clauses.Distribution distribution = null;
+    Map<String, String> options = Map.of();
+    Clauses.Interval freshness = null;
+    Clauses.RefreshMode refreshMode = null;
+    Clauses.StartMode startMode = null;
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    while (!in.atWord("AS")) {
+      Token clause = in.peek();
+      String name;
+      if (in.acceptWord("COMMENT")) {
+        name = "COMMENT";
+        comment = in.string("comment");
+      } else if (in.acceptWords("PARTITIONED", "BY")) {
+        name = "PARTITIONED BY";
+        partitionedBy = in.identifierList("partition column");
+      } else if (in.acceptWord("DISTRIBUTED")) {
+        name = "DISTRIBUTED";
+        distribution = parts.distribution();
+      } else if (in.acceptWord("WITH")) {
+        name = "WITH";
+        options = parts.materializedTableOptions();
+      } else if (in.acceptWord("FRESHNESS")) {
+        name = "FRESHNESS";
+        in.expectSymbol("=");
+        freshness = parts.interval();
+      } else if (in.acceptWords("REFRESH", "MODE") || in.acceptWord("REFRESH_MODE")) {
+        name = "REFRESH MODE";
+        refreshMode = parts.refreshModeValue();
+      } else if (in.acceptWord("START_MODE")) {
+        name = "START_MODE";
+        startMode = parts.startModeValue();
+      } else {
+        throw in.expected(
+            (schema == null && seen.isEmpty() ? "'(', " : "")
+                + "COMMENT, PARTITIONED BY, DISTRIBUTED, WITH, FRESHNESS, REFRESH MODE, START_MODE or AS");
+      }
+      if (!seen.add(name)) {
+        throw in.error(ErrorCode.INVALID_DEFINITION, name + " is given twice", clause, null);
+      }
+    }
+    Token as = in.peek();
+    parts.requireColumns(schema, partitionedBy, "PARTITIONED BY clause", as);
+    if (distribution != null) {
+      parts.requireColumns(schema, distribution.columns(), "DISTRIBUTED BY clause", as);
+    }
+    in.expectWord("AS");
+    String query = in.captureUntil(t -> false, false, "query after AS");
+    return new MaterializedTableDefinition(
+        schema, comment, partitionedBy, distribution, options, freshness, refreshMode, startMode, query);
+  }
+
+  /** The table name is the backing topic's name, so it must be a valid Kafka topic name. */
+  private void checkTopicName(ObjectName name, Token at) {
+    String topic = name.name();
+    if (topic.length() > 249 || !topic.matches("[a-zA-Z0-9._-]+") || topic.equals(".") || topic.equals("..")) {
+      throw in.error(
+          ErrorCode.INVALID_DEFINITION,
+          "Table name '" + (topic.length() > 60 ? topic.substring(0, 57) + "..." : topic)
+              + "' cannot name its Kafka topic: use letters, digits, '.', '_' and '-', at most 249 characters",
+          at,
+          "a valid topic name");
+    }
+  }
+
+  private Statement alter() {
+    ObjectName name = in.objectName("table name");
+    AlterAction action;
+    if (in.acceptWord("ADD")) {
+      in.expectSymbol("(");
+      Token at = in.peek();
+      Column column = parts.column();
+      in.expectSymbol(")");
+      if (column.kind() == Column.Kind.PHYSICAL) {
+        throw in.error(
+            ErrorCode.INVALID_DEFINITION,
+            "Only metadata and computed columns can be added; change physical columns by evolving the query (ALTER MATERIALIZED TABLE ... AS)",
+            at,
+            null);
+      }
+      action = new Statement.AddColumn(column);
+    } else if (in.acceptWords("MODIFY", "WATERMARK")) {
+      action = new Statement.ModifyWatermark(parts.watermarkBody());
+    } else if (in.acceptWords("DROP", "WATERMARK")) {
+      action = new Statement.DropWatermark();
+    } else if (in.acceptWords("SET", "FRESHNESS")) {
+      in.expectSymbol("=");
+      action = new Statement.SetFreshness(parts.interval());
+    } else if (in.acceptWords("SET", "REFRESH", "MODE") || in.acceptWords("SET", "REFRESH_MODE")) {
+      action = new Statement.SetRefreshMode(parts.refreshModeValue());
+    } else if (in.acceptWord("SET")) {
+      action = new Statement.SetOptions(parts.materializedTableOptions());
+    } else if (in.acceptWord("RESET")) {
+      action = new Statement.ResetOptions(parts.materializedTableOptionKeys());
+    } else if (in.acceptWord("SUSPEND")) {
+      action = new Statement.Suspend();
+    } else if (in.acceptWord("RESUME")) {
+      action = new Statement.Resume(in.acceptWord("WITH") ? parts.options() : Map.of());
+    } else if (in.atWord("REFRESH") && !in.peek(1).isWord("MODE")) {
+      in.next();
+      action = new Statement.Refresh(in.acceptWord("PARTITION") ? parts.partitionSpec() : Map.of());
+    } else if (in.atSymbol("(") || in.atWord("AS") || isClauseStart()) {
+      action = new Statement.Evolve(definition(false));
+    } else {
+      throw in.expected(
+          "ADD, MODIFY WATERMARK, DROP WATERMARK, SET, RESET, SUSPEND, RESUME, REFRESH or a new definition (... AS query)");
+    }
+    return new Statement.AlterMaterializedTable(name, action);
+  }
+
+  private boolean isClauseStart() {
+    for (String word : List.of("COMMENT", "PARTITIONED", "DISTRIBUTED", "WITH", "FRESHNESS", "REFRESH", "REFRESH_MODE", "START_MODE")) {
+      if (in.atWord(word)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private Statement drop() {
+    if (in.acceptWord("MATERIALIZED")) {
+      in.expectWord("TABLE");
+      boolean ifExists = in.acceptWords("IF", "EXISTS");
+      return new Statement.DropMaterializedTable(in.objectName("table name"), ifExists);
+    }
+    in.expectWord("TABLE");
+    boolean ifExists = in.acceptWords("IF", "EXISTS");
+    return new Statement.DropTable(in.objectName("table name"), ifExists);
+  }
+
+  private Statement show() {
+    if (in.acceptWords("CREATE", "MATERIALIZED", "TABLE")) {
+      return new Statement.ShowCreateMaterializedTable(in.objectName("table name"));
+    }
+    if (in.acceptWords("MATERIALIZED", "TABLES")) {
+      ObjectName database = fromDatabase();
+      String like = in.acceptWord("LIKE") ? in.string("pattern") : null;
+      return new Statement.ShowMaterializedTables(database, like);
+    }
+    if (in.acceptWords("MATERIALIZED", "TABLE")) {
+      return new Statement.ShowMaterializedTable(in.objectName("table name"));
+    }
+    if (in.acceptWord("TABLES")) {
+      return new Statement.ShowTables(fromDatabase());
+    }
+    throw in.expected("MATERIALIZED TABLES, MATERIALIZED TABLE, CREATE MATERIALIZED TABLE or TABLES");
+  }
+
+  /** [FROM | IN] [catalog.]database, as an ObjectName whose name is the database. */
+  private ObjectName fromDatabase() {
+    if (!in.acceptWord("FROM") && !in.acceptWord("IN")) {
+      return null;
+    }
+    String first = in.identifier("database name");
+    if (in.acceptSymbol(".")) {
+      return new ObjectName(null, first, in.identifier("database name"));
+    }
+    return ObjectName.of(first);
+  }
+
+  private Statement use() {
+    if (in.acceptWord("CATALOG")) {
+      return new Statement.Use(in.identifier("catalog name"), null);
+    }
+    String first = in.identifier("database name");
+    if (in.acceptSymbol(".")) {
+      return new Statement.Use(first, in.identifier("database name"));
+    }
+    return new Statement.Use(null, first);
+  }
+
+  private Statement createFlow() {
+    ObjectName name = in.objectName("flow name");
+    in.expectWord("AS");
+    in.expectWord("INSERT");
+    boolean once = in.acceptWord("ONCE");
+    in.expectWord("INTO");
+    ObjectName target = in.objectName("table name");
+    in.expectWords("BY", "NAME");
+    String query = in.captureUntil(t -> false, false, "query");
+    return new Statement.CreateFlow(name, target, once, query);
+  }
+}

@@ -1,0 +1,398 @@
+package dev.tributary.sql;
+
+import dev.tributary.system.ErrorCode;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Parses the parts that table statements share: the schema, option lists and clauses. */
+final class TableParts {
+
+  private final Cursor in;
+
+  TableParts(Cursor in) {
+    this.in = in;
+  }
+
+  /** ( column, ..., [WATERMARK ...], [PRIMARY KEY ...], [CONSTRAINT ... EXPECT ...] ). */
+  TableSchema schema() {
+    in.expectSymbol("(");
+    List<Column> columns = new ArrayList<>();
+    TableSchema.Watermark watermark = null;
+    TableSchema.PrimaryKey primaryKey = null;
+    List<TableSchema.Expectation> expectations = new ArrayList<>();
+    do {
+      Token at = in.peek();
+      if (in.acceptWord("WATERMARK")) {
+        if (watermark != null) {
+          throw in.error(ErrorCode.INVALID_DEFINITION, "A table has at most one watermark", at, null);
+        }
+        watermark = watermarkBody();
+      } else if (in.atWord("PRIMARY") || in.atWord("CONSTRAINT")) {
+        String name = in.acceptWord("CONSTRAINT") ? in.identifier("constraint name") : null;
+        if (in.acceptWord("EXPECT")) {
+          expectations.add(expectation(name));
+        } else {
+          if (primaryKey != null) {
+            throw in.error(ErrorCode.INVALID_DEFINITION, "A table has at most one primary key", at, null);
+          }
+          in.expectWords("PRIMARY", "KEY");
+          List<String> keyColumns = in.identifierList("column name");
+          notEnforced();
+          primaryKey = new TableSchema.PrimaryKey(name, keyColumns);
+        }
+      } else {
+        Column column = column();
+        if (in.acceptWords("PRIMARY", "KEY")) {
+          if (primaryKey != null) {
+            throw in.error(ErrorCode.INVALID_DEFINITION, "A table has at most one primary key", at, null);
+          }
+          notEnforced();
+          primaryKey = new TableSchema.PrimaryKey(null, List.of(column.name()));
+        }
+        if (columns.stream().anyMatch(c -> c.name().equals(column.name()))) {
+          throw in.error(ErrorCode.INVALID_DEFINITION, "Column '" + column.name() + "' is defined twice", at, null);
+        }
+        columns.add(column);
+      }
+    } while (in.acceptSymbol(","));
+    Token close = in.peek();
+    in.expectSymbol(")");
+    TableSchema schema = new TableSchema(columns, watermark, primaryKey, expectations);
+    if (!columns.isEmpty()) {
+      if (primaryKey != null) {
+        requireColumns(schema, primaryKey.columns(), "primary key", close);
+      }
+      if (watermark != null) {
+        requireColumns(schema, List.of(watermark.column()), "watermark", close);
+      }
+    }
+    return schema;
+  }
+
+  /** Every name must be a column of the schema (checked only when the schema lists columns). */
+  void requireColumns(TableSchema schema, List<String> names, String what, Token at) {
+    if (schema == null || schema.columns().isEmpty()) {
+      return;
+    }
+    for (String name : names) {
+      if (schema.column(name) == null) {
+        throw in.error(
+            ErrorCode.INVALID_DEFINITION,
+            "The " + what + " names column '" + name + "', which the table does not have",
+            at,
+            null);
+      }
+    }
+  }
+
+  /** WITH options of a materialized table: documented keys only, values of the right shape. */
+  Map<String, String> materializedTableOptions() {
+    int mark = in.mark();
+    Map<String, String> options = options();
+    List<Token> tokens = in.tokensSince(mark);
+    for (int i = 0; i + 1 < tokens.size(); i++) {
+      if (tokens.get(i).kind() == Token.Kind.STRING && tokens.get(i + 1).isSymbol("=")) {
+        checkOption(tokens.get(i), options.get(tokens.get(i).value()));
+      }
+    }
+    return options;
+  }
+
+  /** RESET keys: documented keys only. */
+  List<String> materializedTableOptionKeys() {
+    int mark = in.mark();
+    List<String> keys = optionKeys();
+    for (Token t : in.tokensSince(mark)) {
+      if (t.kind() == Token.Kind.STRING) {
+        checkKey(t);
+      }
+    }
+    return keys;
+  }
+
+  private void checkOption(Token key, String value) {
+    checkKey(key);
+    TableOptions.invalidValue(key.value(), value)
+        .ifPresent(
+            shape -> {
+              throw in.error(
+                  ErrorCode.INVALID_OPTION_VALUE,
+                  "Invalid value '" + value + "' for option '" + key.value() + "': expected " + shape,
+                  key,
+                  shape);
+            });
+  }
+
+  private void checkKey(Token key) {
+    if (!TableOptions.known(key.value())) {
+      String hint = TableOptions.nearest(key.value()).map(k -> "; did you mean '" + k + "'?").orElse("; see the documented options");
+      throw in.error(ErrorCode.UNKNOWN_OPTION, "Unknown option '" + key.value() + "'" + hint, key, TableOptions.nearest(key.value()).orElse(null));
+    }
+  }
+
+  /** FOR column AS expression (after WATERMARK). */
+  TableSchema.Watermark watermarkBody() {
+    in.expectWord("FOR");
+    String column = in.identifier("watermark column");
+    in.expectWord("AS");
+    String expression = in.captureUntil(t -> t.isSymbol(","), false, "watermark expression");
+    return new TableSchema.Watermark(column, expression);
+  }
+
+  /** One column definition: physical, metadata or computed. */
+  Column column() {
+    String name = in.identifier("column name");
+    if (in.acceptWord("AS")) {
+      String expression =
+          in.captureUntil(t -> t.isSymbol(",") || t.isWord("COMMENT"), false, "column expression");
+      return Column.computed(name, expression, comment());
+    }
+    String type =
+        in.captureType(
+            t ->
+                t.isSymbol(",")
+                    || t.isWord("NOT")
+                    || t.isWord("NULL")
+                    || t.isWord("COMMENT")
+                    || t.isWord("METADATA")
+                    || t.isWord("PRIMARY"));
+    if (in.acceptWord("METADATA")) {
+      String key = in.acceptWord("FROM") ? in.string("metadata key") : null;
+      boolean virtual = in.acceptWord("VIRTUAL");
+      return Column.metadata(name, type, key, virtual, comment());
+    }
+    boolean notNull = false;
+    if (in.acceptWords("NOT", "NULL")) {
+      notNull = true;
+    } else {
+      in.acceptWord("NULL");
+    }
+    return Column.physical(name, type, notNull, comment());
+  }
+
+  private String comment() {
+    return in.acceptWord("COMMENT") ? in.string("comment") : null;
+  }
+
+  private void notEnforced() {
+    // Flink only supports NOT ENFORCED keys; accept it written or not, print it always.
+    if (in.acceptWord("NOT")) {
+      in.expectWord("ENFORCED");
+    } else if (in.atWord("ENFORCED")) {
+      throw in.error(
+          ErrorCode.INVALID_DEFINITION,
+          "Flink does not enforce primary keys: write PRIMARY KEY (...) NOT ENFORCED",
+          in.peek(),
+          "NOT ENFORCED");
+    }
+  }
+
+  private TableSchema.Expectation expectation(String name) {
+    if (name == null) {
+      throw in.error(ErrorCode.SQL_SYNTAX_ERROR, "An expectation needs a name: CONSTRAINT name EXPECT (...)", in.previous(), "CONSTRAINT name");
+    }
+    in.expectSymbol("(");
+    int mark = in.mark();
+    String expression = in.captureUntil(t -> false, false, "expectation");
+    checkExpectation(name, in.tokensSince(mark));
+    in.expectSymbol(")");
+    TableSchema.OnViolation action = null;
+    if (in.acceptWords("ON", "VIOLATION")) {
+      if (in.acceptWords("DROP", "ROW")) {
+        action = TableSchema.OnViolation.DROP_ROW;
+      } else if (in.acceptWords("FAIL", "UPDATE")) {
+        action = TableSchema.OnViolation.FAIL_UPDATE;
+      } else {
+        throw in.expected("DROP ROW or FAIL UPDATE");
+      }
+    }
+    return new TableSchema.Expectation(name, expression, action);
+  }
+
+  /**
+   * An expectation is evaluated on one row: no aggregates, window or ranking functions, generator
+   * functions or subqueries.
+   */
+  private void checkExpectation(String name, List<Token> tokens) {
+    for (int i = 0; i < tokens.size(); i++) {
+      Token t = tokens.get(i);
+      boolean call = i + 1 < tokens.size() && tokens.get(i + 1).isSymbol("(");
+      String problem = null;
+      if (t.isWord("SELECT")) {
+        problem = "a subquery";
+      } else if (t.isWord("OVER")) {
+        problem = "a window function (OVER)";
+      } else if (call && t.kind() == Token.Kind.WORD && NOT_ROW_LEVEL.contains(t.upper())) {
+        problem = "the function " + t.upper() + ", which is not evaluated row by row";
+      }
+      if (problem != null) {
+        throw in.error(
+            ErrorCode.INVALID_DEFINITION,
+            "Expectation '" + name + "' must not use " + problem,
+            t,
+            "a condition on one row");
+      }
+    }
+  }
+
+  private static final java.util.Set<String> NOT_ROW_LEVEL =
+      java.util.Set.of(
+          "COUNT", "SUM", "AVG", "MIN", "MAX", "COLLECT", "LISTAGG", "ARRAY_AGG", "STDDEV",
+          "STDDEV_POP", "STDDEV_SAMP", "VARIANCE", "VAR_POP", "VAR_SAMP", "FIRST_VALUE",
+          "LAST_VALUE", "ANY_VALUE", "BIT_AND", "BIT_OR", "BIT_XOR", "ROW_NUMBER", "RANK",
+          "DENSE_RANK", "PERCENT_RANK", "CUME_DIST", "NTILE", "LAG", "LEAD", "NTH_VALUE",
+          "EXPLODE", "EXPLODE_OUTER", "POSEXPLODE", "INLINE", "STACK", "UNNEST", "JSON_ARRAYAGG",
+          "JSON_OBJECTAGG");
+
+  /** ( 'key' = 'value', ... ), keys unique. */
+  Map<String, String> options() {
+    in.expectSymbol("(");
+    Map<String, String> options = new LinkedHashMap<>();
+    if (in.acceptSymbol(")")) {
+      return options;
+    }
+    do {
+      Token keyToken = in.peek();
+      String key = in.string("option key");
+      in.expectSymbol("=");
+      String value = in.string("value of '" + key + "'");
+      if (options.put(key, value) != null) {
+        throw in.error(ErrorCode.INVALID_DEFINITION, "Option '" + key + "' is given twice", keyToken, null);
+      }
+    } while (in.acceptSymbol(","));
+    in.expectSymbol(")");
+    return options;
+  }
+
+  /** ( 'key', ... ). */
+  List<String> optionKeys() {
+    in.expectSymbol("(");
+    List<String> keys = new ArrayList<>();
+    do {
+      keys.add(in.string("option key"));
+    } while (in.acceptSymbol(","));
+    in.expectSymbol(")");
+    return keys;
+  }
+
+  /** ( column = 'value', ... ) of REFRESH PARTITION. */
+  Map<String, String> partitionSpec() {
+    in.expectSymbol("(");
+    Map<String, String> spec = new LinkedHashMap<>();
+    do {
+      Token at = in.peek();
+      String column = in.identifier("partition column");
+      in.expectSymbol("=");
+      Token value = in.next();
+      if (value.kind() != Token.Kind.STRING && value.kind() != Token.Kind.NUMBER) {
+        throw in.error(ErrorCode.SQL_SYNTAX_ERROR, "Expected a partition value but found " + value.describe(), value, "a literal");
+      }
+      if (spec.put(column, value.value()) != null) {
+        throw in.error(ErrorCode.INVALID_DEFINITION, "Partition column '" + column + "' is given twice", at, null);
+      }
+    } while (in.acceptSymbol(","));
+    in.expectSymbol(")");
+    return spec;
+  }
+
+  /** INTERVAL 'n' UNIT (the INTERVAL keyword already consumed or not). */
+  Clauses.Interval interval() {
+    in.expectWord("INTERVAL");
+    long amount = in.number("interval amount");
+    Token unitToken = in.peek();
+    Clauses.TimeUnit unit = unitToken.kind() == Token.Kind.WORD ? Clauses.TimeUnit.parse(unitToken.text()) : null;
+    if (unit == null) {
+      throw in.expected("SECOND, MINUTE, HOUR or DAY");
+    }
+    in.next();
+    if (amount < 1) {
+      throw in.error(ErrorCode.INVALID_DEFINITION, "An interval must be at least 1 " + unit.name(), unitToken, null);
+    }
+    return new Clauses.Interval(amount, unit);
+  }
+
+  /** REFRESH MODE | REFRESH_MODE, then = mode. */
+  Clauses.RefreshMode refreshModeValue() {
+    in.expectSymbol("=");
+    Token t = in.peek();
+    for (Clauses.RefreshMode mode : Clauses.RefreshMode.values()) {
+      if (t.isWord(mode.name())) {
+        in.next();
+        return mode;
+      }
+    }
+    throw in.expected("AUTO, CONTINUOUS or FULL");
+  }
+
+  /** = kind [ ( INTERVAL ... ) | ( timestamp ) ] after START_MODE. */
+  Clauses.StartMode startModeValue() {
+    in.expectSymbol("=");
+    Token t = in.peek();
+    Clauses.StartMode.Kind kind = null;
+    for (Clauses.StartMode.Kind k : Clauses.StartMode.Kind.values()) {
+      if (t.isWord(k.name())) {
+        kind = k;
+      }
+    }
+    if (kind == null) {
+      throw in.expected(
+          "FROM_BEGINNING, FROM_NOW, FROM_TIMESTAMP, RESUME_OR_FROM_BEGINNING, RESUME_OR_FROM_NOW or RESUME_OR_FROM_TIMESTAMP");
+    }
+    in.next();
+    if (!in.atSymbol("(")) {
+      if (kind.takesTimestamp()) {
+        throw in.error(
+            ErrorCode.INVALID_DEFINITION,
+            kind.name() + " needs a timestamp: START_MODE = " + kind.name() + "('2026-01-01 00:00:00')",
+            t,
+            "'(' timestamp ')'");
+      }
+      return Clauses.StartMode.of(kind);
+    }
+    Token open = in.next();
+    if (kind.takesOffset()) {
+      Clauses.Interval offset = interval();
+      in.expectSymbol(")");
+      return new Clauses.StartMode(kind, offset, null);
+    }
+    if (kind.takesTimestamp()) {
+      Token ts = in.next();
+      if (ts.kind() != Token.Kind.STRING && ts.kind() != Token.Kind.NUMBER) {
+        throw in.error(ErrorCode.SQL_SYNTAX_ERROR, "Expected a timestamp ('2026-01-01 00:00:00') or epoch milliseconds but found " + ts.describe(), ts, "a timestamp");
+      }
+      in.expectSymbol(")");
+      return new Clauses.StartMode(kind, null, ts.text());
+    }
+    throw in.error(ErrorCode.INVALID_DEFINITION, kind.name() + " takes no argument", open, null);
+  }
+
+  /** DISTRIBUTED already consumed: BY [HASH|RANGE] (cols) [INTO n BUCKETS] | INTO n BUCKETS. */
+  Clauses.Distribution distribution() {
+    if (in.acceptWord("INTO")) {
+      return new Clauses.Distribution(null, List.of(), buckets());
+    }
+    in.expectWord("BY");
+    Clauses.Distribution.Algorithm algorithm = null;
+    if (in.acceptWord("HASH")) {
+      algorithm = Clauses.Distribution.Algorithm.HASH;
+    } else if (in.acceptWord("RANGE")) {
+      algorithm = Clauses.Distribution.Algorithm.RANGE;
+    }
+    List<String> columns = in.identifierList("distribution column");
+    Integer buckets = in.acceptWord("INTO") ? buckets() : null;
+    return new Clauses.Distribution(algorithm, columns, buckets);
+  }
+
+  private Integer buckets() {
+    Token at = in.peek();
+    boolean negative = in.acceptSymbol("-");
+    long n = in.number("bucket count");
+    in.expectWord("BUCKETS");
+    if (negative || n < 1 || n > 100_000) {
+      throw in.error(ErrorCode.INVALID_DEFINITION, "The bucket count must be between 1 and 100000, was " + (negative ? "-" : "") + n, at, null);
+    }
+    return (int) n;
+  }
+}

@@ -1,0 +1,197 @@
+package dev.tributary.sql;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tributary.sql.Clauses.StartMode;
+import dev.tributary.sql.Statement.CreateMaterializedTable;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The grammar clause by clause. */
+class ParserTest {
+
+  static CreateMaterializedTable create(String sql) {
+    return (CreateMaterializedTable) Parser.parse(sql);
+  }
+
+  static void assertRoundTrip(Statement statement) {
+    assertThat(Parser.parse(Printer.print(statement))).isEqualTo(statement);
+  }
+
+  @Test
+  void shouldParseEveryColumnKindWatermarkKeyAndExpectation() {
+    CreateMaterializedTable t =
+        create(
+            """
+            create or alter materialized table if not exists cat.db.`my-table_1` (
+              id BIGINT NOT NULL COMMENT 'the id',
+              amount DECIMAL(10,   2),
+              tags ARRAY<ROW<k STRING, v INT NOT NULL>>,
+              ts TIMESTAMP_LTZ(3) METADATA FROM 'timestamp' VIRTUAL,
+              part INT METADATA VIRTUAL,
+              total AS amount * 2 COMMENT 'doubled',
+              WATERMARK FOR ts AS ts - INTERVAL '5' SECOND,
+              CONSTRAINT pk PRIMARY KEY (id) NOT ENFORCED,
+              CONSTRAINT positive EXPECT (amount > 0) ON VIOLATION FAIL UPDATE
+            ) AS SELECT 1
+            """);
+
+    assertThat(t.orAlter()).isTrue();
+    assertThat(t.ifNotExists()).isTrue();
+    assertThat(t.name()).isEqualTo(new ObjectName("cat", "db", "my-table_1"));
+    TableSchema s = t.definition().schema();
+    assertThat(s.columns())
+        .containsExactly(
+            Column.physical("id", "BIGINT", true, "the id"),
+            Column.physical("amount", "DECIMAL(10, 2)", false, null),
+            Column.physical("tags", "ARRAY<ROW<k STRING, v INT NOT NULL>>", false, null),
+            Column.metadata("ts", "TIMESTAMP_LTZ(3)", "timestamp", true, null),
+            Column.metadata("part", "INT", null, true, null),
+            Column.computed("total", "amount * 2", "doubled"));
+    assertThat(s.watermark()).isEqualTo(new TableSchema.Watermark("ts", "ts - INTERVAL '5' SECOND"));
+    assertThat(s.primaryKey()).isEqualTo(new TableSchema.PrimaryKey("pk", List.of("id")));
+    assertThat(s.expectations())
+        .containsExactly(new TableSchema.Expectation("positive", "amount > 0", TableSchema.OnViolation.FAIL_UPDATE));
+    assertRoundTrip(t);
+  }
+
+  @Test
+  void shouldAcceptClausesInAnyOrder() {
+    CreateMaterializedTable a =
+        create(
+            "CREATE MATERIALIZED TABLE t START_MODE = FROM_NOW(INTERVAL '2' HOURS) WITH ('changelog.mode' = 'upsert')"
+                + " REFRESH_MODE = FULL FRESHNESS = INTERVAL '1' DAY DISTRIBUTED BY RANGE(a) INTO 4 BUCKETS"
+                + " PARTITIONED BY (d) COMMENT 'c' AS SELECT a, d FROM s");
+    CreateMaterializedTable b =
+        create(
+            "CREATE MATERIALIZED TABLE t COMMENT 'c' PARTITIONED BY (d) DISTRIBUTED BY RANGE(a) INTO 4 BUCKETS"
+                + " WITH ('changelog.mode' = 'upsert') FRESHNESS = INTERVAL '1' DAY REFRESH MODE = FULL"
+                + " START_MODE = FROM_NOW(INTERVAL '2' HOUR) AS SELECT a, d FROM s");
+
+    assertThat(a).isEqualTo(b);
+    MaterializedTableDefinition d = a.definition();
+    assertThat(d.startMode()).isEqualTo(new StartMode(StartMode.Kind.FROM_NOW, new Clauses.Interval(2, Clauses.TimeUnit.HOUR), null));
+    assertThat(d.distribution()).isEqualTo(new Clauses.Distribution(Clauses.Distribution.Algorithm.RANGE, List.of("a"), 4));
+    assertThat(d.refreshMode()).isEqualTo(Clauses.RefreshMode.FULL);
+    assertRoundTrip(a);
+  }
+
+  @Test
+  void shouldParseAllStartModes() {
+    for (String mode :
+        List.of(
+            "FROM_BEGINNING", "FROM_NOW", "FROM_NOW(INTERVAL '10' MINUTE)", "FROM_TIMESTAMP('2026-01-01 00:00:00')",
+            "FROM_TIMESTAMP(1767225600000)", "RESUME_OR_FROM_BEGINNING", "RESUME_OR_FROM_NOW",
+            "RESUME_OR_FROM_NOW(INTERVAL '1' DAY)", "RESUME_OR_FROM_TIMESTAMP('2026-01-01 00:00:00')")) {
+      CreateMaterializedTable t = create("CREATE MATERIALIZED TABLE t START_MODE = " + mode + " AS SELECT 1");
+      assertThat(Printer.startMode(t.definition().startMode())).isEqualTo(mode.replace("'10' MINUTE", "'10' MINUTE"));
+      assertRoundTrip(t);
+    }
+  }
+
+  @Test
+  void shouldKeepTheQueryVerbatimUpToTheSemicolonOutsideStringsCommentsAndParentheses() {
+    String query =
+        "SELECT ';' AS semi, /* ; */ (SELECT 1) AS one -- ; trailing\n  FROM `a;b` WHERE x = \"y;\"";
+    List<Parser.Parsed> script =
+        Parser.parseScript("CREATE MATERIALIZED TABLE t AS " + query + "; DROP MATERIALIZED TABLE t");
+
+    assertThat(script).hasSize(2);
+    assertThat(((CreateMaterializedTable) script.get(0).statement()).definition().query()).isEqualTo(query);
+    assertThat(script.get(1).statement()).isEqualTo(new Statement.DropMaterializedTable(ObjectName.of("t"), false));
+  }
+
+  @Test
+  void shouldParseEveryAlterAction() {
+    Map<String, String> kinds =
+        Map.ofEntries(
+            Map.entry("ADD (k TIMESTAMP_LTZ(3) METADATA FROM 'timestamp' VIRTUAL)", "ALTER_MATERIALIZED_TABLE_ADD_COLUMN"),
+            Map.entry("ADD (p AS price * 1.21)", "ALTER_MATERIALIZED_TABLE_ADD_COLUMN"),
+            Map.entry("MODIFY WATERMARK FOR ts AS ts - INTERVAL '1' SECOND", "ALTER_MATERIALIZED_TABLE_MODIFY_WATERMARK"),
+            Map.entry("DROP WATERMARK", "ALTER_MATERIALIZED_TABLE_DROP_WATERMARK"),
+            Map.entry("SET ('kafka.retention.time' = '30 d', 'value.format' = 'avro-registry')", "ALTER_MATERIALIZED_TABLE_SET_OPTIONS"),
+            Map.entry("RESET ('kafka.retention.time')", "ALTER_MATERIALIZED_TABLE_RESET_OPTIONS"),
+            Map.entry("SUSPEND", "ALTER_MATERIALIZED_TABLE_SUSPEND"),
+            Map.entry("RESUME WITH ('parallelism' = '2')", "ALTER_MATERIALIZED_TABLE_RESUME"),
+            Map.entry("REFRESH PARTITION (ds = '2026-05-19', hr = 3)", "ALTER_MATERIALIZED_TABLE_REFRESH"),
+            Map.entry("SET FRESHNESS = INTERVAL '1' MINUTE", "ALTER_MATERIALIZED_TABLE_SET_FRESHNESS"),
+            Map.entry("SET REFRESH MODE = CONTINUOUS", "ALTER_MATERIALIZED_TABLE_SET_REFRESH_MODE"),
+            Map.entry("REFRESH MODE = FULL AS SELECT 2", "ALTER_MATERIALIZED_TABLE_EVOLVE"),
+            Map.entry("(a INT) WITH ('value.format' = 'raw') AS SELECT 2 AS a", "ALTER_MATERIALIZED_TABLE_EVOLVE"));
+    kinds.forEach(
+        (action, kind) -> {
+          Statement s = Parser.parse("ALTER MATERIALIZED TABLE db.t " + action);
+          assertThat(s.kind()).as(action).isEqualTo(kind);
+          assertRoundTrip(s);
+        });
+  }
+
+  @Test
+  void shouldParseShowDescribeSelectUseAndDrop() {
+    assertThat(Parser.parse("show materialized tables in cat.db like 'order%'"))
+        .isEqualTo(new Statement.ShowMaterializedTables(new ObjectName(null, "cat", "db"), "order%"));
+    assertThat(Parser.parse("SHOW CREATE MATERIALIZED TABLE t")).isEqualTo(new Statement.ShowCreateMaterializedTable(ObjectName.of("t")));
+    assertThat(Parser.parse("DESC db.t")).isEqualTo(new Statement.Describe(new ObjectName(null, "db", "t")));
+    assertThat(Parser.parse("USE CATALOG examples")).isEqualTo(new Statement.Use("examples", null));
+    assertThat(Parser.parse("USE examples.marketplace")).isEqualTo(new Statement.Use("examples", "marketplace"));
+    assertThat(Parser.parse("DROP TABLE IF EXISTS t")).isEqualTo(new Statement.DropTable(ObjectName.of("t"), true));
+    Statement select =
+        Parser.parse(
+            "SELECT table_name, status FROM information_schema.materialized_tables"
+                + " WHERE refresh_mode IN ('FULL', 'CONTINUOUS') AND table_name LIKE 'o%' AND job_id IS NOT NULL LIMIT 5");
+    assertThat(select)
+        .isEqualTo(
+            new Statement.Select(
+                List.of("table_name", "status"),
+                new ObjectName(null, "information_schema", "materialized_tables"),
+                List.of(
+                    new Statement.Predicate("refresh_mode", "IN", List.of("FULL", "CONTINUOUS")),
+                    new Statement.Predicate("table_name", "LIKE", List.of("o%")),
+                    new Statement.Predicate("job_id", "IS NOT NULL", List.of())),
+                5));
+    assertRoundTrip(select);
+  }
+
+  @Test
+  void shouldParsePipelineTablesFlowsAndSourceTables() {
+    Statement pipeline =
+        Parser.parse(
+            "CREATE TABLE t (id INT NOT NULL, CONSTRAINT c EXPECT (id > 0)) LOCATION '/x' TBLPROPERTIES ('a' = 'b')"
+                + " WITH ROW FILTER f ON (id) COMMENT 'c' FLOW INSERT ONCE BY NAME SELECT id FROM s");
+    Statement flow = Parser.parse("CREATE FLOW f AS INSERT ONCE INTO t BY NAME SELECT * FROM s2");
+    Statement source =
+        Parser.parse(
+            "CREATE TABLE IF NOT EXISTS orders (id STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '5' SECOND,"
+                + " PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'kafka', 'topic' = 'orders')");
+
+    assertThat(pipeline.kind()).isEqualTo("CREATE_PIPELINE_TABLE");
+    assertThat(((Statement.CreatePipelineTable) pipeline).flow()).isEqualTo(new Statement.Flow(null, null, true, "SELECT id FROM s"));
+    assertThat(flow).isEqualTo(new Statement.CreateFlow(ObjectName.of("f"), ObjectName.of("t"), true, "SELECT * FROM s2"));
+    assertThat(((Statement.CreateSourceTable) source).options()).containsEntry("connector", "kafka");
+    assertRoundTrip(pipeline);
+    assertRoundTrip(flow);
+    assertRoundTrip(source);
+  }
+
+  @Test
+  void shouldWriteOutEveryDefaultInTheEffectiveDefinition() {
+    MaterializedTableDefinition keyed =
+        Defaults.effective(create("CREATE MATERIALIZED TABLE t (id INT, n BIGINT, PRIMARY KEY (id) NOT ENFORCED) AS SELECT 1").definition());
+    MaterializedTableDefinition daily =
+        Defaults.effective(create("CREATE MATERIALIZED TABLE t FRESHNESS = INTERVAL '1' DAY AS SELECT 1").definition());
+
+    assertThat(keyed.distribution()).isEqualTo(new Clauses.Distribution(Clauses.Distribution.Algorithm.HASH, List.of("id"), 6));
+    assertThat(keyed.options())
+        .containsEntry("changelog.mode", "upsert")
+        .containsEntry("kafka.cleanup-policy", "compact")
+        .containsEntry("key.format", "json-registry")
+        .containsEntry("value.format", "json-registry");
+    assertThat(keyed.freshness()).isEqualTo(new Clauses.Interval(3, Clauses.TimeUnit.MINUTE));
+    assertThat(keyed.refreshMode()).isEqualTo(Clauses.RefreshMode.CONTINUOUS);
+    assertThat(keyed.startMode()).isEqualTo(StartMode.of(StartMode.Kind.RESUME_OR_FROM_BEGINNING));
+    assertThat(daily.options()).containsEntry("changelog.mode", "append").containsEntry("kafka.cleanup-policy", "delete").doesNotContainKey("key.format");
+    assertThat(daily.distribution()).isEqualTo(new Clauses.Distribution(null, List.of(), 6));
+    assertThat(daily.refreshMode()).isEqualTo(Clauses.RefreshMode.FULL);
+  }
+}

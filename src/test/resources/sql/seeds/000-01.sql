@@ -1,0 +1,3 @@
+CREATE MATERIALIZED TABLE all_orders
+AS
+SELECT * FROM examples.marketplace.orders;

@@ -1,0 +1,2 @@
+ALTER MATERIALIZED TABLE enriched_orders
+ADD (`kafka_ts` TIMESTAMP_LTZ(3) METADATA FROM 'timestamp' VIRTUAL);

@@ -1,0 +1,2 @@
+ALTER MATERIALIZED TABLE enriched_orders
+SET ('kafka.retention.time' = '30 d');

@@ -1,0 +1,1 @@
+ALTER MATERIALIZED TABLE enriched_orders SUSPEND;

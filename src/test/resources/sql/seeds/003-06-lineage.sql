@@ -1,0 +1,2 @@
+-- Просмотр lineage и dependencies
+SHOW MATERIALIZED TABLE order_summary;

@@ -1,0 +1,4 @@
+-- Incremental refresh (через property)
+ALTER MATERIALIZED TABLE daily_report SET (
+  'refresh.incremental' = 'true'
+);

@@ -1,0 +1,8 @@
+CREATE MATERIALIZED TABLE order_summary
+  DISTRIBUTED BY HASH(date) INTO 32 BUCKETS
+  PARTITIONED BY (date)
+  FRESHNESS = INTERVAL '5' MINUTE
+AS
+SELECT date, count(*), sum(amount)
+FROM orders
+GROUP BY date;
