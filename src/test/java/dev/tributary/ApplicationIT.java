@@ -104,8 +104,8 @@ class ApplicationIT {
     assertThat(tables.valueStream().map(t -> t.path("name").asString()))
         .containsExactly("customers", "orders", "products");
     JsonNode orders = json(get("/v1/catalogs/examples/databases/marketplace/tables/orders"));
-    assertThat(orders.path("watermark").path("column").asString()).isEqualTo("event_time");
-    assertThat(orders.path("ddl").asString()).startsWith("CREATE TABLE examples.marketplace.orders (");
+    assertThat(orders.path("schema").path("watermark").path("column").asString()).isEqualTo("event_time");
+    assertThat(orders.path("ddl").asString()).startsWith("CREATE TABLE `examples`.`marketplace`.`orders` (");
   }
 
   @Test

@@ -1,5 +1,6 @@
 package dev.tributary.catalog;
 
+import dev.tributary.sql.ObjectName;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
 import java.util.List;
@@ -44,7 +45,7 @@ public class CatalogService {
   public SourceTable registerSourceTable(
       String catalog, String database, SourceTableDefinition definition) {
     CatalogDatabase db = ensureDatabase(catalog, database);
-    String ddl = definition.createStatement(db.qualifiedName() + "." + definition.name());
+    String ddl = definition.createStatement(new ObjectName(catalog, database, definition.name()));
     return sourceTables
         .findByDatabaseAndName(db, definition.name())
         .map(
@@ -53,6 +54,22 @@ public class CatalogService {
               return existing;
             })
         .orElseGet(() -> sourceTables.save(new SourceTable(db, definition, ddl)));
+  }
+
+  @Transactional(readOnly = true)
+  public java.util.Optional<CatalogDatabase> findDatabase(String catalog, String database) {
+    return databases.findByCatalogNameAndName(catalog, database);
+  }
+
+  @Transactional(readOnly = true)
+  public java.util.Optional<SourceTable> findSourceTable(ObjectName name) {
+    return findDatabase(name.catalog(), name.database())
+        .flatMap(db -> sourceTables.findByDatabaseAndName(db, name.name()));
+  }
+
+  @Transactional
+  public void dropSourceTable(SourceTable table) {
+    sourceTables.delete(table);
   }
 
   @Transactional(readOnly = true)

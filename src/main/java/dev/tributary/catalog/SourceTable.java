@@ -1,5 +1,7 @@
 package dev.tributary.catalog;
 
+import dev.tributary.sql.ObjectName;
+import dev.tributary.sql.TableSchema;
 import dev.tributary.system.Json;
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
@@ -11,9 +13,7 @@ import jakarta.persistence.JoinColumn;
 import jakarta.persistence.ManyToOne;
 import jakarta.persistence.Table;
 import java.time.Instant;
-import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.hibernate.annotations.JdbcTypeCode;
 import org.hibernate.type.SqlTypes;
 import tools.jackson.core.type.TypeReference;
@@ -38,11 +38,10 @@ public class SourceTable {
   private String ddl;
 
   @JdbcTypeCode(SqlTypes.JSON)
-  @Column(nullable = false)
-  private String columns;
+  @Column(name = "table_schema", nullable = false)
+  private String schema;
 
-  @JdbcTypeCode(SqlTypes.JSON)
-  private String watermark;
+  private String comment;
 
   @JdbcTypeCode(SqlTypes.JSON)
   @Column(nullable = false)
@@ -66,8 +65,8 @@ public class SourceTable {
   public final void update(SourceTableDefinition definition, String ddl) {
     this.name = definition.name();
     this.ddl = ddl;
-    this.columns = Json.write(definition.columns());
-    this.watermark = definition.watermark().map(Json::write).orElse(null);
+    this.schema = Json.write(definition.schema());
+    this.comment = definition.comment();
     this.options = Json.write(definition.options());
     this.updatedAt = Instant.now();
   }
@@ -75,9 +74,8 @@ public class SourceTable {
   public SourceTableDefinition definition() {
     return new SourceTableDefinition(
         name,
-        Json.read(columns, new TypeReference<List<SourceTableDefinition.Column>>() {}),
-        Optional.ofNullable(watermark)
-            .map(w -> Json.read(w, SourceTableDefinition.Watermark.class)),
+        Json.read(schema, TableSchema.class),
+        comment,
         Json.read(options, new TypeReference<Map<String, String>>() {}));
   }
 
@@ -89,6 +87,10 @@ public class SourceTable {
   /** {@code catalog.database.table}. */
   public String qualifiedName() {
     return database.qualifiedName() + "." + name;
+  }
+
+  public ObjectName objectName() {
+    return new ObjectName(database.getCatalog().getName(), database.getName(), name);
   }
 
   public Long getId() {

@@ -1,48 +1,27 @@
 package dev.tributary.catalog;
 
-import java.util.List;
+import dev.tributary.sql.ObjectName;
+import dev.tributary.sql.Printer;
+import dev.tributary.sql.Statement;
+import dev.tributary.sql.TableSchema;
 import java.util.Map;
-import java.util.Optional;
-import java.util.stream.Collectors;
+import java.util.TreeMap;
 
-/** A source table: physical columns, an optional watermark and the connector options. */
+/** A source table: its schema, an optional comment and the connector options. */
 public record SourceTableDefinition(
-    String name, List<Column> columns, Optional<Watermark> watermark, Map<String, String> options) {
+    String name, TableSchema schema, String comment, Map<String, String> options) {
 
   public SourceTableDefinition {
-    columns = List.copyOf(columns);
-    options = Map.copyOf(options);
+    options = java.util.Collections.unmodifiableMap(new TreeMap<>(options));
   }
 
-  /** A physical column. */
-  public record Column(String name, String type, boolean nullable) {}
-
-  /** {@code WATERMARK FOR column AS expression}. */
-  public record Watermark(String column, String expression) {}
+  public static SourceTableDefinition of(Statement.CreateSourceTable statement) {
+    return new SourceTableDefinition(
+        statement.name().name(), statement.schema(), statement.comment(), statement.options());
+  }
 
   /** The CREATE TABLE statement that declares this table in a Flink session under that name. */
-  public String createStatement(String qualifiedName) {
-    StringBuilder sql = new StringBuilder("CREATE TABLE ").append(qualifiedName).append(" (\n");
-    sql.append(
-        columns.stream()
-            .map(c -> "  `" + c.name() + "` " + c.type() + (c.nullable() ? "" : " NOT NULL"))
-            .collect(Collectors.joining(",\n")));
-    watermark.ifPresent(
-        w ->
-            sql.append(",\n  WATERMARK FOR `")
-                .append(w.column())
-                .append("` AS ")
-                .append(w.expression()));
-    sql.append("\n) WITH (\n");
-    sql.append(
-        options.entrySet().stream()
-            .sorted(Map.Entry.comparingByKey())
-            .map(e -> "  " + quote(e.getKey()) + " = " + quote(e.getValue()))
-            .collect(Collectors.joining(",\n")));
-    return sql.append("\n)").toString();
-  }
-
-  private static String quote(String literal) {
-    return "'" + literal.replace("'", "''") + "'";
+  public String createStatement(ObjectName qualifiedName) {
+    return Printer.print(new Statement.CreateSourceTable(qualifiedName, false, schema, comment, options));
   }
 }

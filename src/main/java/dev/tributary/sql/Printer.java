@@ -39,32 +39,7 @@ public final class Printer implements Statement.Visitor<String> {
 
   @Override
   public String alterMaterializedTable(Statement.AlterMaterializedTable s) {
-    String head = "ALTER MATERIALIZED TABLE " + s.name().sql();
-    Statement.AlterAction a = s.action();
-    if (a instanceof Statement.AddColumn add) {
-      return head + " ADD (" + column(add.column()) + ")";
-    } else if (a instanceof Statement.ModifyWatermark m) {
-      return head + " MODIFY WATERMARK FOR " + identifier(m.watermark().column()) + " AS " + m.watermark().expression();
-    } else if (a instanceof Statement.DropWatermark) {
-      return head + " DROP WATERMARK";
-    } else if (a instanceof Statement.SetOptions set) {
-      return head + " SET " + options(set.options(), false);
-    } else if (a instanceof Statement.ResetOptions reset) {
-      return head + " RESET (" + reset.keys().stream().map(Printer::string).collect(Collectors.joining(", ")) + ")";
-    } else if (a instanceof Statement.Suspend) {
-      return head + " SUSPEND";
-    } else if (a instanceof Statement.Resume resume) {
-      return head + " RESUME" + (resume.options().isEmpty() ? "" : " WITH " + options(resume.options(), false));
-    } else if (a instanceof Statement.Refresh refresh) {
-      return head + " REFRESH" + (refresh.partition().isEmpty() ? "" : " PARTITION (" + refresh.partition().entrySet().stream()
-          .map(e -> identifier(e.getKey()) + " = " + string(e.getValue())).collect(Collectors.joining(", ")) + ")");
-    } else if (a instanceof Statement.SetFreshness f) {
-      return head + " SET FRESHNESS = " + f.freshness().sql();
-    } else if (a instanceof Statement.SetRefreshMode m) {
-      return head + " SET REFRESH_MODE = " + m.mode().name();
-    } else {
-      return head + definition(((Statement.Evolve) a).definition());
-    }
+    return "ALTER MATERIALIZED TABLE " + s.name().sql() + " " + s.action().sql();
   }
 
   @Override
@@ -180,7 +155,7 @@ public final class Printer implements Statement.Visitor<String> {
   }
 
   /** Everything after the table name: schema, clauses and AS query. */
-  private static String definition(MaterializedTableDefinition d) {
+  static String definition(MaterializedTableDefinition d) {
     StringBuilder sql = new StringBuilder();
     if (d.schema() != null) {
       sql.append(' ').append(schema(d.schema()));
@@ -260,7 +235,7 @@ public final class Printer implements Statement.Visitor<String> {
     return "(" + names.stream().map(Printer::identifier).collect(Collectors.joining(", ")) + ")";
   }
 
-  private static String options(Map<String, String> options, boolean multiline) {
+  static String options(Map<String, String> options, boolean multiline) {
     String separator = multiline ? ",\n  " : ", ";
     String body = options.entrySet().stream()
         .map(e -> string(e.getKey()) + " = " + string(e.getValue()))

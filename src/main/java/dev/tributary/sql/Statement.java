@@ -67,22 +67,108 @@ public sealed interface Statement {
     }
   }
 
-  /** What an ALTER MATERIALIZED TABLE does. */
-  sealed interface AlterAction {}
+  /**
+   * What an ALTER MATERIALIZED TABLE does: either it changes the definition ({@link
+   * Effect#DEFINITION}, see {@link #applyTo}) or it asks for a change of running state.
+   */
+  sealed interface AlterAction {
+    /** The kinds of change an action makes. */
+    enum Effect {
+      DEFINITION,
+      SUSPEND,
+      RESUME,
+      REFRESH
+    }
+
+    Effect effect();
+
+    /** The definition after this action; actions that change no definition return it as is. */
+    default MaterializedTableDefinition applyTo(MaterializedTableDefinition d) {
+      return d;
+    }
+
+    /** The action as SQL, after {@code ALTER MATERIALIZED TABLE name}. */
+    String sql();
+  }
 
   /** ADD (metadata or computed column). */
-  record AddColumn(Column column) implements AlterAction {}
+  record AddColumn(Column column) implements AlterAction {
+    public Effect effect() {
+      return Effect.DEFINITION;
+    }
+
+    public MaterializedTableDefinition applyTo(MaterializedTableDefinition d) {
+      TableSchema s = d.schema() != null ? d.schema() : new TableSchema(List.of(), null, null, List.of());
+      if (s.column(column.name()) != null) {
+        throw new IllegalArgumentException("Column '" + column.name() + "' already exists");
+      }
+      List<Column> columns = new java.util.ArrayList<>(s.columns());
+      columns.add(column);
+      return d.withSchema(new TableSchema(columns, s.watermark(), s.primaryKey(), s.expectations()));
+    }
+
+    public String sql() {
+      return "ADD (" + Printer.column(column) + ")";
+    }
+  }
 
   /** MODIFY WATERMARK FOR column AS expression. */
-  record ModifyWatermark(TableSchema.Watermark watermark) implements AlterAction {}
+  record ModifyWatermark(TableSchema.Watermark watermark) implements AlterAction {
+    public Effect effect() {
+      return Effect.DEFINITION;
+    }
+
+    public MaterializedTableDefinition applyTo(MaterializedTableDefinition d) {
+      TableSchema s = d.schema() != null ? d.schema() : new TableSchema(List.of(), null, null, List.of());
+      if (TableSchema.hasPhysicalColumns(s) && s.column(watermark.column()) == null) {
+        throw new IllegalArgumentException("The watermark names column '" + watermark.column() + "', which the table does not have");
+      }
+      return d.withSchema(new TableSchema(s.columns(), watermark, s.primaryKey(), s.expectations()));
+    }
+
+    public String sql() {
+      return "MODIFY WATERMARK FOR " + Printer.identifier(watermark.column()) + " AS " + watermark.expression();
+    }
+  }
 
   /** DROP WATERMARK. */
-  record DropWatermark() implements AlterAction {}
+  record DropWatermark() implements AlterAction {
+    public Effect effect() {
+      return Effect.DEFINITION;
+    }
+
+    public MaterializedTableDefinition applyTo(MaterializedTableDefinition d) {
+      if (d.schema() == null || d.schema().watermark() == null) {
+        throw new IllegalArgumentException("The table has no watermark to drop");
+      }
+      TableSchema s = d.schema();
+      boolean empty = s.columns().isEmpty() && s.primaryKey() == null && s.expectations().isEmpty();
+      return d.withSchema(empty ? null : new TableSchema(s.columns(), null, s.primaryKey(), s.expectations()));
+    }
+
+    public String sql() {
+      return "DROP WATERMARK";
+    }
+  }
 
   /** SET ('k' = 'v', ...). */
   record SetOptions(Map<String, String> options) implements AlterAction {
     public SetOptions {
       options = java.util.Collections.unmodifiableMap(new TreeMap<>(options));
+    }
+
+    public Effect effect() {
+      return Effect.DEFINITION;
+    }
+
+    public MaterializedTableDefinition applyTo(MaterializedTableDefinition d) {
+      Map<String, String> merged = new TreeMap<>(d.options());
+      merged.putAll(options);
+      return d.withOptions(merged);
+    }
+
+    public String sql() {
+      return "SET " + Printer.options(options, false);
     }
   }
 
@@ -91,15 +177,45 @@ public sealed interface Statement {
     public ResetOptions {
       keys = List.copyOf(keys);
     }
+
+    public Effect effect() {
+      return Effect.DEFINITION;
+    }
+
+    public MaterializedTableDefinition applyTo(MaterializedTableDefinition d) {
+      Map<String, String> remaining = new TreeMap<>(d.options());
+      keys.forEach(remaining::remove);
+      return d.withOptions(remaining);
+    }
+
+    public String sql() {
+      return "RESET (" + String.join(", ", keys.stream().map(Printer::string).toList()) + ")";
+    }
   }
 
   /** SUSPEND. */
-  record Suspend() implements AlterAction {}
+  record Suspend() implements AlterAction {
+    public Effect effect() {
+      return Effect.SUSPEND;
+    }
+
+    public String sql() {
+      return "SUSPEND";
+    }
+  }
 
   /** RESUME [WITH ('k' = 'v', ...)]. */
   record Resume(Map<String, String> options) implements AlterAction {
     public Resume {
       options = java.util.Collections.unmodifiableMap(new TreeMap<>(options));
+    }
+
+    public Effect effect() {
+      return Effect.RESUME;
+    }
+
+    public String sql() {
+      return "RESUME" + (options.isEmpty() ? "" : " WITH " + Printer.options(options, false));
     }
   }
 
@@ -108,16 +224,65 @@ public sealed interface Statement {
     public Refresh {
       partition = java.util.Collections.unmodifiableMap(new TreeMap<>(partition));
     }
+
+    public Effect effect() {
+      return Effect.REFRESH;
+    }
+
+    public String sql() {
+      if (partition.isEmpty()) {
+        return "REFRESH";
+      }
+      return "REFRESH PARTITION ("
+          + String.join(", ", partition.entrySet().stream().map(e -> Printer.identifier(e.getKey()) + " = " + Printer.string(e.getValue())).toList())
+          + ")";
+    }
   }
 
   /** SET FRESHNESS = INTERVAL ... */
-  record SetFreshness(Clauses.Interval freshness) implements AlterAction {}
+  record SetFreshness(Clauses.Interval freshness) implements AlterAction {
+    public Effect effect() {
+      return Effect.DEFINITION;
+    }
+
+    public MaterializedTableDefinition applyTo(MaterializedTableDefinition d) {
+      return d.withFreshness(freshness);
+    }
+
+    public String sql() {
+      return "SET FRESHNESS = " + freshness.sql();
+    }
+  }
 
   /** SET REFRESH MODE = ... */
-  record SetRefreshMode(Clauses.RefreshMode mode) implements AlterAction {}
+  record SetRefreshMode(Clauses.RefreshMode mode) implements AlterAction {
+    public Effect effect() {
+      return Effect.DEFINITION;
+    }
+
+    public MaterializedTableDefinition applyTo(MaterializedTableDefinition d) {
+      return d.withRefreshMode(mode);
+    }
+
+    public String sql() {
+      return "SET REFRESH_MODE = " + mode.name();
+    }
+  }
 
   /** [(schema)] [clauses] AS query: evolves the table to a new definition. */
-  record Evolve(MaterializedTableDefinition definition) implements AlterAction {}
+  record Evolve(MaterializedTableDefinition definition) implements AlterAction {
+    public Effect effect() {
+      return Effect.DEFINITION;
+    }
+
+    public MaterializedTableDefinition applyTo(MaterializedTableDefinition d) {
+      return definition;
+    }
+
+    public String sql() {
+      return Printer.definition(definition).strip();
+    }
+  }
 
   /** DROP MATERIALIZED TABLE [IF EXISTS] name. */
   record DropMaterializedTable(ObjectName name, boolean ifExists) implements Statement {

@@ -60,7 +60,7 @@ final class TableParts {
     Token close = in.peek();
     in.expectSymbol(")");
     TableSchema schema = new TableSchema(columns, watermark, primaryKey, expectations);
-    if (!columns.isEmpty()) {
+    if (TableSchema.hasPhysicalColumns(schema)) {
       if (primaryKey != null) {
         requireColumns(schema, primaryKey.columns(), "primary key", close);
       }
@@ -73,7 +73,7 @@ final class TableParts {
 
   /** Every name must be a column of the schema (checked only when the schema lists columns). */
   void requireColumns(TableSchema schema, List<String> names, String what, Token at) {
-    if (schema == null || schema.columns().isEmpty()) {
+    if (!TableSchema.hasPhysicalColumns(schema)) {
       return;
     }
     for (String name : names) {

@@ -33,6 +33,11 @@ public record TableSchema(
     FAIL_UPDATE
   }
 
+  /** True when the schema lists physical columns; without them the physical ones are inferred. */
+  public static boolean hasPhysicalColumns(TableSchema schema) {
+    return schema != null && schema.columns().stream().anyMatch(c -> c.kind() == Column.Kind.PHYSICAL);
+  }
+
   public Column column(String name) {
     return columns.stream().filter(c -> c.name().equals(name)).findFirst().orElse(null);
   }

@@ -3,10 +3,16 @@ package dev.tributary.system;
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.json.JsonMapper;
 
-/** JSON for values kept in jsonb columns: one mapper, strict enough to fail loudly. */
+/**
+ * JSON for values kept in jsonb columns. Unknown properties are ignored on read, so that rows
+ * written by a newer version of the service still load.
+ */
 public final class Json {
 
-  private static final JsonMapper MAPPER = JsonMapper.builder().build();
+  private static final JsonMapper MAPPER =
+      JsonMapper.builder()
+          .disable(tools.jackson.databind.DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+          .build();
 
   private Json() {}
 

@@ -1,6 +1,7 @@
 package dev.tributary.system;
 
 import dev.tributary.reconcile.port.RemoteSystemException;
+import dev.tributary.sql.SqlException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
@@ -28,6 +29,47 @@ class ProblemAdvice extends ResponseEntityExceptionHandler {
     return problem;
   }
 
+  @ExceptionHandler(SqlException.class)
+  ProblemDetail handleSql(SqlException e) {
+    ProblemDetail problem = problem(e.code(), e.getMessage());
+    if (e.statementIndex() >= 0) {
+      problem.setProperty("statementIndex", e.statementIndex());
+    }
+    problem.setProperty("line", e.line());
+    problem.setProperty("column", e.column());
+    if (e.expected() != null) {
+      problem.setProperty("expected", e.expected());
+    }
+    if (!e.snippet().isEmpty()) {
+      problem.setProperty("snippet", e.snippet());
+    }
+    return problem;
+  }
+
+  /** Two writers raced for the same row or name; the loser may retry. */
+  @ExceptionHandler({
+    org.springframework.dao.OptimisticLockingFailureException.class,
+    org.springframework.dao.DataIntegrityViolationException.class
+  })
+  ProblemDetail handleConflict(Exception e) {
+    return problem(ErrorCode.CONFLICT, "The resource was changed concurrently; read it again and retry");
+  }
+
+  @Override
+  protected ResponseEntity<Object> handleMethodArgumentNotValid(
+      org.springframework.web.bind.MethodArgumentNotValidException ex,
+      HttpHeaders headers,
+      HttpStatusCode status,
+      WebRequest request) {
+    String detail =
+        ex.getBindingResult().getFieldErrors().stream()
+            .map(f -> "'" + f.getField() + "' " + f.getDefaultMessage())
+            .sorted()
+            .collect(java.util.stream.Collectors.joining("; "));
+    ProblemDetail problem = problem(ErrorCode.VALIDATION_FAILED, detail.isEmpty() ? "Request is not valid" : detail);
+    return super.handleExceptionInternal(ex, problem, headers, status, request);
+  }
+
   @ExceptionHandler(RemoteSystemException.class)
   ProblemDetail handleRemote(RemoteSystemException e) {
     ProblemDetail problem = problem(ErrorCode.DEPENDENCY_UNAVAILABLE, e.getMessage());
@@ -45,6 +87,9 @@ class ProblemAdvice extends ResponseEntityExceptionHandler {
   @Override
   protected ResponseEntity<Object> handleExceptionInternal(
       Exception ex, Object body, HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+    if (body instanceof ProblemDetail given && given.getProperties() != null && given.getProperties().containsKey("code")) {
+      return super.handleExceptionInternal(ex, given, headers, status, request);
+    }
     ErrorCode code =
         status.value() == 404
             ? ErrorCode.NOT_FOUND

@@ -124,6 +124,10 @@ public class MaterializedTable {
     return name;
   }
 
+  public dev.tributary.sql.ObjectName objectName() {
+    return new dev.tributary.sql.ObjectName(database.getCatalog().getName(), database.getName(), name);
+  }
+
   /** {@code catalog.database.table}. */
   public String qualifiedName() {
     return database.qualifiedName() + "." + name;

@@ -8,4 +8,6 @@ import org.springframework.data.jpa.repository.JpaRepository;
 /** Materialized tables. */
 public interface MaterializedTableRepository extends JpaRepository<MaterializedTable, UUID> {
   Optional<MaterializedTable> findByDatabaseAndName(CatalogDatabase database, String name);
+
+  java.util.List<MaterializedTable> findByDatabaseOrderByName(CatalogDatabase database);
 }

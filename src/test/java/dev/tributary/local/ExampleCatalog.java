@@ -1,15 +1,14 @@
 package dev.tributary.local;
 
 import dev.tributary.catalog.SourceTableDefinition;
-import dev.tributary.catalog.SourceTableDefinition.Column;
-import dev.tributary.catalog.SourceTableDefinition.Watermark;
+import dev.tributary.sql.Parser;
+import dev.tributary.sql.Statement;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 
 /**
  * The {@code examples.marketplace} catalog of the seeds' usage examples: orders, customers and
- * products, each a Kafka topic of JSON rows that {@link ExampleDataGenerator} keeps feeding.
+ * products, each a Kafka topic of JSON rows that {@link ExampleDataGenerator} keeps feeding. The
+ * tables are declared in SQL, through the same parser users go through.
  */
 public final class ExampleCatalog {
 
@@ -26,45 +25,51 @@ public final class ExampleCatalog {
 
   public static List<SourceTableDefinition> tables(String bootstrapServers) {
     return List.of(
-        new SourceTableDefinition(
+        table(
+            """
+            CREATE TABLE orders (
+              order_id STRING,
+              customer_id INT,
+              product_id STRING,
+              price DOUBLE,
+              event_time TIMESTAMP(3),
+              WATERMARK FOR event_time AS event_time - INTERVAL '5' SECOND
+            )""",
             "orders",
-            List.of(
-                new Column("order_id", "STRING", true),
-                new Column("customer_id", "INT", true),
-                new Column("product_id", "STRING", true),
-                new Column("price", "DOUBLE", true),
-                new Column("event_time", "TIMESTAMP(3)", true)),
-            Optional.of(new Watermark("event_time", "`event_time` - INTERVAL '5' SECOND")),
-            options("orders", bootstrapServers)),
-        new SourceTableDefinition(
+            bootstrapServers),
+        table(
+            """
+            CREATE TABLE customers (
+              customer_id INT,
+              name STRING,
+              address STRING,
+              postcode STRING,
+              city STRING,
+              email STRING
+            )""",
             "customers",
-            List.of(
-                new Column("customer_id", "INT", true),
-                new Column("name", "STRING", true),
-                new Column("address", "STRING", true),
-                new Column("postcode", "STRING", true),
-                new Column("city", "STRING", true),
-                new Column("email", "STRING", true)),
-            Optional.empty(),
-            options("customers", bootstrapServers)),
-        new SourceTableDefinition(
+            bootstrapServers),
+        table(
+            """
+            CREATE TABLE products (
+              product_id STRING,
+              name STRING,
+              brand STRING,
+              vendor STRING,
+              department STRING
+            )""",
             "products",
-            List.of(
-                new Column("product_id", "STRING", true),
-                new Column("name", "STRING", true),
-                new Column("brand", "STRING", true),
-                new Column("vendor", "STRING", true),
-                new Column("department", "STRING", true)),
-            Optional.empty(),
-            options("products", bootstrapServers)));
+            bootstrapServers));
   }
 
-  private static Map<String, String> options(String table, String bootstrapServers) {
-    return Map.of(
-        "connector", "kafka",
-        "topic", topic(table),
-        "properties.bootstrap.servers", bootstrapServers,
-        "scan.startup.mode", "earliest-offset",
-        "format", "json");
+  private static SourceTableDefinition table(String columns, String name, String bootstrapServers) {
+    String ddl =
+        columns
+            + " WITH ('connector' = 'kafka', 'topic' = '"
+            + topic(name)
+            + "', 'properties.bootstrap.servers' = '"
+            + bootstrapServers
+            + "', 'scan.startup.mode' = 'earliest-offset', 'format' = 'json')";
+    return SourceTableDefinition.of((Statement.CreateSourceTable) Parser.parse(ddl));
   }
 }

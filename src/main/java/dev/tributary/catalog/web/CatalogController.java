@@ -3,6 +3,7 @@ package dev.tributary.catalog.web;
 import dev.tributary.catalog.CatalogService;
 import dev.tributary.catalog.SourceTable;
 import dev.tributary.catalog.SourceTableDefinition;
+import dev.tributary.sql.TableSchema;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import java.time.Instant;
@@ -59,8 +60,8 @@ class CatalogController {
   record SourceTableResponse(
       String name,
       String qualifiedName,
-      List<SourceTableDefinition.Column> columns,
-      SourceTableDefinition.Watermark watermark,
+      TableSchema schema,
+      String comment,
       Map<String, String> options,
       String ddl,
       Instant updatedAt) {
@@ -70,8 +71,8 @@ class CatalogController {
       return new SourceTableResponse(
           table.getName(),
           table.qualifiedName(),
-          definition.columns(),
-          definition.watermark().orElse(null),
+          definition.schema(),
+          definition.comment(),
           definition.options(),
           table.getDdl(),
           table.getUpdatedAt());

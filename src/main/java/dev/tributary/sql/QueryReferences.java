@@ -1,0 +1,80 @@
+package dev.tributary.sql;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The tables a query reads, found lexically: names after FROM and JOIN, after the commas of a FROM
+ * list (at the same nesting depth), inside subqueries and inside STREAM(...). It does not
+ * understand the query, so it also reports CTE names; callers resolve names against known tables.
+ */
+public final class QueryReferences {
+
+  private static final Set<String> END_OF_FROM =
+      Set.of("WHERE", "GROUP", "ORDER", "HAVING", "LIMIT", "UNION", "EXCEPT", "INTERSECT", "WINDOW", "SELECT");
+
+  private QueryReferences() {}
+
+  public static List<ObjectName> tables(String query) {
+    List<Token> tokens;
+    try {
+      tokens = new Lexer(new Source(query)).tokenize();
+    } catch (SqlException e) {
+      return List.of();
+    }
+    Set<ObjectName> found = new LinkedHashSet<>();
+    Set<Integer> fromDepths = new HashSet<>();
+    int depth = 0;
+    for (int i = 0; i < tokens.size(); i++) {
+      Token t = tokens.get(i);
+      if (t.isSymbol("(")) {
+        depth++;
+      } else if (t.isSymbol(")")) {
+        fromDepths.remove(depth);
+        depth--;
+      } else if (t.kind() == Token.Kind.WORD && END_OF_FROM.contains(t.upper())) {
+        fromDepths.remove(depth);
+      } else if (t.isWord("FROM") || t.isWord("JOIN") || (t.isSymbol(",") && fromDepths.contains(depth))) {
+        if (!t.isSymbol(",")) {
+          fromDepths.add(depth);
+        }
+        ObjectName table = tableAt(tokens, i + 1);
+        if (table != null) {
+          found.add(table);
+        }
+      }
+    }
+    return new ArrayList<>(found);
+  }
+
+  /** The table name starting at {@code i}, or null when a subquery or table function is there. */
+  private static ObjectName tableAt(List<Token> tokens, int i) {
+    if (tokens.get(i).isWord("STREAM") || tokens.get(i).isWord("TABLE") || tokens.get(i).isWord("LATERAL")) {
+      i++;
+      if (tokens.get(i).isSymbol("(")) {
+        i++;
+      }
+    }
+    Token t = tokens.get(i);
+    if (!t.isIdentifier() || t.isWord("SELECT") || t.isWord("UNNEST")) {
+      return null;
+    }
+    List<String> parts = new ArrayList<>();
+    parts.add(t.value());
+    while (tokens.get(i + 1).isSymbol(".") && tokens.get(i + 2).isIdentifier()) {
+      parts.add(tokens.get(i + 2).value());
+      i += 2;
+    }
+    if (tokens.get(i + 1).isSymbol("(") || parts.size() > 3) {
+      return null; // a table function such as read_files(...)
+    }
+    return switch (parts.size()) {
+      case 1 -> ObjectName.of(parts.get(0));
+      case 2 -> new ObjectName(null, parts.get(0), parts.get(1));
+      default -> new ObjectName(parts.get(0), parts.get(1), parts.get(2));
+    };
+  }
+}

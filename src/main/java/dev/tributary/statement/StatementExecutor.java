@@ -1,0 +1,208 @@
+package dev.tributary.statement;
+
+import dev.tributary.catalog.CatalogService;
+import dev.tributary.catalog.SourceTable;
+import dev.tributary.catalog.SourceTableDefinition;
+import dev.tributary.sql.ObjectName;
+import dev.tributary.sql.Parser;
+import dev.tributary.sql.Statement;
+import dev.tributary.statement.StatementResult.Resource;
+import dev.tributary.system.ApiException;
+import dev.tributary.system.ErrorCode;
+import dev.tributary.table.MaterializedTable;
+import dev.tributary.table.MaterializedTableService;
+import dev.tributary.table.TableChange;
+import java.util.List;
+import org.springframework.stereotype.Component;
+
+/**
+ * Carries out one script's statements against the store, in the script's session context (its
+ * current catalog and database, which USE changes). One instance per script.
+ */
+final class StatementExecutor implements Statement.Visitor<StatementResult> {
+
+  private final MaterializedTableService tables;
+  private final CatalogService catalogs;
+  private final TableQueries queries;
+  private String catalog;
+  private String database;
+  private Parser.Parsed current;
+
+  private StatementExecutor(
+      MaterializedTableService tables, CatalogService catalogs, TableQueries queries, String catalog, String database) {
+    this.tables = tables;
+    this.catalogs = catalogs;
+    this.queries = queries;
+    this.catalog = catalog;
+    this.database = database;
+  }
+
+  /** Makes executors with the services wired in. */
+  @Component
+  static class Factory {
+    private final MaterializedTableService tables;
+    private final CatalogService catalogs;
+    private final TableQueries queries;
+
+    Factory(MaterializedTableService tables, CatalogService catalogs, TableQueries queries) {
+      this.tables = tables;
+      this.catalogs = catalogs;
+      this.queries = queries;
+    }
+
+    StatementExecutor create(String catalog, String database) {
+      return new StatementExecutor(tables, catalogs, queries, catalog, database);
+    }
+  }
+
+  StatementResult execute(Parser.Parsed parsed) {
+    current = parsed;
+    return parsed.statement().accept(this);
+  }
+
+  private ObjectName resolve(ObjectName name) {
+    return name.resolve(catalog, database);
+  }
+
+  @Override
+  public StatementResult createMaterializedTable(Statement.CreateMaterializedTable s) {
+    ObjectName name = resolve(s.name());
+    return changed(name, "MATERIALIZED_TABLE", tables.create(name, s.definition(), s.orAlter(), s.ifNotExists()));
+  }
+
+  @Override
+  public StatementResult alterMaterializedTable(Statement.AlterMaterializedTable s) {
+    ObjectName name = resolve(s.name());
+    return changed(name, "MATERIALIZED_TABLE", tables.alter(name, s.action()));
+  }
+
+  @Override
+  public StatementResult dropMaterializedTable(Statement.DropMaterializedTable s) {
+    ObjectName name = resolve(s.name());
+    return changed(name, "MATERIALIZED_TABLE", tables.drop(name, s.ifExists()));
+  }
+
+  @Override
+  public StatementResult showMaterializedTables(Statement.ShowMaterializedTables s) {
+    ObjectName db = s.database() == null ? new ObjectName(catalog, null, database) : s.database();
+    String inCatalog = db.database() != null ? db.database() : catalog;
+    List<List<Object>> rows = tables.list(inCatalog, db.name()).stream()
+        .map(MaterializedTable::getName)
+        .filter(n -> s.like() == null || TableQueries.like(n, s.like()))
+        .map(n -> List.<Object>of(n))
+        .toList();
+    return rows(List.of("table_name"), rows);
+  }
+
+  @Override
+  public StatementResult showCreateMaterializedTable(Statement.ShowCreateMaterializedTable s) {
+    MaterializedTable table = tables.get(resolve(s.name()));
+    String ddl = MaterializedTableService.showCreate(table.objectName(), tables.spec(table));
+    return rows(List.of("create_statement"), List.of(List.of(ddl)));
+  }
+
+  @Override
+  public StatementResult showMaterializedTable(Statement.ShowMaterializedTable s) {
+    return rows(List.of("direction", "table", "type"), queries.lineage(tables.get(resolve(s.name()))));
+  }
+
+  @Override
+  public StatementResult describe(Statement.Describe s) {
+    ObjectName name = resolve(s.name());
+    return rows(TableQueries.DESCRIBE_COLUMNS, queries.describe(name));
+  }
+
+  @Override
+  public StatementResult select(Statement.Select s) {
+    ObjectName from = s.from();
+    if (!"information_schema".equalsIgnoreCase(from.database()) || !"materialized_tables".equalsIgnoreCase(from.name())) {
+      throw new ApiException(ErrorCode.UNSUPPORTED_STATEMENT,
+          "Only information_schema.materialized_tables can be queried here; reading " + from + " is not supported");
+    }
+    String inCatalog = from.catalog() != null ? from.catalog() : catalog;
+    TableQueries.Rows rows = queries.informationSchema(inCatalog, s);
+    return rows(rows.columns(), rows.rows());
+  }
+
+  @Override
+  public StatementResult createPipelineTable(Statement.CreatePipelineTable s) {
+    ObjectName name = resolve(s.name());
+    return changed(name, "PIPELINE_TABLE", tables.createPipelineTable(name, s));
+  }
+
+  @Override
+  public StatementResult createFlow(Statement.CreateFlow s) {
+    ObjectName target = resolve(s.target());
+    return changed(target, "PIPELINE_TABLE", tables.addFlow(target, s));
+  }
+
+  @Override
+  public StatementResult createSourceTable(Statement.CreateSourceTable s) {
+    ObjectName name = resolve(s.name());
+    if (tables.find(name).isPresent()) {
+      throw new ApiException(ErrorCode.ALREADY_EXISTS, "A materialized table named " + name + " already exists");
+    }
+    if (catalogs.findSourceTable(name).isPresent()) {
+      if (s.ifNotExists()) {
+        return result(name, "SOURCE_TABLE", "SKIPPED", "Table " + name + " already exists; nothing done");
+      }
+      throw new ApiException(ErrorCode.ALREADY_EXISTS, "Table " + name + " already exists");
+    }
+    catalogs.registerSourceTable(name.catalog(), name.database(), SourceTableDefinition.of(s));
+    return result(name, "SOURCE_TABLE", "CREATED", "Table " + name + " registered");
+  }
+
+  @Override
+  public StatementResult dropTable(Statement.DropTable s) {
+    ObjectName name = resolve(s.name());
+    SourceTable table = catalogs.findSourceTable(name).orElse(null);
+    if (table == null) {
+      if (tables.find(name).isPresent()) {
+        throw new ApiException(ErrorCode.CONFLICT, name + " is a materialized table; use DROP MATERIALIZED TABLE");
+      }
+      if (s.ifExists()) {
+        return result(name, "SOURCE_TABLE", "SKIPPED", "Table " + name + " does not exist; nothing done");
+      }
+      throw new ApiException(ErrorCode.NOT_FOUND, "Table " + name + " does not exist");
+    }
+    List<String> readers = queries.readersOf(name);
+    if (!readers.isEmpty()) {
+      throw new ApiException(ErrorCode.CONFLICT, "Table " + name + " is read by " + String.join(", ", readers) + "; drop those first");
+    }
+    catalogs.dropSourceTable(table);
+    return result(name, "SOURCE_TABLE", "DROPPED", "Table " + name + " dropped");
+  }
+
+  @Override
+  public StatementResult showTables(Statement.ShowTables s) {
+    ObjectName db = s.database() == null ? new ObjectName(catalog, null, database) : s.database();
+    String inCatalog = db.database() != null ? db.database() : catalog;
+    return rows(List.of("table_name", "type"), queries.tables(inCatalog, db.name()));
+  }
+
+  @Override
+  public StatementResult use(Statement.Use s) {
+    if (s.database() == null) {
+      catalog = s.catalog();
+    } else {
+      if (s.catalog() != null) {
+        catalog = s.catalog();
+      }
+      database = s.database();
+    }
+    return result(null, null, "OK", "Using " + catalog + "." + database);
+  }
+
+  private StatementResult changed(ObjectName name, String type, TableChange change) {
+    return result(name, type, change.outcome().name(), change.message());
+  }
+
+  private StatementResult result(ObjectName name, String type, String outcome, String message) {
+    Resource resource = name == null ? null : new Resource(type, name.catalog(), name.database(), name.name());
+    return new StatementResult(current.index(), current.statement().kind(), current.text(), resource, outcome, message, null, null);
+  }
+
+  private StatementResult rows(List<String> columns, List<List<Object>> rows) {
+    return new StatementResult(current.index(), current.statement().kind(), current.text(), null, "OK", null, columns, rows);
+  }
+}

@@ -1,0 +1,23 @@
+package dev.tributary.statement;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.util.List;
+
+/**
+ * The result of one statement of a script: its kind, the resource it touched, what happened, and
+ * rows for SHOW, DESCRIBE and SELECT.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record StatementResult(
+    int index,
+    String kind,
+    String statement,
+    Resource resource,
+    String outcome,
+    String message,
+    List<String> columns,
+    List<List<Object>> rows) {
+
+  /** A catalog object, by its three-part name. */
+  public record Resource(String type, String catalog, String database, String name) {}
+}

@@ -1,0 +1,227 @@
+package dev.tributary.statement;
+
+import dev.tributary.catalog.CatalogService;
+import dev.tributary.catalog.SourceTable;
+import dev.tributary.sql.Column;
+import dev.tributary.sql.Defaults;
+import dev.tributary.sql.MaterializedTableDefinition;
+import dev.tributary.sql.ObjectName;
+import dev.tributary.sql.QueryReferences;
+import dev.tributary.sql.Statement;
+import dev.tributary.sql.TableSchema;
+import dev.tributary.system.ApiException;
+import dev.tributary.system.ErrorCode;
+import dev.tributary.system.Json;
+import dev.tributary.table.MaterializedTable;
+import dev.tributary.table.MaterializedTableService;
+import dev.tributary.table.TableSpec;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+import org.springframework.stereotype.Component;
+import tools.jackson.databind.JsonNode;
+
+/** The read-only statements: DESCRIBE, lineage, SHOW TABLES and information_schema. */
+@Component
+class TableQueries {
+
+  static final List<String> DESCRIBE_COLUMNS = List.of("name", "type", "null", "key", "extras", "watermark");
+  static final List<String> INFORMATION_SCHEMA_COLUMNS =
+      List.of("table_catalog", "table_schema", "table_name", "table_type", "refresh_mode", "freshness", "status",
+          "generation", "observed_generation", "last_refresh", "next_refresh", "job_id", "job_running_time");
+
+  /** A result set. */
+  record Rows(List<String> columns, List<List<Object>> rows) {}
+
+  private final MaterializedTableService tables;
+  private final CatalogService catalogs;
+
+  TableQueries(MaterializedTableService tables, CatalogService catalogs) {
+    this.tables = tables;
+    this.catalogs = catalogs;
+  }
+
+  List<List<Object>> describe(ObjectName name) {
+    TableSchema schema;
+    var table = tables.find(name);
+    if (table.isPresent()) {
+      TableSpec spec = tables.spec(table.get());
+      schema = spec.kind() == TableSpec.Kind.MATERIALIZED_TABLE ? spec.definition().schema() : spec.pipeline().schema();
+      if (!TableSchema.hasPhysicalColumns(schema)) {
+        throw new ApiException(ErrorCode.CONFLICT,
+            "The columns of " + name + " are inferred from its query when the table is provisioned; none are known yet");
+      }
+    } else {
+      SourceTable source = catalogs.findSourceTable(name)
+          .orElseThrow(() -> new ApiException(ErrorCode.NOT_FOUND, "Table " + name + " does not exist"));
+      schema = source.definition().schema();
+    }
+    List<List<Object>> rows = new ArrayList<>();
+    for (Column c : schema.columns()) {
+      boolean key = schema.primaryKey() != null && schema.primaryKey().columns().contains(c.name());
+      String extras = switch (c.kind()) {
+        case COMPUTED -> "AS " + c.expression();
+        case METADATA -> "METADATA" + (c.metadataKey() == null ? "" : " FROM '" + c.metadataKey() + "'") + (c.virtual() ? " VIRTUAL" : "");
+        case PHYSICAL -> null;
+      };
+      String watermark = schema.watermark() != null && schema.watermark().column().equals(c.name()) ? schema.watermark().expression() : null;
+      rows.add(Arrays.asList(c.name(), c.type(), !c.notNull() && !key, key ? "PRI(" + c.name() + ")" : null, extras, watermark));
+    }
+    return rows;
+  }
+
+  /** What the table reads (resolved against the catalog) and which materialized tables read it. */
+  List<List<Object>> lineage(MaterializedTable table) {
+    List<List<Object>> rows = new ArrayList<>();
+    ObjectName self = table.objectName();
+    for (ObjectName read : reads(table)) {
+      rows.add(List.of("reads", read.toString(), typeOf(read)));
+    }
+    for (String reader : readersOf(self)) {
+      rows.add(List.of("read_by", reader, "MATERIALIZED_TABLE"));
+    }
+    return rows;
+  }
+
+  /** The materialized tables whose queries read the named table. */
+  List<String> readersOf(ObjectName name) {
+    return tables.all().stream()
+        .filter(t -> reads(t).contains(name))
+        .map(MaterializedTable::qualifiedName)
+        .sorted()
+        .toList();
+  }
+
+  List<List<Object>> tables(String catalog, String database) {
+    List<List<Object>> rows = new ArrayList<>();
+    catalogs.findDatabase(catalog, database).ifPresent(db -> catalogs.sourceTables(catalog, database)
+        .forEach(t -> rows.add(List.of(t.getName(), "SOURCE_TABLE"))));
+    tables.list(catalog, database).forEach(t -> rows.add(List.of(t.getName(), tables.spec(t).kind().name())));
+    rows.sort((a, b) -> a.get(0).toString().compareTo(b.get(0).toString()));
+    return rows;
+  }
+
+  Rows informationSchema(String catalog, Statement.Select select) {
+    List<String> columns = select.columns().equals(List.of("*")) ? INFORMATION_SCHEMA_COLUMNS : select.columns();
+    for (String c : columns) {
+      if (!INFORMATION_SCHEMA_COLUMNS.contains(c)) {
+        throw new ApiException(ErrorCode.VALIDATION_FAILED,
+            "information_schema.materialized_tables has no column '" + c + "'; it has " + String.join(", ", INFORMATION_SCHEMA_COLUMNS));
+      }
+    }
+    for (Statement.Predicate p : select.where()) {
+      if (!INFORMATION_SCHEMA_COLUMNS.contains(p.column())) {
+        throw new ApiException(ErrorCode.VALIDATION_FAILED, "information_schema.materialized_tables has no column '" + p.column() + "'");
+      }
+    }
+    List<List<Object>> rows = new ArrayList<>();
+    for (MaterializedTable t : tables.all()) {
+      if (!t.getDatabase().getCatalog().getName().equals(catalog)) {
+        continue;
+      }
+      Map<String, Object> row = informationSchemaRow(t);
+      if (select.where().stream().allMatch(p -> matches(row.get(p.column()), p))) {
+        rows.add(columns.stream().map(row::get).toList());
+      }
+    }
+    rows.sort((a, b) -> String.valueOf(a).compareTo(String.valueOf(b)));
+    int limit = select.limit() == null ? rows.size() : Math.min(select.limit(), rows.size());
+    return new Rows(columns, rows.subList(0, limit));
+  }
+
+  private Map<String, Object> informationSchemaRow(MaterializedTable t) {
+    TableSpec spec = tables.spec(t);
+    JsonNode status = Json.read(t.getStatus(), JsonNode.class);
+    Map<String, Object> row = new LinkedHashMap<>();
+    row.put("table_catalog", t.getDatabase().getCatalog().getName());
+    row.put("table_schema", t.getDatabase().getName());
+    row.put("table_name", t.getName());
+    row.put("table_type", spec.kind().name());
+    if (spec.kind() == TableSpec.Kind.MATERIALIZED_TABLE) {
+      MaterializedTableDefinition effective = Defaults.effective(spec.definition());
+      row.put("refresh_mode", effective.refreshMode().name());
+      row.put("freshness", effective.freshness().sql());
+    } else {
+      row.put("refresh_mode", "CONTINUOUS");
+      row.put("freshness", null);
+    }
+    row.put("status", spec.stopped() && t.getPhase().name().equals("RUNNING") ? "STOPPING" : t.getPhase().name());
+    row.put("generation", t.getGeneration());
+    row.put("observed_generation", t.getObservedGeneration());
+    row.put("last_refresh", text(status, "lastRefresh"));
+    row.put("next_refresh", text(status, "nextRefresh"));
+    row.put("job_id", text(status, "jobId"));
+    row.put("job_running_time", text(status, "jobRunningTime"));
+    return row;
+  }
+
+  private List<ObjectName> reads(MaterializedTable table) {
+    TableSpec spec = tables.spec(table);
+    List<String> queries = new ArrayList<>();
+    if (spec.kind() == TableSpec.Kind.MATERIALIZED_TABLE) {
+      queries.add(spec.definition().query());
+    } else {
+      queries.add(spec.pipeline().flow().query());
+      spec.flows().forEach(f -> queries.add(f.query()));
+    }
+    ObjectName self = table.objectName();
+    return queries.stream()
+        .flatMap(q -> QueryReferences.tables(q).stream())
+        .map(n -> n.resolve(self.catalog(), self.database()))
+        .distinct()
+        .toList();
+  }
+
+  private String typeOf(ObjectName name) {
+    if (catalogs.findSourceTable(name).isPresent()) {
+      return "SOURCE_TABLE";
+    }
+    return tables.find(name).map(t -> tables.spec(t).kind().name()).orElse("UNKNOWN");
+  }
+
+  private static String text(JsonNode node, String field) {
+    JsonNode value = node.path(field);
+    return value.isMissingNode() || value.isNull() ? null : value.asString();
+  }
+
+  static boolean matches(Object value, Statement.Predicate p) {
+    String v = value == null ? null : value.toString();
+    return switch (p.operator()) {
+      case "IS NULL" -> v == null;
+      case "IS NOT NULL" -> v != null;
+      case "IN" -> v != null && p.values().contains(v);
+      case "LIKE" -> v != null && like(v, p.values().get(0));
+      case "NOT LIKE" -> v != null && !like(v, p.values().get(0));
+      default -> v != null && compare(v, p.values().get(0), p.operator());
+    };
+  }
+
+  private static boolean compare(String left, String right, String operator) {
+    int c;
+    try {
+      c = new java.math.BigDecimal(left).compareTo(new java.math.BigDecimal(right));
+    } catch (NumberFormatException e) {
+      c = left.compareTo(right);
+    }
+    return switch (operator) {
+      case "=" -> c == 0;
+      case "<>" -> c != 0;
+      case "<" -> c < 0;
+      case "<=" -> c <= 0;
+      case ">" -> c > 0;
+      default -> c >= 0;
+    };
+  }
+
+  /** SQL LIKE: % any run, _ any one character; everything else literal. */
+  static boolean like(String value, String pattern) {
+    StringBuilder regex = new StringBuilder();
+    for (char ch : pattern.toCharArray()) {
+      regex.append(ch == '%' ? ".*" : ch == '_' ? "." : Pattern.quote(String.valueOf(ch)));
+    }
+    return Pattern.compile(regex.toString(), Pattern.DOTALL).matcher(value).matches();
+  }
+}

@@ -1,0 +1,223 @@
+package dev.tributary.table;
+
+import dev.tributary.catalog.CatalogDatabase;
+import dev.tributary.catalog.CatalogService;
+import dev.tributary.sql.Defaults;
+import dev.tributary.sql.MaterializedTableDefinition;
+import dev.tributary.sql.ObjectName;
+import dev.tributary.sql.Printer;
+import dev.tributary.sql.Statement;
+import dev.tributary.system.ApiException;
+import dev.tributary.system.ErrorCode;
+import dev.tributary.system.Json;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.annotation.Transactional;
+
+/**
+ * Materialized and pipeline tables in the store: every write bumps the generation the reconciler
+ * acts on, records a version when the definition changed, and logs an event. Names passed in are
+ * fully qualified.
+ */
+@Service
+public class MaterializedTableService {
+
+  private final CatalogService catalogs;
+  private final MaterializedTableRepository tables;
+  private final MaterializedTableVersionRepository versions;
+  private final TableEventRepository events;
+
+  MaterializedTableService(
+      CatalogService catalogs,
+      MaterializedTableRepository tables,
+      MaterializedTableVersionRepository versions,
+      TableEventRepository events) {
+    this.catalogs = catalogs;
+    this.tables = tables;
+    this.versions = versions;
+    this.events = events;
+  }
+
+  @Transactional
+  public TableChange create(
+      ObjectName name, MaterializedTableDefinition definition, boolean orAlter, boolean ifNotExists) {
+    Optional<MaterializedTable> existing = find(name);
+    if (existing.isPresent()) {
+      if (orAlter) {
+        return changeDefinition(existing.get(), definition, "Altered");
+      }
+      if (ifNotExists) {
+        return new TableChange(existing.get(), TableChange.Outcome.SKIPPED, "Materialized table " + name + " already exists; nothing done");
+      }
+      throw new ApiException(ErrorCode.ALREADY_EXISTS,
+          "Materialized table " + name + " already exists; use CREATE OR ALTER MATERIALIZED TABLE to change it");
+    }
+    return insert(name, TableSpec.of(definition));
+  }
+
+  @Transactional
+  public TableChange createPipelineTable(ObjectName name, Statement.CreatePipelineTable statement) {
+    if (find(name).isPresent()) {
+      throw new ApiException(ErrorCode.ALREADY_EXISTS, "Table " + name + " already exists");
+    }
+    return insert(name, TableSpec.of(statement));
+  }
+
+  @Transactional
+  public TableChange addFlow(ObjectName target, Statement.CreateFlow flow) {
+    MaterializedTable table = get(target);
+    TableSpec spec = spec(table);
+    if (spec.kind() != TableSpec.Kind.PIPELINE_TABLE) {
+      throw new ApiException(ErrorCode.CONFLICT, target + " is a materialized table; flows write into pipeline tables (CREATE TABLE ... FLOW)");
+    }
+    String flowName = flow.name().name();
+    boolean taken = flowName.equals(target.name()) || spec.flows().stream().anyMatch(f -> f.name().name().equals(flowName));
+    if (taken) {
+      throw new ApiException(ErrorCode.ALREADY_EXISTS, "Flow " + flowName + " into " + target + " already exists");
+    }
+    return write(table, spec.withFlow(flow), true, "FlowAdded", "Flow " + flowName + " added");
+  }
+
+  @Transactional
+  public TableChange alter(ObjectName name, Statement.AlterAction action) {
+    MaterializedTable table = get(name);
+    TableSpec spec = spec(table);
+    return switch (action.effect()) {
+      case SUSPEND -> spec.stopped()
+          ? unchanged(table, name + " is already suspended")
+          : write(table, spec.withStopped(true), false, "SuspendRequested", "Suspend requested");
+      case RESUME -> !spec.stopped()
+          ? unchanged(table, name + " is not suspended")
+          : write(table, spec.withStopped(false), false, "ResumeRequested", "Resume requested");
+      case REFRESH -> refresh(table, action);
+      case DEFINITION -> {
+        requireMaterialized(name, spec);
+        MaterializedTableDefinition changed;
+        try {
+          changed = action.applyTo(spec.definition());
+        } catch (IllegalArgumentException e) {
+          throw new ApiException(ErrorCode.INVALID_DEFINITION, e.getMessage() + " (table " + name + ")");
+        }
+        yield changeDefinition(table, changed, "Altered");
+      }
+    };
+  }
+
+  @Transactional
+  public TableChange drop(ObjectName name, boolean ifExists) {
+    Optional<MaterializedTable> table = find(name);
+    if (table.isEmpty()) {
+      if (ifExists) {
+        return new TableChange(null, TableChange.Outcome.SKIPPED, "Materialized table " + name + " does not exist; nothing done");
+      }
+      throw notFound(name);
+    }
+    // Until the reconciler owns deletion, the definition goes at once; versions and events stay.
+    event(table.get(), TableEvent.Type.NORMAL, "Dropped", "Definition removed; versions and events are kept");
+    tables.delete(table.get());
+    return new TableChange(null, TableChange.Outcome.DROPPED, "Materialized table " + name + " dropped");
+  }
+
+  @Transactional(readOnly = true)
+  public Optional<MaterializedTable> find(ObjectName name) {
+    return catalogs.findDatabase(name.catalog(), name.database()).flatMap(db -> tables.findByDatabaseAndName(db, name.name()));
+  }
+
+  @Transactional(readOnly = true)
+  public MaterializedTable get(ObjectName name) {
+    return find(name).orElseThrow(() -> notFound(name));
+  }
+
+  @Transactional(readOnly = true)
+  public List<MaterializedTable> list(String catalog, String database) {
+    return catalogs.findDatabase(catalog, database).map(tables::findByDatabaseOrderByName).orElse(List.of());
+  }
+
+  @Transactional(readOnly = true)
+  public List<MaterializedTable> all() {
+    return tables.findAll();
+  }
+
+  @Transactional(readOnly = true)
+  public List<MaterializedTableVersion> versions(MaterializedTable table) {
+    return versions.findByKeyTableIdOrderByKeyVersion(table.getId());
+  }
+
+  @Transactional(readOnly = true)
+  public List<TableEvent> events(MaterializedTable table) {
+    return events.findByTableIdOrderById(table.getId());
+  }
+
+  public TableSpec spec(MaterializedTable table) {
+    return Json.read(table.getSpec(), TableSpec.class);
+  }
+
+  /** SHOW CREATE: the effective definition, every default written out. */
+  public static String showCreate(ObjectName name, TableSpec spec) {
+    if (spec.kind() == TableSpec.Kind.PIPELINE_TABLE) {
+      StringBuilder sql = new StringBuilder(Printer.print(spec.pipeline()));
+      spec.flows().forEach(f -> sql.append(";\n").append(Printer.print(f)));
+      return sql.toString();
+    }
+    return Printer.print(new Statement.CreateMaterializedTable(name, false, false, Defaults.effective(spec.definition())));
+  }
+
+  private TableChange insert(ObjectName name, TableSpec spec) {
+    if (catalogs.findSourceTable(name).isPresent()) {
+      throw new ApiException(ErrorCode.ALREADY_EXISTS, "A source table named " + name + " already exists");
+    }
+    CatalogDatabase db = catalogs.ensureDatabase(name.catalog(), name.database());
+    MaterializedTable table = new MaterializedTable(UUID.randomUUID(), db, name.name(), Json.write(spec), showCreate(name, spec));
+    tables.saveAndFlush(table);
+    versions.save(new MaterializedTableVersion(table));
+    event(table, TableEvent.Type.NORMAL, "Created", "Definition stored as version 1; waiting for the reconciler");
+    return new TableChange(table, TableChange.Outcome.CREATED, (spec.kind() == TableSpec.Kind.PIPELINE_TABLE ? "Pipeline table " : "Materialized table ") + name + " created");
+  }
+
+  private TableChange changeDefinition(MaterializedTable table, MaterializedTableDefinition definition, String reason) {
+    TableSpec spec = spec(table);
+    requireMaterialized(table.objectName(), spec);
+    if (spec.definition().equals(definition)) {
+      return unchanged(table, "Definition of " + table.objectName() + " is unchanged");
+    }
+    return write(table, spec.withDefinition(definition), true, reason, "Definition changed");
+  }
+
+  private TableChange write(MaterializedTable table, TableSpec spec, boolean newVersion, String reason, String message) {
+    String definition = newVersion ? showCreate(table.objectName(), spec) : table.getDefinition();
+    table.respecify(Json.write(spec), definition);
+    tables.saveAndFlush(table);
+    if (newVersion) {
+      versions.save(new MaterializedTableVersion(table));
+    }
+    event(table, TableEvent.Type.NORMAL, reason, message + " (generation " + table.getGeneration() + ")");
+    return new TableChange(table, newVersion ? TableChange.Outcome.UPDATED : TableChange.Outcome.REQUESTED,
+        message + " for " + table.objectName() + " (generation " + table.getGeneration() + ")");
+  }
+
+  private TableChange refresh(MaterializedTable table, Statement.AlterAction action) {
+    event(table, TableEvent.Type.NORMAL, "RefreshRequested", "ALTER MATERIALIZED TABLE ... " + action.sql());
+    return new TableChange(table, TableChange.Outcome.REQUESTED,
+        "Refresh of " + table.objectName() + " recorded; manual refreshes are carried out once FULL refresh scheduling is available");
+  }
+
+  private TableChange unchanged(MaterializedTable table, String message) {
+    return new TableChange(table, TableChange.Outcome.UNCHANGED, message);
+  }
+
+  private void event(MaterializedTable table, TableEvent.Type type, String reason, String message) {
+    events.save(new TableEvent(table.getId(), type, reason, message));
+  }
+
+  private static void requireMaterialized(ObjectName name, TableSpec spec) {
+    if (spec.kind() != TableSpec.Kind.MATERIALIZED_TABLE) {
+      throw new ApiException(ErrorCode.CONFLICT, name + " is a pipeline table; change it with CREATE FLOW or drop and recreate it");
+    }
+  }
+
+  private static ApiException notFound(ObjectName name) {
+    return new ApiException(ErrorCode.NOT_FOUND, "Materialized table " + name + " does not exist");
+  }
+}

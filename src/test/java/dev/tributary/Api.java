@@ -1,0 +1,54 @@
+package dev.tributary;
+
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.springframework.http.MediaType;
+import org.springframework.web.client.RestClient;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/** A small HTTP client for tests of the running service: every answer, errors included. */
+public final class Api {
+
+  /** Status, content type and JSON body of an answer. */
+  public record Answer(int status, String contentType, JsonNode body, String text) {}
+
+  private final RestClient http;
+
+  public Api(int port) {
+    this.http = RestClient.create("http://127.0.0.1:" + port);
+  }
+
+  public Answer get(String path) {
+    return read(http.get().uri(path));
+  }
+
+  public Answer post(String path, Object body) {
+    return read(http.post().uri(path).contentType(MediaType.APPLICATION_JSON).body(body));
+  }
+
+  /** POST /v1/statements with a context. */
+  public Answer sql(String statement, String catalog, String database) {
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("statement", statement);
+    body.put("catalog", catalog);
+    body.put("database", database);
+    return post("/v1/statements", body);
+  }
+
+  private static Answer read(RestClient.RequestHeadersSpec<?> request) {
+    return request.exchange(
+        (req, res) -> {
+          String text = new String(res.getBody().readAllBytes(), StandardCharsets.UTF_8);
+          JsonNode body;
+          try {
+            body = text.isBlank() ? JsonMapper.shared().missingNode() : JsonMapper.shared().readTree(text);
+          } catch (tools.jackson.core.JacksonException e) {
+            body = JsonMapper.shared().missingNode();
+          }
+          MediaType type = res.getHeaders().getContentType();
+          return new Answer(res.getStatusCode().value(), type == null ? null : type.toString(), body, text);
+        });
+  }
+}

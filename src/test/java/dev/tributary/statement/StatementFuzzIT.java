@@ -1,0 +1,68 @@
+package dev.tributary.statement;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+import dev.tributary.Api;
+import dev.tributary.Api.Answer;
+import dev.tributary.TributaryIT;
+import dev.tributary.sql.Mutations;
+import dev.tributary.sql.Parser;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+/** Generated and mutated statements over HTTP: never a 5xx, every refusal a problem with a message. */
+@TributaryIT
+class StatementFuzzIT {
+
+  @LocalServerPort int port;
+
+  @Test
+  void shouldNeverAnswer5xxForAnyStatement() throws IOException {
+    Api api = new Api(port);
+    List<String> inputs = Mutations.generate(seeds(), 11_000, new Random(7));
+    inputs.set(6, "x".repeat(1_100_000));
+
+    assertTimeoutPreemptively(
+        Duration.ofMinutes(4),
+        () -> {
+          int accepted = 0;
+          for (int i = 0; i < inputs.size(); i++) {
+            // Most go to the linter; every tenth runs for real in a scratch catalog.
+            Answer answer =
+                i % 10 == 0
+                    ? api.sql(inputs.get(i), "fuzz", "db" + (i % 7))
+                    : api.post("/v1/statements/validate", Map.of("statement", inputs.get(i)));
+            String input = inputs.get(i);
+            String shown = input.length() > 300 ? input.substring(0, 300) + "..." : input;
+            assertThat(answer.status()).as(shown).isLessThan(500);
+            if (answer.status() >= 400) {
+              assertThat(answer.contentType()).as(shown).isEqualTo("application/problem+json");
+              assertThat(answer.body().path("detail").asString()).as(shown).isNotBlank();
+              assertThat(answer.body().path("code").asString()).as(shown).isNotBlank();
+            } else {
+              accepted++;
+            }
+          }
+          assertThat(accepted).isBetween(100, inputs.size() - 100);
+        });
+  }
+
+  private static List<String> seeds() throws IOException {
+    List<String> statements = new ArrayList<>();
+    try (var files = Files.list(Path.of("src/test/resources/sql/seeds"))) {
+      for (Path file : files.filter(p -> p.toString().endsWith(".sql")).sorted().toList()) {
+        Parser.parseScript(Files.readString(file)).forEach(p -> statements.add(p.text()));
+      }
+    }
+    return statements;
+  }
+}

@@ -1,0 +1,37 @@
+package dev.tributary.table;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tributary.sql.Parser;
+import dev.tributary.sql.Statement;
+import dev.tributary.system.Json;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+/** What goes into the spec column comes back equal, for every seed definition. */
+class TableSpecJsonTest {
+
+  @Test
+  void shouldStoreAndLoadEverySeedDefinitionUnchanged() throws IOException {
+    int checked = 0;
+    try (var files = Files.list(Path.of("src/test/resources/sql/seeds"))) {
+      for (Path file : files.filter(p -> p.toString().endsWith(".sql")).toList()) {
+        for (Parser.Parsed parsed : Parser.parseScript(Files.readString(file))) {
+          TableSpec spec = null;
+          if (parsed.statement() instanceof Statement.CreateMaterializedTable create) {
+            spec = TableSpec.of(create.definition()).withStopped(true);
+          } else if (parsed.statement() instanceof Statement.CreatePipelineTable pipeline) {
+            spec = TableSpec.of(pipeline);
+          }
+          if (spec != null) {
+            assertThat(Json.read(Json.write(spec), TableSpec.class)).isEqualTo(spec);
+            checked++;
+          }
+        }
+      }
+    }
+    assertThat(checked).isGreaterThan(15);
+  }
+}
