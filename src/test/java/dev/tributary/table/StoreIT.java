@@ -6,6 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.tributary.TributaryIT;
 import dev.tributary.catalog.CatalogDatabase;
 import dev.tributary.catalog.CatalogService;
+import dev.tributary.sql.Parser;
+import dev.tributary.sql.Statement;
+import dev.tributary.system.Json;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.quartz.Scheduler;
@@ -24,12 +27,19 @@ class StoreIT {
   @Autowired Scheduler scheduler;
   @Autowired JdbcTemplate jdbc;
 
+  /** A valid stored spec: other tests read every table of the shared store. */
+  static String spec(String query) {
+    Statement.CreateMaterializedTable create =
+        (Statement.CreateMaterializedTable) Parser.parse("CREATE MATERIALIZED TABLE t AS " + query);
+    return Json.write(TableSpec.of(create.definition()));
+  }
+
   @Test
   void shouldStoreATableWithItsSpecStatusVersionsAndEvents() {
     CatalogDatabase db = catalogs.ensureDatabase("store_it", "db_" + UUID.randomUUID());
     MaterializedTable table =
         new MaterializedTable(
-            UUID.randomUUID(), db, "orders_by_customer", "{\"query\": \"SELECT 1\"}", "CREATE ...");
+            UUID.randomUUID(), db, "orders_by_customer", spec("SELECT 1"), "CREATE ...");
     tables.saveAndFlush(table);
     versions.save(new MaterializedTableVersion(table));
     events.save(new TableEvent(table.getId(), TableEvent.Type.NORMAL, "Accepted", "Stored"));
@@ -41,7 +51,7 @@ class StoreIT {
     assertThat(read.getObservedGeneration()).isZero();
     assertThat(read.qualifiedName()).isEqualTo(db.qualifiedName() + ".orders_by_customer");
     assertThat(jdbc.queryForObject(
-            "SELECT spec ->> 'query' FROM materialized_table WHERE id = ?", String.class, table.getId()))
+            "SELECT spec -> 'definition' ->> 'query' FROM materialized_table WHERE id = ?", String.class, table.getId()))
         .isEqualTo("SELECT 1");
     assertThat(versions.findByKeyTableIdOrderByKeyVersion(table.getId()))
         .singleElement()
@@ -55,13 +65,13 @@ class StoreIT {
   void shouldRejectAWriteBasedOnAStaleResourceVersion() {
     CatalogDatabase db = catalogs.ensureDatabase("store_it", "db_" + UUID.randomUUID());
     UUID id = UUID.randomUUID();
-    tables.saveAndFlush(new MaterializedTable(id, db, "t", "{}", "CREATE ..."));
+    tables.saveAndFlush(new MaterializedTable(id, db, "t", spec("SELECT 1"), "CREATE ..."));
     MaterializedTable first = tables.findById(id).orElseThrow();
     MaterializedTable stale = tables.findById(id).orElseThrow();
 
-    first.respecify("{\"v\": 2}", "CREATE ... v2");
+    first.respecify(spec("SELECT 2"), "CREATE ... v2");
     tables.saveAndFlush(first);
-    stale.respecify("{\"v\": 3}", "CREATE ... v3");
+    stale.respecify(spec("SELECT 3"), "CREATE ... v3");
 
     assertThatThrownBy(() -> tables.saveAndFlush(stale))
         .isInstanceOf(ObjectOptimisticLockingFailureException.class);
@@ -74,7 +84,7 @@ class StoreIT {
   void shouldRefuseAPhaseOutsideTheLifecycle() {
     CatalogDatabase db = catalogs.ensureDatabase("store_it", "db_" + UUID.randomUUID());
     UUID id = UUID.randomUUID();
-    tables.saveAndFlush(new MaterializedTable(id, db, "t", "{}", "CREATE ..."));
+    tables.saveAndFlush(new MaterializedTable(id, db, "t", spec("SELECT 1"), "CREATE ..."));
 
     assertThatThrownBy(
             () -> jdbc.update("UPDATE materialized_table SET phase = 'SLEEPING' WHERE id = ?", id))
