@@ -28,6 +28,14 @@ public final class Api {
     return read(http.post().uri(path).contentType(MediaType.APPLICATION_JSON).body(body));
   }
 
+  public Answer put(String path, String ifMatch, Object body) {
+    var request = http.put().uri(path).contentType(MediaType.APPLICATION_JSON);
+    if (ifMatch != null) {
+      request = request.header("If-Match", ifMatch);
+    }
+    return read(request.body(body));
+  }
+
   /** POST /v1/statements with a context. */
   public Answer sql(String statement, String catalog, String database) {
     Map<String, Object> body = new LinkedHashMap<>();

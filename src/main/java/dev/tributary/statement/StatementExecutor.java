@@ -3,6 +3,7 @@ package dev.tributary.statement;
 import dev.tributary.catalog.CatalogService;
 import dev.tributary.catalog.SourceTable;
 import dev.tributary.catalog.SourceTableDefinition;
+import dev.tributary.reconcile.ProvisioningCheck;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.sql.Parser;
 import dev.tributary.sql.Statement;
@@ -24,15 +25,17 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
   private final MaterializedTableService tables;
   private final CatalogService catalogs;
   private final TableQueries queries;
+  private final ProvisioningCheck checks;
   private String catalog;
   private String database;
   private Parser.Parsed current;
 
-  private StatementExecutor(
-      MaterializedTableService tables, CatalogService catalogs, TableQueries queries, String catalog, String database) {
+  private StatementExecutor(MaterializedTableService tables, CatalogService catalogs, TableQueries queries,
+      ProvisioningCheck checks, String catalog, String database) {
     this.tables = tables;
     this.catalogs = catalogs;
     this.queries = queries;
+    this.checks = checks;
     this.catalog = catalog;
     this.database = database;
   }
@@ -43,15 +46,17 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
     private final MaterializedTableService tables;
     private final CatalogService catalogs;
     private final TableQueries queries;
+    private final ProvisioningCheck checks;
 
-    Factory(MaterializedTableService tables, CatalogService catalogs, TableQueries queries) {
+    Factory(MaterializedTableService tables, CatalogService catalogs, TableQueries queries, ProvisioningCheck checks) {
       this.tables = tables;
       this.catalogs = catalogs;
       this.queries = queries;
+      this.checks = checks;
     }
 
     StatementExecutor create(String catalog, String database) {
-      return new StatementExecutor(tables, catalogs, queries, catalog, database);
+      return new StatementExecutor(tables, catalogs, queries, checks, catalog, database);
     }
   }
 
@@ -67,12 +72,22 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
   @Override
   public StatementResult createMaterializedTable(Statement.CreateMaterializedTable s) {
     ObjectName name = resolve(s.name());
+    var existing = tables.find(name);
+    if (existing.isEmpty() || s.orAlter()) {
+      if (existing.isEmpty()) {
+        checks.checkNewTopic(name);
+      }
+      checks.checkQuery(name, s.definition());
+    }
     return changed(name, "MATERIALIZED_TABLE", tables.create(name, s.definition(), s.orAlter(), s.ifNotExists()));
   }
 
   @Override
   public StatementResult alterMaterializedTable(Statement.AlterMaterializedTable s) {
     ObjectName name = resolve(s.name());
+    if (s.action() instanceof Statement.Evolve evolve) {
+      checks.checkQuery(name, evolve.definition());
+    }
     return changed(name, "MATERIALIZED_TABLE", tables.alter(name, s.action()));
   }
 

@@ -11,6 +11,7 @@ public enum ErrorCode {
   STATEMENT_TOO_LARGE(400, "Statement too large"),
   UNSUPPORTED_STATEMENT(400, "Statement not supported"),
   INVALID_DEFINITION(400, "Invalid table definition"),
+  INVALID_QUERY(400, "Invalid query"),
   UNKNOWN_OPTION(400, "Unknown option"),
   INVALID_OPTION_VALUE(400, "Invalid option value"),
   NOT_FOUND(404, "Resource not found"),

@@ -22,6 +22,7 @@ import org.hibernate.type.SqlTypes;
  */
 @Entity
 @Table(name = "materialized_table")
+@org.hibernate.annotations.DynamicUpdate
 public class MaterializedTable {
 
   @Id private UUID id;
@@ -43,16 +44,21 @@ public class MaterializedTable {
   @Column(nullable = false)
   private long generation;
 
-  @Column(name = "observed_generation", nullable = false)
+  // Observed state is the reconciler's: it writes these columns with SQL (ReconcileStore), and the
+  // API's entity saves must never overwrite them with a stale copy.
+  @Column(name = "observed_generation", nullable = false, updatable = false)
   private long observedGeneration;
 
   @Enumerated(EnumType.STRING)
-  @Column(nullable = false)
+  @Column(nullable = false, updatable = false)
   private Phase phase;
 
   @JdbcTypeCode(SqlTypes.JSON)
-  @Column(nullable = false)
+  @Column(nullable = false, updatable = false)
   private String status;
+
+  @Column(name = "deletion_requested", nullable = false)
+  private boolean deletionRequested;
 
   @Version
   @Column(name = "resource_version", nullable = false)
@@ -64,10 +70,10 @@ public class MaterializedTable {
   @Column(name = "next_attempt_at", nullable = false)
   private Instant nextAttemptAt;
 
-  @Column(name = "lease_owner")
+  @Column(name = "lease_owner", insertable = false, updatable = false)
   private String leaseOwner;
 
-  @Column(name = "lease_expires_at")
+  @Column(name = "lease_expires_at", insertable = false, updatable = false)
   private Instant leaseExpiresAt;
 
   @Column(name = "created_at", nullable = false)
@@ -104,12 +110,17 @@ public class MaterializedTable {
     this.updatedAt = nextAttemptAt;
   }
 
-  /** Records what the reconciler observed for a generation. */
-  public void observe(long generation, Phase phase, String statusJson) {
-    this.observedGeneration = generation;
-    this.phase = phase;
-    this.status = statusJson;
-    this.updatedAt = Instant.now();
+  /** DROP: the reconciler cleans up the topic, subjects and job, then removes the row. */
+  public void requestDeletion() {
+    this.deletionRequested = true;
+    this.generation++;
+    this.attempt = 0;
+    this.nextAttemptAt = Instant.now();
+    this.updatedAt = nextAttemptAt;
+  }
+
+  public boolean isDeletionRequested() {
+    return deletionRequested;
   }
 
   public UUID getId() {

@@ -45,6 +45,7 @@ public class MaterializedTableService {
       ObjectName name, MaterializedTableDefinition definition, boolean orAlter, boolean ifNotExists) {
     Optional<MaterializedTable> existing = find(name);
     if (existing.isPresent()) {
+      requireNotDeleting(existing.get());
       if (orAlter) {
         return changeDefinition(existing.get(), definition, "Altered");
       }
@@ -68,6 +69,7 @@ public class MaterializedTableService {
   @Transactional
   public TableChange addFlow(ObjectName target, Statement.CreateFlow flow) {
     MaterializedTable table = get(target);
+    requireNotDeleting(table);
     TableSpec spec = spec(table);
     if (spec.kind() != TableSpec.Kind.PIPELINE_TABLE) {
       throw new ApiException(ErrorCode.CONFLICT, target + " is a materialized table; flows write into pipeline tables (CREATE TABLE ... FLOW)");
@@ -83,14 +85,17 @@ public class MaterializedTableService {
   @Transactional
   public TableChange alter(ObjectName name, Statement.AlterAction action) {
     MaterializedTable table = get(name);
+    requireNotDeleting(table);
     TableSpec spec = spec(table);
     return switch (action.effect()) {
       case SUSPEND -> spec.stopped()
           ? unchanged(table, name + " is already suspended")
           : write(table, spec.withStopped(true), false, "SuspendRequested", "Suspend requested");
-      case RESUME -> !spec.stopped()
-          ? unchanged(table, name + " is not suspended")
-          : write(table, spec.withStopped(false), false, "ResumeRequested", "Resume requested");
+      case RESUME -> spec.stopped()
+          ? write(table, spec.withStopped(false), false, "ResumeRequested", "Resume requested")
+          : table.getPhase() == Phase.FAILED
+              ? write(table, spec, false, "RestartRequested", "Restart of the failed table requested")
+              : unchanged(table, name + " is not suspended");
       case REFRESH -> refresh(table, action);
       case DEFINITION -> {
         requireMaterialized(name, spec);
@@ -114,10 +119,16 @@ public class MaterializedTableService {
       }
       throw notFound(name);
     }
-    // Until the reconciler owns deletion, the definition goes at once; versions and events stay.
-    event(table.get(), TableEvent.Type.NORMAL, "Dropped", "Definition removed; versions and events are kept");
-    tables.delete(table.get());
-    return new TableChange(null, TableChange.Outcome.DROPPED, "Materialized table " + name + " dropped");
+    if (table.get().isDeletionRequested()) {
+      return new TableChange(table.get(), TableChange.Outcome.UNCHANGED, name + " is already being dropped");
+    }
+    // The reconciler cancels the job, deletes topic and subjects, then removes the row; versions
+    // and events stay as history.
+    table.get().requestDeletion();
+    tables.saveAndFlush(table.get());
+    event(table.get(), TableEvent.Type.NORMAL, "DropRequested", "Drop requested (generation " + table.get().getGeneration() + ")");
+    return new TableChange(table.get(), TableChange.Outcome.REQUESTED,
+        "Dropping " + name + ": its job, topic and subjects are being removed");
   }
 
   @Transactional(readOnly = true)
@@ -209,6 +220,12 @@ public class MaterializedTableService {
 
   private void event(MaterializedTable table, TableEvent.Type type, String reason, String message) {
     events.save(new TableEvent(table.getId(), type, reason, message));
+  }
+
+  private static void requireNotDeleting(MaterializedTable table) {
+    if (table.isDeletionRequested()) {
+      throw new ApiException(ErrorCode.CONFLICT, table.objectName() + " is being dropped; try again once it is gone");
+    }
   }
 
   private static void requireMaterialized(ObjectName name, TableSpec spec) {

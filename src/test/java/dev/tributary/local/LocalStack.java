@@ -105,10 +105,10 @@ public final class LocalStack {
     log.info("Local stack up in {} ms under {}", (System.nanoTime() - started) / 1_000_000, dir);
   }
 
-  /** Spring Boot settings that point the service at this stack. */
-  public Map<String, Object> springProperties() {
+  /** Spring Boot settings that point the service at this stack, with its store in {@code database}. */
+  public Map<String, Object> springProperties(String database) {
     Map<String, Object> p = new LinkedHashMap<>();
-    p.put("spring.datasource.url", postgres.getJdbcUrl("postgres", "postgres"));
+    p.put("spring.datasource.url", postgres.getJdbcUrl("postgres", createDatabase(database)));
     p.put("spring.datasource.username", "postgres");
     p.put("spring.datasource.password", "postgres");
     p.put("tributary.kafka.bootstrap-servers", kafka.bootstrapServers());
@@ -118,6 +118,25 @@ public final class LocalStack {
     p.put("tributary.flink.savepoint-dir", flink.savepointDir());
     p.put("tributary.local.examples", "true");
     return p;
+  }
+
+  /**
+   * A PostgreSQL database of that name, created if absent: each Spring context of a test run gets
+   * its own, so that one context's reconciler never works on another's tables.
+   */
+  public synchronized String createDatabase(String name) {
+    try (var connection = postgres.getPostgresDatabase().getConnection();
+        var exists = connection.prepareStatement("SELECT 1 FROM pg_database WHERE datname = ?")) {
+      exists.setString(1, name);
+      if (!exists.executeQuery().next()) {
+        try (var create = connection.createStatement()) {
+          create.execute("CREATE DATABASE \"" + name.replace("\"", "") + "\"");
+        }
+      }
+      return name;
+    } catch (java.sql.SQLException e) {
+      throw new IllegalStateException("Cannot create database " + name + ": " + e.getMessage(), e);
+    }
   }
 
   public String kafkaBootstrapServers() {

@@ -21,6 +21,8 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 
 /** Generated and mutated statements over HTTP: never a 5xx, every refusal a problem with a message. */
 @TributaryIT
+// Statement semantics only: no reconciler, so nothing is provisioned from these definitions.
+@org.springframework.test.context.TestPropertySource(properties = "tributary.reconciler.enabled=false")
 class StatementFuzzIT {
 
   @LocalServerPort int port;

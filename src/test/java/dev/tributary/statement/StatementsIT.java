@@ -17,6 +17,8 @@ import tools.jackson.databind.JsonNode;
 
 /** POST /v1/statements and /v1/statements/validate against the running service and its store. */
 @TributaryIT
+// Statement semantics only: no reconciler, so nothing is provisioned from these definitions.
+@org.springframework.test.context.TestPropertySource(properties = "tributary.reconciler.enabled=false")
 class StatementsIT {
 
   @LocalServerPort int port;
@@ -93,7 +95,7 @@ class StatementsIT {
 
   @Test
   void shouldShowTheEffectiveDefinitionAndRecordEveryVersion() {
-    ok("CREATE MATERIALIZED TABLE totals (customer_id INT NOT NULL, n BIGINT, PRIMARY KEY (customer_id) NOT ENFORCED)"
+    ok("CREATE MATERIALIZED TABLE totals (customer_id INT, n BIGINT, PRIMARY KEY (customer_id) NOT ENFORCED)"
         + " AS SELECT customer_id, COUNT(*) AS n FROM examples.marketplace.orders GROUP BY customer_id");
     ok("ALTER MATERIALIZED TABLE totals SET ('kafka.retention.time' = '30 d')");
 

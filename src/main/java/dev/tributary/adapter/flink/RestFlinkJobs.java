@@ -101,6 +101,22 @@ public class RestFlinkJobs implements FlinkJobs {
     }
   }
 
+  @Override
+  public Optional<String> latestRestorePath(String jobId) {
+    FlinkHttp.Answer answer = FlinkHttp.send(http.get().uri("/jobs/{id}/checkpoints", jobId), "read checkpoints of job " + jobId);
+    if (answer.status() == 404) {
+      return Optional.empty();
+    }
+    if (!answer.ok()) {
+      throw answer.failure("read checkpoints of job " + jobId);
+    }
+    JsonNode latest = answer.body().path("latest");
+    JsonNode checkpoint = latest.path("completed");
+    JsonNode savepoint = latest.path("savepoint");
+    JsonNode newest = savepoint.path("id").asLong(-1) > checkpoint.path("id").asLong(-1) ? savepoint : checkpoint;
+    return FlinkHttp.text(newest, "external_path").filter(p -> !p.isBlank() && !p.equals("<checkpoint-not-externally-addressable>"));
+  }
+
   /** Cluster overview (task managers and slots), for the health indicator. */
   public JsonNode clusterOverview() {
     return FlinkHttp.expectOk(http.get().uri("/overview"), "read cluster overview");

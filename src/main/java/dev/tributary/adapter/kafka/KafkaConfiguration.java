@@ -4,6 +4,9 @@ import dev.tributary.system.TributaryProperties;
 import java.util.Map;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
@@ -27,7 +30,17 @@ class KafkaConfiguration {
 
   @Bean
   KafkaTopics kafkaTopics(Admin kafkaAdmin, TributaryProperties properties) {
-    return new KafkaTopics(kafkaAdmin, properties.kafka().requestTimeout());
+    TributaryProperties.Kafka kafka = properties.kafka();
+    return new KafkaTopics(kafkaAdmin, kafka.requestTimeout(), () -> new KafkaConsumer<>(
+        Map.of(
+            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
+            ConsumerConfig.CLIENT_ID_CONFIG, "tributary-preview",
+            ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
+            ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
+            ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) kafka.requestTimeout().toMillis(),
+            ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) kafka.requestTimeout().toMillis()),
+        new StringDeserializer(),
+        new StringDeserializer()));
   }
 
   @Bean

@@ -31,10 +31,65 @@ public class KafkaTopics implements Topics {
 
   private final Admin admin;
   private final Duration timeout;
+  private final java.util.function.Supplier<org.apache.kafka.clients.consumer.Consumer<String, String>> consumers;
 
   public KafkaTopics(Admin admin, Duration timeout) {
+    this(admin, timeout, () -> {
+      throw new UnsupportedOperationException("No consumer configured");
+    });
+  }
+
+  public KafkaTopics(
+      Admin admin,
+      Duration timeout,
+      java.util.function.Supplier<org.apache.kafka.clients.consumer.Consumer<String, String>> consumers) {
     this.admin = admin;
     this.timeout = timeout;
+    this.consumers = consumers;
+  }
+
+  @Override
+  public List<TopicRecord> latest(String name, int limit) {
+    Optional<TopicState> topic = describe(name);
+    if (topic.isEmpty()) {
+      throw new RemoteSystemException(ExternalSystem.KAFKA, "Topic " + name + " does not exist", false);
+    }
+    try (var consumer = consumers.get()) {
+      List<org.apache.kafka.common.TopicPartition> partitions = new ArrayList<>();
+      for (int p = 0; p < topic.get().partitions(); p++) {
+        partitions.add(new org.apache.kafka.common.TopicPartition(name, p));
+      }
+      consumer.assign(partitions);
+      Map<org.apache.kafka.common.TopicPartition, Long> ends = consumer.endOffsets(partitions, timeout);
+      Map<org.apache.kafka.common.TopicPartition, Long> begins = consumer.beginningOffsets(partitions, timeout);
+      long remaining = 0;
+      for (var partition : partitions) {
+        // Up to limit from each partition's end; the newest overall are picked below.
+        long start = Math.max(begins.get(partition), ends.get(partition) - limit);
+        consumer.seek(partition, start);
+        remaining += ends.get(partition) - start;
+      }
+      List<TopicRecord> records = new ArrayList<>();
+      long deadline = System.nanoTime() + timeout.toNanos();
+      while (remaining > 0 && System.nanoTime() < deadline) {
+        var batch = consumer.poll(Duration.ofMillis(200));
+        batch.forEach(r -> records.add(new TopicRecord(r.partition(), r.offset(), java.time.Instant.ofEpochMilli(r.timestamp()), r.key(), r.value())));
+        boolean done = true;
+        for (var partition : partitions) {
+          // read_committed stops at the last stable offset; transaction markers take offsets too.
+          if (consumer.position(partition) < ends.get(partition)) {
+            done = false;
+          }
+        }
+        if (done) {
+          break;
+        }
+      }
+      records.sort(java.util.Comparator.comparing(TopicRecord::timestamp).thenComparing(TopicRecord::offset));
+      return List.copyOf(records.subList(Math.max(0, records.size() - limit), records.size()));
+    } catch (org.apache.kafka.common.KafkaException e) {
+      throw new DependencyUnavailableException(ExternalSystem.KAFKA, "read topic " + name + ": " + e.getMessage(), e);
+    }
   }
 
   @Override

@@ -21,6 +21,12 @@ public interface FlinkJobs {
   /** Cancels the job; a job that is unknown or already terminal counts as cancelled. */
   void cancel(String jobId);
 
+  /**
+   * The newest completed checkpoint or savepoint of the job, to restart it from; also answers for
+   * a job that already ended (a crash between a stop's trigger and recording it loses nothing).
+   */
+  Optional<String> latestRestorePath(String jobId);
+
   /** Flink job states, plus UNKNOWN for any state this version does not know. */
   enum JobState {
     INITIALIZING,

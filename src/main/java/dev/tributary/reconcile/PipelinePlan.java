@@ -1,0 +1,191 @@
+package dev.tributary.reconcile;
+
+import dev.tributary.reconcile.port.FlinkSql;
+import dev.tributary.reconcile.port.SchemaRegistry;
+import dev.tributary.reconcile.port.Topics;
+import dev.tributary.sql.Clauses;
+import dev.tributary.sql.MaterializedTableDefinition;
+import dev.tributary.sql.ObjectName;
+import dev.tributary.sql.Printer;
+import dev.tributary.sql.TableOptions;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * What a materialized table means in Kafka, the registry and Flink: the backing topic, the key and
+ * value subjects, and the SQL Gateway statements of its job. Pure: the same inputs always give the
+ * same plan, so a resubmitted job has the same operators as the one it restores from.
+ */
+public record PipelinePlan(
+    ObjectName table,
+    String pipelineName,
+    MaterializedTableDefinition effective,
+    List<FlinkSql.Column> columns,
+    String bootstrapServers) {
+
+  static final String SINK = "tributary_sink";
+  private static final Map<String, String> FLINK_FORMATS =
+      Map.of("json-registry", "json", "avro-registry", "avro", "raw", "raw");
+
+  /** A subject to register, and its schema. */
+  public record Subject(String name, SchemaRegistry.Schema schema) {}
+
+  public String changelogMode() {
+    return effective.options().get("changelog.mode");
+  }
+
+  /** Distribution columns, else the primary key, else none. */
+  public List<String> keyColumns() {
+    if (!effective.distribution().columns().isEmpty()) {
+      return effective.distribution().columns();
+    }
+    return effective.schema() != null && effective.schema().primaryKey() != null
+        ? effective.schema().primaryKey().columns()
+        : List.of();
+  }
+
+  public Topics.TopicSpec topic() {
+    Map<String, String> options = effective.options();
+    Map<String, String> configs = new LinkedHashMap<>();
+    configs.put("cleanup.policy", switch (options.get("kafka.cleanup-policy")) {
+      case "compact" -> "compact";
+      case "delete-compact" -> "compact,delete";
+      default -> "delete";
+    });
+    optional(options, "kafka.retention.time").ifPresent(v -> configs.put("retention.ms", millis(v)));
+    optional(options, "kafka.retention.size").ifPresent(v -> configs.put("retention.bytes", bytes(v)));
+    optional(options, "kafka.max-message-size").ifPresent(v -> configs.put("max.message.bytes", bytes(v)));
+    optional(options, "kafka.compaction.time").ifPresent(v -> configs.put("min.compaction.lag.ms", millis(v)));
+    return new Topics.TopicSpec(table.name(), effective.distribution().buckets(), configs);
+  }
+
+  public List<Subject> subjects() {
+    List<Subject> subjects = new ArrayList<>();
+    List<String> key = keyColumns();
+    if (!key.isEmpty()) {
+      List<FlinkSql.Column> keyColumns = columns.stream().filter(c -> key.contains(c.name())).toList();
+      subjects.add(new Subject(table.name() + "-key", SchemaDocuments.of(format("key.format"), table.name() + "_key", keyColumns)));
+    }
+    subjects.add(new Subject(table.name() + "-value", SchemaDocuments.of(format("value.format"), table.name() + "_value", columns)));
+    return subjects;
+  }
+
+  /** SETs and the sink table of the job's session; then {@link #insert()}. */
+  public List<String> jobStatements() {
+    Duration interval = checkpointInterval();
+    Duration transactionTimeout = Duration.ofMinutes(15).compareTo(interval.multipliedBy(3)) > 0 ? Duration.ofMinutes(15) : interval.multipliedBy(3);
+    List<String> statements = new ArrayList<>();
+    statements.add(set("pipeline.name", pipelineName));
+    statements.add(set("execution.checkpointing.interval", interval.toMillis() + " ms"));
+    statements.add(set("execution.checkpointing.mode", "EXACTLY_ONCE"));
+    statements.add(set("execution.checkpointing.externalized-checkpoint-retention", "RETAIN_ON_CANCELLATION"));
+    // The reconciler restarts failed jobs itself, from their latest checkpoint, with backoff.
+    statements.add(set("restart-strategy.type", "none"));
+    statements.add(sinkTable(transactionTimeout));
+    return statements;
+  }
+
+  public String insert() {
+    return "INSERT INTO " + SINK + "\n" + effective.query();
+  }
+
+  /** Freshness is how stale the table may be: rows commit at every checkpoint. */
+  public Duration checkpointInterval() {
+    Duration freshness = effective.freshness().toDuration();
+    return freshness.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : freshness;
+  }
+
+  /**
+   * Options that make a Kafka source start where START_MODE says. On resume from a savepoint or
+   * checkpoint the offsets in the state win, so these only matter for a fresh start.
+   */
+  public Map<String, String> sourceStartOptions(Instant now) {
+    Clauses.StartMode mode = effective.startMode();
+    return switch (mode.kind()) {
+      case FROM_BEGINNING, RESUME_OR_FROM_BEGINNING -> Map.of("scan.startup.mode", "earliest-offset");
+      case FROM_NOW, RESUME_OR_FROM_NOW -> {
+        Duration back = mode.offset() == null ? Duration.ZERO : mode.offset().toDuration();
+        yield Map.of("scan.startup.mode", "timestamp", "scan.startup.timestamp-millis", String.valueOf(now.minus(back).toEpochMilli()));
+      }
+      case FROM_TIMESTAMP, RESUME_OR_FROM_TIMESTAMP ->
+          Map.of("scan.startup.mode", "timestamp", "scan.startup.timestamp-millis", String.valueOf(epochMillis(mode.timestamp())));
+    };
+  }
+
+  private String sinkTable(Duration transactionTimeout) {
+    String mode = changelogMode();
+    List<String> key = keyColumns();
+    Map<String, String> options = new LinkedHashMap<>();
+    options.put("connector", "upsert".equals(mode) ? "upsert-kafka" : "kafka");
+    options.put("topic", table.name());
+    options.put("properties.bootstrap.servers", bootstrapServers);
+    options.put("value.format", "retract".equals(mode) ? "debezium-json" : FLINK_FORMATS.get(format("value.format")));
+    if (!key.isEmpty()) {
+      options.put("key.format", FLINK_FORMATS.get(format("key.format")));
+      if (!"upsert".equals(mode)) {
+        options.put("key.fields", String.join(";", key));
+      }
+    }
+    options.put("sink.delivery-guarantee", "exactly-once");
+    options.put("sink.transactional-id-prefix", pipelineName);
+    options.put("properties.transaction.timeout.ms", String.valueOf(transactionTimeout.toMillis()));
+    String columnList = columns.stream()
+        .map(c -> Printer.identifier(c.name()) + " " + c.type() + (c.nullable() ? "" : " NOT NULL"))
+        .collect(Collectors.joining(",\n  "));
+    String primaryKey = "upsert".equals(mode)
+        ? ",\n  PRIMARY KEY (" + key.stream().map(Printer::identifier).collect(Collectors.joining(", ")) + ") NOT ENFORCED"
+        : "";
+    return "CREATE TEMPORARY TABLE " + SINK + " (\n  " + columnList + primaryKey + "\n) WITH (\n  "
+        + options.entrySet().stream().map(e -> Printer.string(e.getKey()) + " = " + Printer.string(e.getValue())).collect(Collectors.joining(",\n  "))
+        + "\n)";
+  }
+
+  /** The Flink format for a registry format option, or an error naming what is supported. */
+  String format(String option) {
+    String format = effective.options().getOrDefault(option, "json-registry");
+    if (!FLINK_FORMATS.containsKey(format)) {
+      throw new IllegalArgumentException("'" + option + "' = '" + format + "' is not supported by this Flink cluster; use one of " + Set.copyOf(FLINK_FORMATS.keySet()));
+    }
+    return format;
+  }
+
+  private static String set(String key, String value) {
+    return "SET " + Printer.string(key) + " = " + Printer.string(value);
+  }
+
+  private static java.util.Optional<String> optional(Map<String, String> options, String key) {
+    return java.util.Optional.ofNullable(options.get(key));
+  }
+
+  private static String millis(String duration) {
+    return duration.strip().equals("-1") ? "-1" : String.valueOf(TableOptions.duration(duration).orElseThrow().toMillis());
+  }
+
+  private static String bytes(String size) {
+    return size.strip().equals("-1") ? "-1" : String.valueOf(TableOptions.memory(size).orElseThrow());
+  }
+
+  static long epochMillis(String timestamp) {
+    String t = timestamp.strip();
+    if (t.startsWith("'")) {
+      t = t.substring(1, t.length() - 1);
+    }
+    if (t.matches("\\d+")) {
+      return Long.parseLong(t);
+    }
+    String pattern = t.length() > 19 ? "yyyy-MM-dd HH:mm:ss.SSS" : t.length() > 10 ? "yyyy-MM-dd HH:mm:ss" : "yyyy-MM-dd";
+    if (pattern.equals("yyyy-MM-dd")) {
+      return java.time.LocalDate.parse(t).atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli();
+    }
+    return LocalDateTime.parse(t, DateTimeFormatter.ofPattern(pattern)).toInstant(ZoneOffset.UTC).toEpochMilli();
+  }
+}

@@ -1,0 +1,190 @@
+package dev.tributary.reconcile;
+
+import dev.tributary.reconcile.port.FlinkSql;
+import dev.tributary.sql.Column;
+import dev.tributary.sql.MaterializedTableDefinition;
+import dev.tributary.sql.ObjectName;
+import dev.tributary.sql.Printer;
+import dev.tributary.sql.QueryReferences;
+import dev.tributary.sql.Statement;
+import dev.tributary.sql.TableSchema;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * Talks to Flink about a table's query: opens a session in which every table the query reads is
+ * declared, then validates the query (its output schema and changelog mode) or submits its job.
+ */
+public class QueryPlanner {
+
+  /** Finds the declaration of a table that a query reads: a source table or another materialized table. */
+  public interface Catalog {
+    Optional<Statement.CreateSourceTable> declaration(ObjectName name);
+  }
+
+  /** What a query produces: its columns and whether it emits updates. */
+  public record QueryShape(List<FlinkSql.Column> columns, FlinkSql.ChangelogMode changelogMode) {}
+
+  /** The query cannot back the table; each problem is one sentence for the user. */
+  public static final class InvalidQueryException extends RuntimeException {
+    private final List<String> problems;
+    private final int line;
+    private final int column;
+
+    public InvalidQueryException(List<String> problems, int line, int column) {
+      super(String.join("; ", problems));
+      this.problems = List.copyOf(problems);
+      this.line = line;
+      this.column = column;
+    }
+
+    public List<String> problems() {
+      return problems;
+    }
+
+    /** Position in the query (0 when not known). */
+    public int line() {
+      return line;
+    }
+
+    public int column() {
+      return column;
+    }
+  }
+
+  private final FlinkSql sql;
+  private final Catalog catalog;
+
+  public QueryPlanner(FlinkSql sql, Catalog catalog) {
+    this.sql = sql;
+    this.catalog = catalog;
+  }
+
+  /**
+   * Validates the query of a definition: Flink must accept it, an explicit column list must match
+   * what it produces, and a query that emits updates needs a primary key (or retract mode).
+   */
+  public QueryShape validate(ObjectName table, MaterializedTableDefinition definition) {
+    QueryShape shape;
+    try {
+      shape = inSession(table, definition.query(), Map.of(), session ->
+          new QueryShape(sql.inferSchema(session, definition.query()), sql.changelogMode(session, definition.query())));
+    } catch (FlinkSql.StatementFailedException e) {
+      throw new InvalidQueryException(List.of(e.getMessage()), e.line(), e.column());
+    }
+    List<String> problems = new ArrayList<>();
+    List<FlinkSql.Column> columns = shape.columns();
+    TableSchema schema = definition.schema();
+    if (TableSchema.hasPhysicalColumns(schema)) {
+      List<Column> declared = schema.columns().stream().filter(c -> c.kind() == Column.Kind.PHYSICAL).toList();
+      problems.addAll(compare(declared, columns));
+      columns = declared.stream().map(c -> new FlinkSql.Column(c.name(), c.type(), !c.notNull())).toList();
+    }
+    boolean keyed = schema != null && schema.primaryKey() != null;
+    String mode = definition.options().getOrDefault("changelog.mode", keyed ? "upsert" : "append");
+    if (!shape.changelogMode().insertOnly() && !keyed && !mode.equals("retract")) {
+      problems.add("The query produces updates " + kinds(shape.changelogMode())
+          + ", so the table needs a primary key: declare PRIMARY KEY (...) NOT ENFORCED on the key columns, or set 'changelog.mode' = 'retract'");
+    }
+    if (!problems.isEmpty()) {
+      throw new InvalidQueryException(problems, 0, 0);
+    }
+    return new QueryShape(columns, shape.changelogMode());
+  }
+
+  /**
+   * Runs {@code work} in a fresh session where the tables the query reads are declared (Kafka
+   * sources with {@code startOptions} applied) and the table's catalog and database are current.
+   */
+  public <T> T inSession(ObjectName table, String query, Map<String, String> startOptions, Function<FlinkSql.Session, T> work) {
+    FlinkSql.Session session = sql.openSession("tributary-" + table.name(), Map.of());
+    try {
+      for (String statement : declarations(table, query, startOptions)) {
+        sql.execute(session, statement);
+      }
+      return work.apply(session);
+    } finally {
+      sql.closeSession(session);
+    }
+  }
+
+  /** Catalogs, databases and tables to declare so that the query resolves, then USE the table's database. */
+  List<String> declarations(ObjectName table, String query, Map<String, String> startOptions) {
+    List<String> statements = new ArrayList<>();
+    Set<String> catalogs = new LinkedHashSet<>();
+    Set<String> databases = new LinkedHashSet<>();
+    List<Statement.CreateSourceTable> sources = new ArrayList<>();
+    for (ObjectName reference : QueryReferences.tables(query)) {
+      ObjectName name = reference.resolve(table.catalog(), table.database());
+      catalog.declaration(name).ifPresent(sources::add);
+    }
+    for (ObjectName name : sourcesAndSelf(table, sources)) {
+      if (catalogs.add(name.catalog())) {
+        statements.add("CREATE CATALOG IF NOT EXISTS " + Printer.identifier(name.catalog()) + " WITH ('type' = 'generic_in_memory')");
+      }
+      if (databases.add(name.catalog() + "." + name.database())) {
+        statements.add("CREATE DATABASE IF NOT EXISTS " + Printer.identifier(name.catalog()) + "." + Printer.identifier(name.database()));
+      }
+    }
+    for (Statement.CreateSourceTable source : sources) {
+      Map<String, String> options = new HashMap<>(source.options());
+      if ("kafka".equals(options.get("connector")) && !startOptions.isEmpty()) {
+        options.keySet().removeIf(k -> k.startsWith("scan.startup."));
+        options.putAll(startOptions);
+      }
+      statements.add(Printer.print(new Statement.CreateSourceTable(source.name(), true, source.schema(), source.comment(), options)));
+    }
+    statements.add("USE " + Printer.identifier(table.catalog()) + "." + Printer.identifier(table.database()));
+    return statements;
+  }
+
+  private static List<ObjectName> sourcesAndSelf(ObjectName table, List<Statement.CreateSourceTable> sources) {
+    List<ObjectName> names = new ArrayList<>();
+    sources.forEach(s -> names.add(s.name()));
+    names.add(table);
+    return names;
+  }
+
+  /** Each mismatch between declared columns and what the query produces, as a sentence. */
+  static List<String> compare(List<Column> declared, List<FlinkSql.Column> produced) {
+    List<String> problems = new ArrayList<>();
+    List<String> declaredNames = declared.stream().map(Column::name).toList();
+    List<String> producedNames = produced.stream().map(FlinkSql.Column::name).toList();
+    if (!declaredNames.equals(producedNames)) {
+      problems.add("The table declares columns " + declaredNames + " but the query produces " + producedNames);
+      return problems;
+    }
+    for (int i = 0; i < declared.size(); i++) {
+      Column d = declared.get(i);
+      FlinkSql.Column p = produced.get(i);
+      if (!normalize(d.type()).equals(normalize(p.type()))) {
+        problems.add("Column '" + d.name() + "' is declared " + d.type() + " but the query produces " + p.type());
+      } else if (d.notNull() && p.nullable()) {
+        problems.add("Column '" + d.name() + "' is declared NOT NULL but the query can produce NULL");
+      }
+    }
+    return problems;
+  }
+
+  static String normalize(String type) {
+    String t = type.toUpperCase(Locale.ROOT).replaceAll("\\s+", " ").replace(", ", ",").strip();
+    return switch (t) {
+      case "VARCHAR(2147483647)" -> "STRING";
+      case "INTEGER" -> "INT";
+      case "TIMESTAMP" -> "TIMESTAMP(6)";
+      case "DEC", "DECIMAL", "NUMERIC" -> "DECIMAL(10,0)";
+      default -> t.replace("INTEGER", "INT").replace("NUMERIC(", "DECIMAL(").replace("DEC(", "DECIMAL(");
+    };
+  }
+
+  private static String kinds(FlinkSql.ChangelogMode mode) {
+    return mode.kinds().stream().map(Enum::name).sorted().toList().toString();
+  }
+}

@@ -1,0 +1,47 @@
+package dev.tributary.reconcile;
+
+import dev.tributary.catalog.CatalogService;
+import dev.tributary.reconcile.port.FlinkJobs;
+import dev.tributary.reconcile.port.FlinkSql;
+import dev.tributary.reconcile.port.SchemaRegistry;
+import dev.tributary.reconcile.port.Topics;
+import dev.tributary.system.TributaryProperties;
+import dev.tributary.table.MaterializedTableService;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.UUID;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** Wires the reconciler to the ports; the worker runs unless tributary.reconciler.enabled=false. */
+@Configuration(proxyBeanMethods = false)
+class ReconcileConfiguration {
+
+  @Bean
+  QueryPlanner queryPlanner(FlinkSql sql, CatalogService catalogs, MaterializedTableService tables, ReconcileStore store,
+      TributaryProperties properties) {
+    return new QueryPlanner(sql, new StoreCatalog(catalogs, tables, store, properties.kafka().bootstrapServers()));
+  }
+
+  @Bean
+  Reconciler reconciler(ReconcileStore store, Topics topics, SchemaRegistry registry, FlinkSql sql, FlinkJobs jobs,
+      QueryPlanner planner, TributaryProperties properties,
+      @Value("${tributary.reconciler.resync:30s}") Duration resync) {
+    return new Reconciler(store, topics, registry, sql, jobs, planner,
+        new Reconciler.Settings(properties.kafka().bootstrapServers(), properties.flink().savepointDir(), resync),
+        Reconciler.Faults.NONE, Clock.systemUTC());
+  }
+
+  @Bean
+  @ConditionalOnProperty(name = "tributary.reconciler.enabled", havingValue = "true", matchIfMissing = true)
+  ReconcileWorker reconcileWorker(ReconcileStore store, Reconciler reconciler, FlinkJobs jobs,
+      @Value("${tributary.reconciler.poll-interval:500ms}") Duration poll,
+      @Value("${tributary.reconciler.batch-size:20}") int batch,
+      @Value("${tributary.reconciler.lease:2m}") Duration lease,
+      @Value("${tributary.reconciler.threads:4}") int threads) {
+    String owner = System.getenv().getOrDefault("HOSTNAME", "tributary") + "-" + UUID.randomUUID().toString().substring(0, 8);
+    return new ReconcileWorker(store, reconciler, jobs, new ReconcileWorker.Settings(poll, batch, lease, threads), owner);
+  }
+}

@@ -1,0 +1,154 @@
+package dev.tributary.reconcile;
+
+import dev.tributary.reconcile.port.FlinkJobs;
+import dev.tributary.reconcile.port.RemoteSystemException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * The reconcile loop of one replica: claim due rows (leased, so replicas never share one), take
+ * the JobManager overview once for the batch, run a pass per row on a few threads, and give each
+ * row back with the time of its next look: soon while something is in progress, with backoff
+ * after an error, at the resync interval when all is well.
+ */
+public class ReconcileWorker implements SmartLifecycle {
+
+  private static final Logger log = LoggerFactory.getLogger(ReconcileWorker.class);
+
+  /** Loop settings. */
+  public record Settings(Duration pollInterval, int batchSize, Duration lease, int threads) {}
+
+  private final ReconcileStore store;
+  private final Reconciler reconciler;
+  private final FlinkJobs jobs;
+  private final Settings settings;
+  private final String owner;
+  private ScheduledExecutorService loop;
+  private ExecutorService passes;
+  private volatile boolean running;
+
+  public ReconcileWorker(ReconcileStore store, Reconciler reconciler, FlinkJobs jobs, Settings settings, String owner) {
+    this.store = store;
+    this.reconciler = reconciler;
+    this.jobs = jobs;
+    this.settings = settings;
+    this.owner = owner;
+  }
+
+  /** One round: claim, observe, reconcile, release. Returns how many rows it worked on. */
+  public int runOnce() {
+    List<UUID> claimed = store.claim(owner, settings.batchSize(), settings.lease());
+    if (claimed.isEmpty()) {
+      return 0;
+    }
+    List<FlinkJobs.JobSummary> overview;
+    RemoteSystemException flinkDown = null;
+    try {
+      overview = jobs.overview();
+    } catch (RemoteSystemException e) {
+      overview = List.of();
+      flinkDown = e;
+    }
+    List<Callable<Void>> work = new ArrayList<>();
+    for (UUID id : claimed) {
+      List<FlinkJobs.JobSummary> seen = overview;
+      RemoteSystemException down = flinkDown;
+      work.add(() -> {
+        reconcileOne(id, seen, down);
+        return null;
+      });
+    }
+    try {
+      passes.invokeAll(work);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return claimed.size();
+  }
+
+  private void reconcileOne(UUID id, List<FlinkJobs.JobSummary> overview, RemoteSystemException flinkDown) {
+    var snapshot = store.load(id);
+    if (snapshot.isEmpty()) {
+      return;
+    }
+    long generation = snapshot.get().generation();
+    int attempt = store.attempt(id);
+    try {
+      Reconciler.Next next = flinkDown == null
+          ? reconciler.reconcile(snapshot.get(), overview)
+          : reconciler.unavailable(snapshot.get(), flinkDown);
+      if (next == null) {
+        return; // dropped
+      }
+      if (next.failed()) {
+        Duration backoff = backoff(attempt + 1);
+        store.release(id, owner, generation, next.after().compareTo(backoff) > 0 ? next.after() : backoff, attempt + 1);
+      } else {
+        store.release(id, owner, generation, next.after(), 0);
+      }
+    } catch (RuntimeException e) {
+      log.error("Reconciling table {} failed unexpectedly", id, e);
+      store.release(id, owner, generation, backoff(attempt + 1), attempt + 1);
+    }
+  }
+
+  /** 2 s, growing by 1.5 each attempt, capped at 5 minutes. */
+  static Duration backoff(int attempt) {
+    double millis = 2000 * Math.pow(1.5, Math.max(0, attempt - 1));
+    return Duration.ofMillis((long) Math.min(millis, Duration.ofMinutes(5).toMillis()));
+  }
+
+  @Override
+  public void start() {
+    passes = Executors.newFixedThreadPool(settings.threads(), r -> daemon(r, "reconcile-pass"));
+    loop = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "reconcile-loop"));
+    running = true;
+    loop.scheduleWithFixedDelay(this::safeRun, settings.pollInterval().toMillis(), settings.pollInterval().toMillis(), TimeUnit.MILLISECONDS);
+    log.info("Reconciler {} started", owner);
+  }
+
+  private void safeRun() {
+    try {
+      while (running && runOnce() == settings.batchSize()) {
+        // A full batch: there may be more due rows right away.
+      }
+    } catch (RuntimeException e) {
+      log.warn("Reconcile round failed: {}", e.toString());
+    }
+  }
+
+  @Override
+  public void stop() {
+    running = false;
+    if (loop != null) {
+      loop.shutdownNow();
+      passes.shutdownNow();
+      try {
+        passes.awaitTermination(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  @Override
+  public boolean isRunning() {
+    return running;
+  }
+
+  private static Thread daemon(Runnable r, String name) {
+    Thread t = new Thread(r, name);
+    t.setDaemon(true);
+    return t;
+  }
+}

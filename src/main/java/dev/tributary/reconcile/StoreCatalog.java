@@ -1,0 +1,82 @@
+package dev.tributary.reconcile;
+
+import dev.tributary.catalog.CatalogService;
+import dev.tributary.reconcile.port.FlinkSql;
+import dev.tributary.sql.Column;
+import dev.tributary.sql.Defaults;
+import dev.tributary.sql.MaterializedTableDefinition;
+import dev.tributary.sql.ObjectName;
+import dev.tributary.sql.Statement;
+import dev.tributary.sql.TableSchema;
+import dev.tributary.table.MaterializedTable;
+import dev.tributary.table.MaterializedTableService;
+import dev.tributary.table.TableSpec;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Declarations for the tables a query reads: a registered source table as the user defined it,
+ * or another materialized table as a Kafka source over its backing topic.
+ */
+class StoreCatalog implements QueryPlanner.Catalog {
+
+  private final CatalogService catalogs;
+  private final MaterializedTableService tables;
+  private final ReconcileStore store;
+  private final String bootstrapServers;
+
+  StoreCatalog(CatalogService catalogs, MaterializedTableService tables, ReconcileStore store, String bootstrapServers) {
+    this.catalogs = catalogs;
+    this.tables = tables;
+    this.store = store;
+    this.bootstrapServers = bootstrapServers;
+  }
+
+  @Override
+  public Optional<Statement.CreateSourceTable> declaration(ObjectName name) {
+    var source = catalogs.findSourceTable(name);
+    if (source.isPresent()) {
+      var d = source.get().definition();
+      return Optional.of(new Statement.CreateSourceTable(name, true, d.schema(), d.comment(), d.options()));
+    }
+    return tables.find(name).flatMap(this::asSource);
+  }
+
+  private Optional<Statement.CreateSourceTable> asSource(MaterializedTable table) {
+    TableSpec spec = tables.spec(table);
+    if (spec.kind() != TableSpec.Kind.MATERIALIZED_TABLE) {
+      return Optional.empty();
+    }
+    MaterializedTableDefinition effective = Defaults.effective(spec.definition());
+    TableStatus status = store.load(table.getId()).map(TableSnapshot::status).orElse(TableStatus.initial());
+    List<Column> columns;
+    if (!status.schema().isEmpty()) {
+      columns = status.schema().stream().map(StoreCatalog::physical).toList();
+    } else if (TableSchema.hasPhysicalColumns(spec.definition().schema())) {
+      columns = spec.definition().schema().columns().stream().filter(c -> c.kind() == Column.Kind.PHYSICAL).toList();
+    } else {
+      return Optional.empty(); // Its columns are known once it is provisioned.
+    }
+    TableSchema.PrimaryKey key = spec.definition().schema() == null ? null : spec.definition().schema().primaryKey();
+    boolean upsert = "upsert".equals(effective.options().get("changelog.mode"));
+    Map<String, String> options = new LinkedHashMap<>();
+    options.put("connector", upsert ? "upsert-kafka" : "kafka");
+    options.put("topic", table.getName());
+    options.put("properties.bootstrap.servers", bootstrapServers);
+    options.put("properties.isolation.level", "read_committed");
+    options.put("value.format", "json");
+    if (upsert) {
+      options.put("key.format", "json");
+    } else {
+      options.put("scan.startup.mode", "earliest-offset");
+    }
+    TableSchema schema = new TableSchema(columns, null, upsert ? key : null, List.of());
+    return Optional.of(new Statement.CreateSourceTable(table.objectName(), true, schema, null, options));
+  }
+
+  private static Column physical(FlinkSql.Column c) {
+    return Column.physical(c.name(), c.type(), !c.nullable(), null);
+  }
+}

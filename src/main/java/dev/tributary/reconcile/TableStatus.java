@@ -1,0 +1,227 @@
+package dev.tributary.reconcile;
+
+import dev.tributary.reconcile.port.FlinkSql;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What the reconciler knows about a table's world, stored as {@code materialized_table.status}.
+ * Handles it is about to create are written here before the call that creates them (intent
+ * before side effect), so that a restarted reconciler adopts instead of creating twice.
+ */
+public record TableStatus(
+    long validatedVersion,
+    long invalidVersion,
+    long failedGeneration,
+    List<FlinkSql.Column> schema,
+    String changelogMode,
+    String topic,
+    Integer partitions,
+    String keySubject,
+    Integer keySchemaId,
+    String valueSubject,
+    Integer valueSchemaId,
+    String pipelineName,
+    String jobId,
+    Instant jobStartTime,
+    String savepointTriggerId,
+    String savepointPath,
+    boolean stopRequested,
+    int consecutiveFailures,
+    String detail,
+    List<Condition> conditions) {
+
+  public TableStatus {
+    schema = schema == null ? List.of() : List.copyOf(schema);
+    conditions = conditions == null ? List.of() : List.copyOf(conditions);
+  }
+
+  public static TableStatus initial() {
+    return new TableStatus(0, 0, 0, List.of(), null, null, null, null, null, null, null, null, null, null, null, null, false, 0, null, List.of());
+  }
+
+  /** One aspect of readiness, as in Kubernetes: a type, True/False/Unknown, and why. */
+  public record Condition(String type, String status, Reason reason, String message, Instant lastTransitionTime) {}
+
+  /** Condition types. */
+  public static final String READY = "Ready";
+  public static final String TOPIC_READY = "TopicReady";
+  public static final String SCHEMA_REGISTERED = "SchemaRegistered";
+  public static final String JOB_RUNNING = "JobRunning";
+
+  /** The closed set of reasons a condition can give. */
+  public enum Reason {
+    Provisioning,
+    QueryValidated,
+    InvalidQuery,
+    TopicCreated,
+    TopicConflict,
+    SchemaRegistered,
+    SchemaIncompatible,
+    JobSubmitted,
+    JobRunning,
+    JobRestarting,
+    JobFailed,
+    RetriesExhausted,
+    Suspending,
+    Suspended,
+    Evolving,
+    Deleting,
+    DependencyUnavailable,
+    Completed
+  }
+
+  /** The condition of a type, or null. */
+  public Condition condition(String type) {
+    return conditions.stream().filter(c -> c.type().equals(type)).findFirst().orElse(null);
+  }
+
+  /**
+   * Sets a condition. The transition time moves only when the status value changes, so writing
+   * the same condition again changes nothing.
+   */
+  public TableStatus with(String type, boolean ok, Reason reason, String message) {
+    String value = ok ? "True" : "False";
+    List<Condition> next = new ArrayList<>();
+    boolean found = false;
+    for (Condition c : conditions) {
+      if (c.type().equals(type)) {
+        found = true;
+        Instant since = c.status().equals(value) ? c.lastTransitionTime() : Instant.now();
+        next.add(new Condition(type, value, reason, message, since));
+      } else {
+        next.add(c);
+      }
+    }
+    if (!found) {
+      next.add(new Condition(type, value, reason, message, Instant.now()));
+    }
+    return new Builder(this).conditions(next).build();
+  }
+
+  public Builder toBuilder() {
+    return new Builder(this);
+  }
+
+  /** Copy-with for a record of many fields. */
+  public static final class Builder {
+    private long validatedVersion;
+    private long invalidVersion;
+    private long failedGeneration;
+    private List<FlinkSql.Column> schema;
+    private String changelogMode;
+    private String topic;
+    private Integer partitions;
+    private String keySubject;
+    private Integer keySchemaId;
+    private String valueSubject;
+    private Integer valueSchemaId;
+    private String pipelineName;
+    private String jobId;
+    private Instant jobStartTime;
+    private String savepointTriggerId;
+    private String savepointPath;
+    private boolean stopRequested;
+    private int consecutiveFailures;
+    private String detail;
+    private List<Condition> conditions;
+
+    Builder(TableStatus s) {
+      validatedVersion = s.validatedVersion;
+      invalidVersion = s.invalidVersion;
+      failedGeneration = s.failedGeneration;
+      schema = s.schema;
+      changelogMode = s.changelogMode;
+      topic = s.topic;
+      partitions = s.partitions;
+      keySubject = s.keySubject;
+      keySchemaId = s.keySchemaId;
+      valueSubject = s.valueSubject;
+      valueSchemaId = s.valueSchemaId;
+      pipelineName = s.pipelineName;
+      jobId = s.jobId;
+      jobStartTime = s.jobStartTime;
+      savepointTriggerId = s.savepointTriggerId;
+      savepointPath = s.savepointPath;
+      stopRequested = s.stopRequested;
+      consecutiveFailures = s.consecutiveFailures;
+      detail = s.detail;
+      conditions = s.conditions;
+    }
+
+    public Builder invalid(long version) {
+      invalidVersion = version;
+      return this;
+    }
+
+    public Builder failedAt(long generation) {
+      failedGeneration = generation;
+      return this;
+    }
+
+    public Builder validated(long version, List<FlinkSql.Column> columns, String mode) {
+      validatedVersion = version;
+      schema = columns;
+      changelogMode = mode;
+      return this;
+    }
+
+    public Builder topic(String name, Integer count) {
+      topic = name;
+      partitions = count;
+      return this;
+    }
+
+    public Builder subjects(String key, Integer keyId, String value, Integer valueId) {
+      keySubject = key;
+      keySchemaId = keyId;
+      valueSubject = value;
+      valueSchemaId = valueId;
+      return this;
+    }
+
+    public Builder pipelineName(String name) {
+      pipelineName = name;
+      return this;
+    }
+
+    public Builder job(String id, Instant started) {
+      jobId = id;
+      jobStartTime = started;
+      return this;
+    }
+
+    public Builder savepoint(String triggerId, String path) {
+      savepointTriggerId = triggerId;
+      savepointPath = path;
+      return this;
+    }
+
+    public Builder stopRequested(boolean requested) {
+      stopRequested = requested;
+      return this;
+    }
+
+    public Builder failures(int count) {
+      consecutiveFailures = count;
+      return this;
+    }
+
+    public Builder detail(String text) {
+      detail = text;
+      return this;
+    }
+
+    Builder conditions(List<Condition> list) {
+      conditions = list;
+      return this;
+    }
+
+    public TableStatus build() {
+      return new TableStatus(validatedVersion, invalidVersion, failedGeneration, schema, changelogMode, topic, partitions, keySubject, keySchemaId,
+          valueSubject, valueSchemaId, pipelineName, jobId, jobStartTime, savepointTriggerId, savepointPath,
+          stopRequested, consecutiveFailures, detail, conditions);
+    }
+  }
+}

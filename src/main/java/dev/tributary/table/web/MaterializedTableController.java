@@ -1,0 +1,240 @@
+package dev.tributary.table.web;
+
+import dev.tributary.reconcile.ProvisioningCheck;
+import dev.tributary.reconcile.port.Topics;
+import dev.tributary.sql.MaterializedTableDefinition;
+import dev.tributary.sql.ObjectName;
+import dev.tributary.sql.Parser;
+import dev.tributary.sql.Statement;
+import dev.tributary.system.ApiException;
+import dev.tributary.system.ErrorCode;
+import dev.tributary.system.Json;
+import dev.tributary.table.MaterializedTable;
+import dev.tributary.table.MaterializedTableService;
+import dev.tributary.table.MaterializedTableVersion;
+import dev.tributary.table.Phase;
+import dev.tributary.table.TableSpec;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.tags.Tag;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.transaction.annotation.Transactional;
+import org.springframework.web.bind.annotation.DeleteMapping;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PutMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * Materialized tables as JSON resources, for CI pipelines and Terraform-style clients: list, get,
+ * create-or-update with optimistic concurrency, delete, versions, events and a preview of rows.
+ */
+@RestController
+@RequestMapping("/v1/catalogs/{catalog}/databases/{database}/materialized-tables")
+@Tag(name = "Materialized tables", description = "Materialized tables as resources")
+class MaterializedTableController {
+
+  private final MaterializedTableService tables;
+  private final ProvisioningCheck checks;
+  private final Topics topics;
+
+  MaterializedTableController(MaterializedTableService tables, ProvisioningCheck checks, Topics topics) {
+    this.tables = tables;
+    this.checks = checks;
+    this.topics = topics;
+  }
+
+  @GetMapping
+  @Operation(summary = "List materialized tables, optionally by phase, a page at a time")
+  PageResponse list(@PathVariable String catalog, @PathVariable String database,
+      @RequestParam(required = false) Phase phase,
+      @RequestParam(defaultValue = "0") int page, @RequestParam(defaultValue = "50") int size) {
+    if (page < 0 || size < 1 || size > 500) {
+      throw new ApiException(ErrorCode.VALIDATION_FAILED, "page must be >= 0 and size between 1 and 500");
+    }
+    List<MaterializedTable> all = tables.list(catalog, database).stream().filter(t -> phase == null || t.getPhase() == phase).toList();
+    List<Resource> items = all.stream().skip((long) page * size).limit(size).map(this::resource).toList();
+    return new PageResponse(items, page, size, all.size());
+  }
+
+  @GetMapping("/{name}")
+  @Operation(summary = "Get one materialized table: spec, status, conditions, topic, subjects, job")
+  ResponseEntity<Resource> get(@PathVariable String catalog, @PathVariable String database, @PathVariable String name) {
+    MaterializedTable table = tables.get(new ObjectName(catalog, database, name));
+    return withEtag(HttpStatus.OK, resource(table));
+  }
+
+  @PutMapping("/{name}")
+  @Transactional
+  @Operation(summary = "Create or update from JSON",
+      description = "spec.statement (a CREATE [OR ALTER] MATERIALIZED TABLE) or spec.definition (as GET returns it);"
+          + " spec.stopped suspends or resumes. Send the resourceVersion you read (If-Match or metadata.resourceVersion):"
+          + " a stale one is refused with 409.")
+  ResponseEntity<Resource> put(@PathVariable String catalog, @PathVariable String database, @PathVariable String name,
+      @RequestHeader(value = HttpHeaders.IF_MATCH, required = false) String ifMatch, @RequestBody PutRequest request) {
+    ObjectName id = new ObjectName(catalog, database, name);
+    if (request.spec() == null) {
+      throw new ApiException(ErrorCode.VALIDATION_FAILED, "'spec' is required");
+    }
+    MaterializedTableDefinition definition = definition(request.spec());
+    var existing = tables.find(id);
+    Long expected = expectedVersion(ifMatch, request.metadata());
+    if (existing.isPresent() && expected != null && existing.get().getResourceVersion() != expected) {
+      throw new ApiException(ErrorCode.CONFLICT, "Stale resourceVersion " + expected + "; the table is at "
+          + existing.get().getResourceVersion() + ". Read it again and retry", Map.of("resourceVersion", existing.get().getResourceVersion()));
+    }
+    if (existing.isEmpty()) {
+      checks.checkNewTopic(id);
+    }
+    if (definition != null) {
+      checks.checkQuery(id, definition);
+      tables.create(id, definition, true, false);
+    } else if (existing.isEmpty()) {
+      throw new ApiException(ErrorCode.VALIDATION_FAILED, "A new table needs spec.statement or spec.definition");
+    }
+    if (request.spec().stopped() != null) {
+      tables.alter(id, request.spec().stopped() ? new Statement.Suspend() : new Statement.Resume(Map.of()));
+    }
+    return withEtag(existing.isPresent() ? HttpStatus.OK : HttpStatus.CREATED, resource(tables.get(id)));
+  }
+
+  @DeleteMapping("/{name}")
+  @Operation(summary = "Drop: the job is cancelled, topic and subjects deleted, then the definition removed (kept in history)")
+  ResponseEntity<Resource> delete(@PathVariable String catalog, @PathVariable String database, @PathVariable String name) {
+    ObjectName id = new ObjectName(catalog, database, name);
+    tables.drop(id, false);
+    return ResponseEntity.accepted().body(resource(tables.get(id)));
+  }
+
+  @GetMapping("/{name}/versions")
+  @Operation(summary = "Every definition the table has had")
+  List<VersionResponse> versions(@PathVariable String catalog, @PathVariable String database, @PathVariable String name) {
+    return tables.versions(tables.get(new ObjectName(catalog, database, name))).stream().map(VersionResponse::of).toList();
+  }
+
+  @GetMapping("/{name}/versions/{version}")
+  @Operation(summary = "One version, with its SHOW CREATE text")
+  VersionResponse version(@PathVariable String catalog, @PathVariable String database, @PathVariable String name, @PathVariable long version) {
+    return tables.versions(tables.get(new ObjectName(catalog, database, name))).stream()
+        .filter(v -> v.version() == version).findFirst().map(VersionResponse::of)
+        .orElseThrow(() -> new ApiException(ErrorCode.NOT_FOUND, "Version " + version + " of " + catalog + "." + database + "." + name + " does not exist"));
+  }
+
+  @GetMapping("/{name}/events")
+  @Operation(summary = "What the reconciler did to the table, and why")
+  List<EventResponse> events(@PathVariable String catalog, @PathVariable String database, @PathVariable String name) {
+    return tables.events(tables.get(new ObjectName(catalog, database, name))).stream()
+        .map(e -> new EventResponse(e.getAt(), e.getType().name(), e.getReason(), e.getMessage())).toList();
+  }
+
+  @GetMapping("/{name}/preview")
+  @Operation(summary = "The latest rows of the backing topic, decoded as JSON (committed rows only)")
+  PreviewResponse preview(@PathVariable String catalog, @PathVariable String database, @PathVariable String name,
+      @RequestParam(defaultValue = "10") int limit) {
+    if (limit < 1 || limit > 1000) {
+      throw new ApiException(ErrorCode.VALIDATION_FAILED, "limit must be between 1 and 1000");
+    }
+    MaterializedTable table = tables.get(new ObjectName(catalog, database, name));
+    String topic = Json.read(table.getStatus(), JsonNode.class).path("topic").asString(null);
+    if (topic == null) {
+      throw new ApiException(ErrorCode.CONFLICT, table.objectName() + " has no topic yet (phase " + table.getPhase() + ")");
+    }
+    List<PreviewRow> rows = topics.latest(topic, limit).stream()
+        .sorted(Comparator.comparing(Topics.TopicRecord::timestamp))
+        .map(r -> new PreviewRow(r.partition(), r.offset(), r.timestamp(), json(r.key()), json(r.value()))).toList();
+    return new PreviewResponse(topic, rows);
+  }
+
+  private MaterializedTableDefinition definition(SpecRequest spec) {
+    if (spec.statement() != null) {
+      Statement statement = Parser.parse(spec.statement());
+      if (statement instanceof Statement.CreateMaterializedTable create) {
+        return create.definition();
+      }
+      throw new ApiException(ErrorCode.VALIDATION_FAILED, "spec.statement must be a CREATE [OR ALTER] MATERIALIZED TABLE, not " + statement.kind());
+    }
+    if (spec.definition() != null) {
+      try {
+        return Json.read(Json.write(spec.definition()), MaterializedTableDefinition.class);
+      } catch (RuntimeException e) {
+        throw new ApiException(ErrorCode.VALIDATION_FAILED, "spec.definition cannot be read: " + e.getMessage());
+      }
+    }
+    return null;
+  }
+
+  private static Long expectedVersion(String ifMatch, Map<String, Object> metadata) {
+    String value = ifMatch != null ? ifMatch.replace("\"", "").replace("W/", "").strip()
+        : metadata != null && metadata.get("resourceVersion") != null ? String.valueOf(metadata.get("resourceVersion")) : null;
+    if (value == null || value.equals("*")) {
+      return null;
+    }
+    try {
+      return Long.parseLong(value);
+    } catch (NumberFormatException e) {
+      throw new ApiException(ErrorCode.VALIDATION_FAILED, "resourceVersion must be a number, was '" + value + "'");
+    }
+  }
+
+  private Resource resource(MaterializedTable t) {
+    TableSpec spec = tables.spec(t);
+    Metadata metadata = new Metadata(t.getDatabase().getCatalog().getName(), t.getDatabase().getName(), t.getName(),
+        t.getId().toString(), t.getGeneration(), t.getResourceVersion(), t.getCreatedAt(), t.getUpdatedAt());
+    SpecResponse specResponse = new SpecResponse(MaterializedTableService.showCreate(t.objectName(), spec), spec.definition(), spec.stopped());
+    JsonNode status = Json.read(t.getStatus(), JsonNode.class);
+    return new Resource("tributary.dev/v1", "MaterializedTable", metadata, specResponse,
+        new StatusResponse(t.isDeletionRequested() ? Phase.DELETING : t.getPhase(), t.getObservedGeneration(), status));
+  }
+
+  private static ResponseEntity<Resource> withEtag(HttpStatus status, Resource resource) {
+    return ResponseEntity.status(status).eTag("\"" + resource.metadata().resourceVersion() + "\"").body(resource);
+  }
+
+  private static JsonNode json(String text) {
+    if (text == null) {
+      return null;
+    }
+    try {
+      return Json.read(text, JsonNode.class);
+    } catch (RuntimeException e) {
+      return tools.jackson.databind.node.JsonNodeFactory.instance.stringNode(text);
+    }
+  }
+
+  record PutRequest(Map<String, Object> metadata, SpecRequest spec) {}
+
+  record SpecRequest(String statement, Map<String, Object> definition, Boolean stopped) {}
+
+  record Resource(String apiVersion, String kind, Metadata metadata, SpecResponse spec, StatusResponse status) {}
+
+  record Metadata(String catalog, String database, String name, String uid, long generation, long resourceVersion,
+      Instant createdAt, Instant updatedAt) {}
+
+  record SpecResponse(String statement, MaterializedTableDefinition definition, boolean stopped) {}
+
+  record StatusResponse(Phase phase, long observedGeneration, JsonNode details) {}
+
+  record PageResponse(List<Resource> items, int page, int size, long total) {}
+
+  record VersionResponse(long version, String qualifiedName, String statement, Instant createdAt) {
+    static VersionResponse of(MaterializedTableVersion v) {
+      return new VersionResponse(v.version(), v.getQualifiedName(), v.getDefinition(), v.getCreatedAt());
+    }
+  }
+
+  record EventResponse(Instant at, String type, String reason, String message) {}
+
+  record PreviewRow(int partition, long offset, Instant timestamp, JsonNode key, JsonNode value) {}
+
+  record PreviewResponse(String topic, List<PreviewRow> rows) {}
+}
