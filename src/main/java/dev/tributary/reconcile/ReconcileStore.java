@@ -1,107 +1,36 @@
 package dev.tributary.reconcile;
 
-import dev.tributary.sql.ObjectName;
-import dev.tributary.system.Json;
-import dev.tributary.table.Phase;
-import dev.tributary.table.TableSpec;
-import java.sql.Timestamp;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
-import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.stereotype.Component;
 
 /**
- * The reconciler's side of the store, in SQL: claiming due rows with a lease (FOR UPDATE SKIP
- * LOCKED, so replicas never work on the same row), writing observed state, the event log, and the
- * final removal of a dropped table. The API never writes the columns written here.
+ * The reconciler's side of the store: claiming due rows with a lease (so replicas never work on
+ * the same row), reading a table as a pass sees it, writing observed state and events, and the
+ * final removal of a dropped table. The API never writes what is written here.
  */
-@Component
-public class ReconcileStore {
-
-  private final JdbcTemplate jdbc;
-
-  public ReconcileStore(JdbcTemplate jdbc) {
-    this.jdbc = jdbc;
-  }
+public interface ReconcileStore {
 
   /** Claims up to {@code limit} due, unleased rows for {@code owner}; remote calls come after. */
-  public List<UUID> claim(String owner, int limit, Duration lease) {
-    return jdbc.queryForList(
-        """
-        UPDATE materialized_table SET lease_owner = ?, lease_expires_at = now() + (? * interval '1 millisecond')
-        WHERE id IN (
-          SELECT id FROM materialized_table
-          WHERE next_attempt_at <= now() AND (lease_expires_at IS NULL OR lease_expires_at < now())
-          ORDER BY next_attempt_at
-          LIMIT ? FOR UPDATE SKIP LOCKED)
-        RETURNING id""",
-        UUID.class, owner, lease.toMillis(), limit);
-  }
+  List<UUID> claim(String owner, int limit, Duration lease);
 
   /**
    * Gives the row back and says when to look again; a spec change made during the pass (a newer
    * generation than the pass saw) makes it due at once.
    */
-  public void release(UUID id, String owner, long seenGeneration, Duration after, int attempt) {
-    jdbc.update(
-        """
-        UPDATE materialized_table SET lease_owner = NULL, lease_expires_at = NULL, attempt = ?,
-          next_attempt_at = CASE WHEN generation > ? THEN now() ELSE now() + (? * interval '1 millisecond') END
-        WHERE id = ? AND lease_owner = ?""",
-        attempt, seenGeneration, after.toMillis(), id, owner);
-  }
+  void release(UUID id, String owner, long seenGeneration, Duration after, int attempt);
 
-  public Optional<TableSnapshot> load(UUID id) {
-    List<TableSnapshot> rows = jdbc.query(
-        """
-        SELECT t.id, c.name AS catalog, d.name AS database, t.name, t.generation, t.spec, t.deletion_requested,
-               t.phase, t.status, t.attempt,
-               (SELECT max(version) FROM materialized_table_version v WHERE v.table_id = t.id) AS definition_version
-        FROM materialized_table t JOIN catalog_database d ON d.id = t.database_id JOIN catalog c ON c.id = d.catalog_id
-        WHERE t.id = ?""",
-        (rs, n) -> new TableSnapshot(
-            rs.getObject("id", UUID.class),
-            new ObjectName(rs.getString("catalog"), rs.getString("database"), rs.getString("name")),
-            rs.getLong("generation"),
-            rs.getLong("definition_version"),
-            Json.read(rs.getString("spec"), TableSpec.class),
-            rs.getBoolean("deletion_requested"),
-            Phase.valueOf(rs.getString("phase")),
-            status(rs.getString("status"))),
-        id);
-    return rows.stream().findFirst();
-  }
+  Optional<TableSnapshot> load(UUID id);
 
   /** Current attempt count of a row (for backoff). */
-  public int attempt(UUID id) {
-    Integer attempt = jdbc.queryForObject("SELECT attempt FROM materialized_table WHERE id = ?", Integer.class, id);
-    return attempt == null ? 0 : attempt;
-  }
+  int attempt(UUID id);
 
   /** Writes observed state; callers write only when something changed. */
-  public void saveStatus(UUID id, Phase phase, long observedGeneration, TableStatus status) {
-    jdbc.update(
-        "UPDATE materialized_table SET phase = ?, observed_generation = ?, status = ?::jsonb, updated_at = now() WHERE id = ?",
-        phase.name(), observedGeneration, Json.write(status), id);
-  }
+  void saveStatus(UUID id, dev.tributary.table.Phase phase, long observedGeneration, TableStatus status);
 
-  public void event(UUID id, String type, String reason, String message) {
-    jdbc.update("INSERT INTO table_event (table_id, at, type, reason, message) VALUES (?, ?, ?, ?, ?)",
-        id, Timestamp.from(Instant.now()), type, reason, message);
-  }
+  void event(UUID id, String type, String reason, String message);
 
   /** The end of a DROP: the definition goes; versions and events stay as history. */
-  public void delete(UUID id) {
-    jdbc.update("DELETE FROM materialized_table WHERE id = ? AND deletion_requested", id);
-  }
-
-  static TableStatus status(String json) {
-    if (json == null || json.isBlank() || json.equals("{}")) {
-      return TableStatus.initial();
-    }
-    return Json.read(json, TableStatus.class);
-  }
+  void delete(UUID id);
 }

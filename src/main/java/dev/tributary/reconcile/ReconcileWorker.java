@@ -108,11 +108,16 @@ public class ReconcileWorker implements SmartLifecycle {
     return Duration.ofMillis((long) Math.min(millis, Duration.ofMinutes(5).toMillis()));
   }
 
+  /** Threads for passes without the polling loop; for driving {@link #runOnce()} directly. */
+  public void startPassesOnly() {
+    passes = Executors.newFixedThreadPool(settings.threads(), r -> daemon(r, "reconcile-pass"));
+    running = true;
+  }
+
   @Override
   public void start() {
-    passes = Executors.newFixedThreadPool(settings.threads(), r -> daemon(r, "reconcile-pass"));
+    startPassesOnly();
     loop = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "reconcile-loop"));
-    running = true;
     loop.scheduleWithFixedDelay(this::safeRun, settings.pollInterval().toMillis(), settings.pollInterval().toMillis(), TimeUnit.MILLISECONDS);
     log.info("Reconciler {} started", owner);
   }
@@ -132,6 +137,8 @@ public class ReconcileWorker implements SmartLifecycle {
     running = false;
     if (loop != null) {
       loop.shutdownNow();
+    }
+    if (passes != null) {
       passes.shutdownNow();
       try {
         passes.awaitTermination(10, TimeUnit.SECONDS);

@@ -1,0 +1,367 @@
+package dev.tributary.reconcile;
+
+import dev.tributary.reconcile.port.DependencyUnavailableException;
+import dev.tributary.reconcile.port.ExternalSystem;
+import dev.tributary.reconcile.port.FlinkJobs;
+import dev.tributary.reconcile.port.FlinkSql;
+import dev.tributary.reconcile.port.SchemaRegistry;
+import dev.tributary.reconcile.port.Topics;
+import dev.tributary.sql.MaterializedTableDefinition;
+import dev.tributary.sql.ObjectName;
+import dev.tributary.sql.Parser;
+import dev.tributary.sql.Statement;
+import dev.tributary.table.Phase;
+import dev.tributary.table.TableSpec;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Stateful in-memory fakes of every port the reconciler uses, and of its store, with switches to
+ * take a system down or fail a job; plus a reconciler wired to them. For unit tests only.
+ */
+final class FakeWorld {
+
+  final Store store = new Store();
+  final ReconcileStore reconcileStore;
+  final Kafka kafka = new Kafka();
+  final Registry registry = new Registry();
+  final Flink flink = new Flink();
+  final List<String> crashAt = new ArrayList<>();
+  final Reconciler reconciler;
+
+  FakeWorld() {
+    this(null);
+  }
+
+  /** Fake ports around the given store (null: the in-memory one). */
+  FakeWorld(ReconcileStore realStore) {
+    reconcileStore = realStore == null ? store : realStore;
+    QueryPlanner planner = new QueryPlanner(flink, name -> Optional.of((Statement.CreateSourceTable) Parser.parse(
+        "CREATE TABLE " + name.sql() + " (order_id STRING, price DOUBLE) WITH ('connector' = 'kafka', 'topic' = 'orders')")));
+    Reconciler.Faults faults = step -> {
+      if (crashAt.remove(step)) {
+        throw new Crash(step);
+      }
+    };
+    reconciler = new Reconciler(reconcileStore, kafka, registry, flink, flink, planner,
+        new Reconciler.Settings("kafka:9092", "file:///savepoints", Duration.ofSeconds(30)), faults, Clock.systemUTC());
+  }
+
+  /** A process death in the middle of a pass. */
+  static final class Crash extends RuntimeException {
+    Crash(String step) {
+      super("crashed at " + step);
+    }
+  }
+
+  UUID create(String sql) {
+    Statement.CreateMaterializedTable create = (Statement.CreateMaterializedTable) Parser.parse(sql);
+    UUID id = UUID.randomUUID();
+    store.rows.put(id, new Row(new ObjectName("c", "d", create.name().name()), TableSpec.of(create.definition())));
+    return id;
+  }
+
+  void change(UUID id, java.util.function.UnaryOperator<TableSpec> change, boolean newDefinition) {
+    Row row = store.rows.get(id);
+    row.spec = change.apply(row.spec);
+    row.generation++;
+    if (newDefinition) {
+      row.version++;
+    }
+  }
+
+  void drop(UUID id) {
+    Row row = store.rows.get(id);
+    row.deletion = true;
+    row.generation++;
+  }
+
+  /** Runs passes (a crash ends a pass, as a dead process would) until the table settles. */
+  Phase converge(UUID id) {
+    for (int i = 0; i < 40; i++) {
+      Optional<TableSnapshot> snapshot = store.load(id);
+      if (snapshot.isEmpty()) {
+        return null;
+      }
+      try {
+        // As ReconcileWorker does: an unobservable Flink makes the table wait, and say so.
+        List<dev.tributary.reconcile.port.FlinkJobs.JobSummary> overview;
+        try {
+          overview = flink.overview();
+        } catch (dev.tributary.reconcile.port.RemoteSystemException e) {
+          reconciler.unavailable(snapshot.get(), e);
+          continue;
+        }
+        reconciler.reconcile(snapshot.get(), overview);
+      } catch (Crash crash) {
+        // The next pass starts from what was stored.
+      }
+    }
+    return store.load(id).map(TableSnapshot::phase).orElse(null);
+  }
+
+  Phase phase(UUID id) {
+    return store.rows.get(id).phase;
+  }
+
+  TableStatus status(UUID id) {
+    return store.rows.get(id).status;
+  }
+
+  /** A table row. */
+  static final class Row {
+    final ObjectName name;
+    TableSpec spec;
+    long generation = 1;
+    long version = 1;
+    boolean deletion;
+    Phase phase = Phase.PENDING;
+    TableStatus status = TableStatus.initial();
+
+    Row(ObjectName name, TableSpec spec) {
+      this.name = name;
+      this.spec = spec;
+    }
+  }
+
+  /** The store, in memory. */
+  static final class Store implements ReconcileStore {
+    final Map<UUID, Row> rows = new LinkedHashMap<>();
+    final List<String> events = new ArrayList<>();
+
+    public List<UUID> claim(String owner, int limit, Duration lease) {
+      return new ArrayList<>(rows.keySet());
+    }
+
+    public void release(UUID id, String owner, long seenGeneration, Duration after, int attempt) {}
+
+    public Optional<TableSnapshot> load(UUID id) {
+      Row r = rows.get(id);
+      return r == null ? Optional.empty()
+          : Optional.of(new TableSnapshot(id, r.name, r.generation, r.version, r.spec, r.deletion, r.phase, r.status));
+    }
+
+    public int attempt(UUID id) {
+      return 0;
+    }
+
+    public void saveStatus(UUID id, Phase phase, long observedGeneration, TableStatus status) {
+      Row r = rows.get(id);
+      r.phase = phase;
+      r.status = status;
+    }
+
+    public void event(UUID id, String type, String reason, String message) {
+      events.add(reason);
+    }
+
+    public void delete(UUID id) {
+      rows.remove(id);
+    }
+  }
+
+  /** Kafka topics in memory. */
+  static final class Kafka implements Topics {
+    final Map<String, TopicState> topics = new HashMap<>();
+    boolean down;
+
+    private void check() {
+      if (down) {
+        throw new DependencyUnavailableException(ExternalSystem.KAFKA, "connection refused", null);
+      }
+    }
+
+    public synchronized TopicState ensure(TopicSpec spec) {
+      check();
+      boolean created = !topics.containsKey(spec.name());
+      topics.putIfAbsent(spec.name(), new TopicState(spec.name(), spec.partitions(), 1, spec.configs(), false));
+      TopicState t = topics.get(spec.name());
+      return new TopicState(t.name(), t.partitions(), 1, t.configs(), created);
+    }
+
+    public synchronized Optional<TopicState> describe(String name) {
+      check();
+      return Optional.ofNullable(topics.get(name));
+    }
+
+    public synchronized void alterConfigs(String name, Map<String, String> configs) {
+      check();
+      TopicState t = topics.get(name);
+      Map<String, String> merged = new HashMap<>(t.configs());
+      merged.putAll(configs);
+      topics.put(name, new TopicState(name, t.partitions(), 1, merged, false));
+    }
+
+    public synchronized void delete(String name) {
+      check();
+      topics.remove(name);
+    }
+
+    public synchronized List<TopicRecord> latest(String name, int limit) {
+      return List.of();
+    }
+  }
+
+  /** A schema registry in memory. */
+  static final class Registry implements SchemaRegistry {
+    final Map<String, List<Schema>> subjects = new HashMap<>();
+    final AtomicInteger ids = new AtomicInteger();
+    int registrations;
+
+    public synchronized int register(String subject, Schema schema) {
+      registrations++;
+      subjects.computeIfAbsent(subject, s -> new ArrayList<>()).add(schema);
+      return ids.incrementAndGet();
+    }
+
+    public synchronized Optional<RegisteredSchema> latest(String subject) {
+      List<Schema> versions = subjects.get(subject);
+      return versions == null ? Optional.empty()
+          : Optional.of(new RegisteredSchema(subject, versions.size(), versions.size(), versions.get(versions.size() - 1)));
+    }
+
+    public synchronized boolean isCompatible(String subject, Schema schema) {
+      return true;
+    }
+
+    public synchronized void setCompatibility(String subject, Compatibility level) {}
+
+    public synchronized Optional<Compatibility> compatibility(String subject) {
+      return Optional.empty();
+    }
+
+    public synchronized List<Integer> deleteSubject(String subject, boolean permanent) {
+      List<Schema> removed = subjects.remove(subject);
+      return removed == null ? List.of() : List.of(1);
+    }
+  }
+
+  /** The SQL Gateway and the JobManager in memory: an INSERT starts a RUNNING job. */
+  static final class Flink implements FlinkSql, FlinkJobs {
+    final Map<String, Map<String, String>> sessions = new HashMap<>();
+    final Map<String, Job> jobs = new LinkedHashMap<>();
+    List<Column> schema = List.of(new Column("order_id", "STRING", true), new Column("price", "DOUBLE", true));
+    boolean down;
+    int submissions;
+
+    /** A job and where it restored from. */
+    static final class Job {
+      final String id;
+      final String name;
+      final String restoredFrom;
+      JobState state = JobState.RUNNING;
+      String savepoint;
+      final Instant started = Instant.now();
+
+      Job(String id, String name, String restoredFrom) {
+        this.id = id;
+        this.name = name;
+        this.restoredFrom = restoredFrom;
+      }
+    }
+
+    private void check() {
+      if (down) {
+        throw new DependencyUnavailableException(ExternalSystem.FLINK, "connection refused", null);
+      }
+    }
+
+    synchronized List<Job> live() {
+      return jobs.values().stream().filter(j -> !j.state.terminal()).toList();
+    }
+
+    synchronized void fail(String jobId) {
+      jobs.get(jobId).state = JobState.FAILED;
+    }
+
+    public synchronized Session openSession(String name, Map<String, String> properties) {
+      check();
+      String handle = UUID.randomUUID().toString();
+      sessions.put(handle, new HashMap<>());
+      return new Session(handle);
+    }
+
+    public synchronized StatementResult execute(Session session, String statement) {
+      check();
+      Map<String, String> settings = sessions.get(session.handle());
+      java.util.regex.Matcher set = java.util.regex.Pattern.compile("SET '([^']+)' = '([^']*)'").matcher(statement);
+      if (set.matches()) {
+        settings.put(set.group(1), set.group(2));
+      }
+      if (statement.startsWith("INSERT")) {
+        submissions++;
+        String id = UUID.randomUUID().toString().replace("-", "");
+        jobs.put(id, new Job(id, settings.get("pipeline.name"), settings.get("execution.state-recovery.path")));
+        return new StatementResult(List.of("job id"), List.of(List.of(id)), Optional.of(id));
+      }
+      return new StatementResult(List.of(), List.of(), Optional.empty());
+    }
+
+    public synchronized List<Column> inferSchema(Session session, String query) {
+      check();
+      return schema;
+    }
+
+    public synchronized ChangelogMode changelogMode(Session session, String query) {
+      check();
+      return new ChangelogMode(Set.of(RowKind.INSERT));
+    }
+
+    public synchronized void closeSession(Session session) {
+      sessions.remove(session.handle());
+    }
+
+    public synchronized List<JobSummary> overview() {
+      check();
+      return jobs.values().stream().map(j -> new JobSummary(j.id, j.name, j.state, j.started)).toList();
+    }
+
+    public synchronized Optional<JobDetail> job(String jobId) {
+      check();
+      Job j = jobs.get(jobId);
+      return j == null ? Optional.empty()
+          : Optional.of(new JobDetail(j.id, j.name, j.state, Instant.EPOCH, j.state == JobState.FAILED ? Optional.of("boom") : Optional.empty()));
+    }
+
+    public synchronized String triggerStopWithSavepoint(String jobId, String targetDirectory) {
+      check();
+      Job j = jobs.get(jobId);
+      j.savepoint = targetDirectory + "/savepoint-" + jobId.substring(0, 6);
+      j.state = JobState.FINISHED;
+      return "trigger-" + jobId;
+    }
+
+    public synchronized SavepointStatus savepointStatus(String jobId, String triggerId) {
+      check();
+      return new SavepointStatus(SavepointStatus.Phase.COMPLETED, Optional.ofNullable(jobs.get(jobId).savepoint), Optional.empty());
+    }
+
+    public synchronized void cancel(String jobId) {
+      check();
+      Job j = jobs.get(jobId);
+      if (j != null && !j.state.terminal()) {
+        j.state = JobState.CANCELED;
+      }
+    }
+
+    public synchronized Optional<String> latestRestorePath(String jobId) {
+      check();
+      Job j = jobs.get(jobId);
+      return j == null ? Optional.empty() : Optional.of(j.savepoint != null ? j.savepoint : "file:///checkpoints/" + jobId + "/chk-7");
+    }
+  }
+
+  static MaterializedTableDefinition definition(String sql) {
+    return ((Statement.CreateMaterializedTable) Parser.parse(sql)).definition();
+  }
+}

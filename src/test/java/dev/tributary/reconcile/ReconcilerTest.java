@@ -1,0 +1,198 @@
+package dev.tributary.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tributary.reconcile.port.FlinkJobs.JobState;
+import dev.tributary.table.Phase;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The reconciler against stateful in-memory fakes of Kafka, the registry and Flink. */
+class ReconcilerTest {
+
+  static final String ORDERS = "CREATE MATERIALIZED TABLE high_value_orders AS SELECT order_id, price FROM examples.marketplace.orders WHERE price > 50";
+
+  FakeWorld world = new FakeWorld();
+
+  /** Exactly what one provisioned table should leave behind, however it got there. */
+  void assertProvisionedOnce(UUID id) {
+    assertThat(world.flink.live()).hasSize(1);
+    assertThat(world.kafka.topics.keySet()).containsExactly("high_value_orders");
+    assertThat(world.registry.subjects.keySet()).containsExactly("high_value_orders-value");
+    assertThat(world.registry.subjects.get("high_value_orders-value")).hasSize(1);
+    assertThat(world.phase(id)).isEqualTo(Phase.RUNNING);
+    assertThat(world.status(id).jobId()).isEqualTo(world.flink.live().get(0).id);
+  }
+
+  @Test
+  void shouldProvisionATableAndChangeNothingWhenReconciledAgain() {
+    UUID id = world.create(ORDERS);
+
+    world.converge(id);
+    int submissions = world.flink.submissions;
+    int registrations = world.registry.registrations;
+    world.converge(id);
+    world.converge(id);
+    world.converge(id);
+
+    assertProvisionedOnce(id);
+    assertThat(world.flink.submissions).isEqualTo(submissions).isEqualTo(1);
+    assertThat(world.registry.registrations).isEqualTo(registrations).isEqualTo(1);
+    TableStatus status = world.status(id);
+    assertThat(status.condition(TableStatus.READY).status()).isEqualTo("True");
+    assertThat(status.condition(TableStatus.TOPIC_READY).status()).isEqualTo("True");
+    assertThat(status.condition(TableStatus.SCHEMA_REGISTERED).status()).isEqualTo("True");
+    assertThat(status.pipelineName()).isEqualTo("tributary-" + id + "-v1");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"topic", "subjects", "submit", "submitted"})
+  void shouldConvergeToOneOfEverythingWhenCreateCrashesAt(String step) {
+    UUID id = world.create(ORDERS);
+    world.crashAt.add(step);
+
+    world.converge(id);
+
+    assertThat(world.crashAt).as("the crash happened").isEmpty();
+    assertProvisionedOnce(id);
+    assertThat(world.flink.submissions).isEqualTo(1);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"stop", "submit", "submitted"})
+  void shouldSuspendAndResumeFromTheSavepointWhenCrashingAt(String step) {
+    UUID id = world.create(ORDERS);
+    world.converge(id);
+    String first = world.status(id).jobId();
+
+    world.change(id, spec -> spec.withStopped(true), false);
+    world.crashAt.add(step.equals("stop") ? "stop" : "none");
+    world.converge(id);
+    assertThat(world.phase(id)).isEqualTo(Phase.STOPPED);
+    assertThat(world.flink.jobs.get(first).state).isEqualTo(JobState.FINISHED);
+    String savepoint = world.status(id).savepointPath();
+    assertThat(savepoint).contains("savepoint-");
+
+    world.change(id, spec -> spec.withStopped(false), false);
+    world.crashAt.add(step.equals("stop") ? "none" : step);
+    world.converge(id);
+
+    assertThat(world.flink.live()).singleElement().satisfies(job -> {
+      assertThat(job.restoredFrom).isEqualTo(savepoint);
+      assertThat(job.name).isEqualTo("tributary-" + id + "-v1");
+    });
+    assertThat(world.flink.submissions).isEqualTo(2);
+    assertThat(world.phase(id)).isEqualTo(Phase.RUNNING);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"cancel", "delete-topic", "delete-subjects"})
+  void shouldDropEverythingWhenCrashingAt(String step) {
+    UUID id = world.create(ORDERS);
+    world.converge(id);
+
+    world.drop(id);
+    world.crashAt.add(step);
+    world.converge(id);
+
+    assertThat(world.store.rows).isEmpty();
+    assertThat(world.flink.live()).isEmpty();
+    assertThat(world.kafka.topics).isEmpty();
+    assertThat(world.registry.subjects).isEmpty();
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"cancel-old", "submit"})
+  void shouldReplaceTheJobOnEvolutionWithoutItsStateWhenCrashingAt(String step) {
+    UUID id = world.create(ORDERS);
+    world.converge(id);
+    String old = world.status(id).jobId();
+
+    world.change(id, spec -> spec.withDefinition(FakeWorld.definition(ORDERS.replace("> 50", "> 90"))), true);
+    world.crashAt.add(step);
+    world.converge(id);
+
+    assertThat(world.flink.jobs.get(old).state).isEqualTo(JobState.CANCELED);
+    assertThat(world.flink.live()).singleElement().satisfies(job -> {
+      assertThat(job.name).isEqualTo("tributary-" + id + "-v2");
+      assertThat(job.restoredFrom).isNull();
+    });
+  }
+
+  @Test
+  void shouldRestartAFailedJobFromItsCheckpointThenGiveUpAfterFiveFailures() {
+    UUID id = world.create(ORDERS);
+    world.converge(id);
+
+    String failed = world.status(id).jobId();
+    world.flink.fail(failed);
+    world.converge(id);
+    assertThat(world.flink.live()).singleElement().satisfies(job -> assertThat(job.restoredFrom).endsWith(failed + "/chk-7"));
+
+    for (int i = 0; i < 5; i++) {
+      world.flink.live().forEach(j -> world.flink.fail(j.id));
+      world.converge(id);
+    }
+
+    assertThat(world.phase(id)).isEqualTo(Phase.FAILED);
+    assertThat(world.status(id).detail()).isEqualTo("boom");
+    assertThat(world.status(id).condition(TableStatus.READY).reason()).isEqualTo(TableStatus.Reason.RetriesExhausted);
+    int submissions = world.flink.submissions;
+    world.converge(id);
+    assertThat(world.flink.submissions).as("FAILED stays failed").isEqualTo(submissions);
+
+    world.change(id, spec -> spec, false); // ALTER ... RESUME of a FAILED table bumps the generation
+    world.converge(id);
+    assertThat(world.phase(id)).isEqualTo(Phase.RUNNING);
+  }
+
+  @Test
+  void shouldSayWhatItIsWaitingForAndConvergeWhenTheDependencyReturns() {
+    UUID id = world.create(ORDERS);
+    world.flink.down = true;
+
+    world.converge(id);
+
+    assertThat(world.phase(id)).isNotEqualTo(Phase.RUNNING);
+    TableStatus.Condition ready = world.status(id).condition(TableStatus.READY);
+    assertThat(ready.reason()).isEqualTo(TableStatus.Reason.DependencyUnavailable);
+    assertThat(ready.message()).startsWith("Waiting for FLINK");
+    world.flink.down = false;
+    world.kafka.down = true;
+    world.converge(id);
+    assertThat(world.status(id).condition(TableStatus.READY).message()).startsWith("Waiting for KAFKA");
+
+    world.kafka.down = false;
+    world.converge(id);
+    assertProvisionedOnce(id);
+  }
+
+  @Test
+  void shouldNeverAdoptATopicThatIsNotItsOwn() {
+    world.kafka.ensure(new dev.tributary.reconcile.port.Topics.TopicSpec("high_value_orders", 3, java.util.Map.of()));
+    UUID id = world.create(ORDERS);
+
+    world.converge(id);
+    world.drop(id);
+    world.converge(id);
+
+    assertThat(world.flink.submissions).isZero();
+    assertThat(world.kafka.topics).containsKey("high_value_orders");
+    assertThat(world.store.events).contains("TopicConflict");
+  }
+
+  @Test
+  void shouldFailAnInvalidQueryOnceAndWaitForAChange() {
+    world.flink.schema = List.of(new dev.tributary.reconcile.port.FlinkSql.Column("order_id", "INT", true));
+    UUID id = world.create("CREATE MATERIALIZED TABLE t (order_id STRING) AS SELECT order_id FROM o");
+
+    world.converge(id);
+
+    assertThat(world.phase(id)).isEqualTo(Phase.FAILED);
+    assertThat(world.status(id).detail()).isEqualTo("Column 'order_id' is declared STRING but the query produces INT");
+    assertThat(world.store.events.stream().filter("InvalidQuery"::equals)).hasSize(1);
+  }
+}

@@ -1,0 +1,94 @@
+package dev.tributary.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.tributary.TributaryIT;
+import dev.tributary.sql.ObjectName;
+import dev.tributary.sql.Parser;
+import dev.tributary.sql.Statement;
+import dev.tributary.table.MaterializedTableService;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.test.context.TestPropertySource;
+
+/**
+ * Two replicas' workers claim from the same PostgreSQL store at once. Claims are real (FOR UPDATE
+ * SKIP LOCKED with a lease); Kafka, the registry and Flink are in-memory fakes shared by both, as
+ * one cluster would be, and count what was submitted.
+ */
+@TributaryIT
+@TestPropertySource(properties = "tributary.reconciler.enabled=false")
+class ReplicasIT {
+
+  static final int TABLES = 30;
+
+  @Autowired MaterializedTableService tables;
+  @Autowired JdbcReconcileStore store;
+  @Autowired JdbcTemplate jdbc;
+
+  @Test
+  void shouldNeverSubmitATableTwiceWhenTwoReplicasReconcileTogether() throws Exception {
+    String catalog = "replicas_" + UUID.randomUUID().toString().substring(0, 8);
+    for (int i = 0; i < TABLES; i++) {
+      Statement.CreateMaterializedTable create = (Statement.CreateMaterializedTable)
+          Parser.parse("CREATE MATERIALIZED TABLE t" + i + " AS SELECT order_id, price FROM orders");
+      tables.create(new ObjectName(catalog, "db", "t" + i), create.definition(), false, false);
+    }
+    FakeWorld world = new FakeWorld(store);
+    List<ReconcileWorker> replicas = List.of(worker(world, "replica-a"), worker(world, "replica-b"));
+    ExecutorService threads = Executors.newFixedThreadPool(2);
+    AtomicBoolean stop = new AtomicBoolean();
+    List<AtomicInteger> claimed = List.of(new AtomicInteger(), new AtomicInteger());
+    for (int r = 0; r < 2; r++) {
+      ReconcileWorker replica = replicas.get(r);
+      AtomicInteger count = claimed.get(r);
+      threads.submit(() -> {
+        while (!stop.get()) {
+          count.addAndGet(replica.runOnce());
+        }
+        return null;
+      });
+    }
+
+    try {
+      await().atMost(Duration.ofSeconds(60)).until(() -> running(catalog) == TABLES);
+    } finally {
+      stop.set(true);
+      threads.shutdown();
+      threads.awaitTermination(30, java.util.concurrent.TimeUnit.SECONDS);
+      replicas.forEach(ReconcileWorker::stop);
+    }
+
+    assertThat(world.flink.submissions).isEqualTo(TABLES);
+    List<String> names = new ArrayList<>();
+    world.flink.jobs.values().forEach(j -> names.add(j.name));
+    assertThat(new HashSet<>(names)).hasSize(TABLES);
+    assertThat(world.kafka.topics).hasSize(TABLES);
+    assertThat(claimed).allSatisfy(c -> assertThat(c.get()).as("both replicas worked").isPositive());
+  }
+
+  private ReconcileWorker worker(FakeWorld world, String owner) {
+    ReconcileWorker worker = new ReconcileWorker(store, world.reconciler, world.flink,
+        new ReconcileWorker.Settings(Duration.ofMillis(50), 3, Duration.ofSeconds(30), 2), owner);
+    worker.startPassesOnly();
+    return worker;
+  }
+
+  private int running(String catalog) {
+    Integer n = jdbc.queryForObject(
+        "SELECT count(*) FROM materialized_table t JOIN catalog_database d ON d.id = t.database_id JOIN catalog c ON c.id = d.catalog_id"
+            + " WHERE c.name = ? AND t.phase = 'RUNNING'", Integer.class, catalog);
+    return n == null ? 0 : n;
+  }
+}
