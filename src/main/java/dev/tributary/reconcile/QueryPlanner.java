@@ -61,6 +61,14 @@ public class QueryPlanner {
 
   private final FlinkSql sql;
   private final Catalog catalog;
+  /**
+   * Recent validations: the CREATE validates a query, and the reconciler would validate it again a
+   * moment later. Entries live briefly so that a changed source table is noticed soon.
+   */
+  private final Map<String, Cached> recent = new java.util.concurrent.ConcurrentHashMap<>();
+  private static final java.time.Duration CACHE_FOR = java.time.Duration.ofMinutes(1);
+
+  private record Cached(QueryShape shape, java.time.Instant at) {}
 
   public QueryPlanner(FlinkSql sql, Catalog catalog) {
     this.sql = sql;
@@ -72,6 +80,20 @@ public class QueryPlanner {
    * what it produces, and a query that emits updates needs a primary key (or retract mode).
    */
   public QueryShape validate(ObjectName table, MaterializedTableDefinition definition) {
+    String key = table + "\n" + dev.tributary.system.Json.write(definition);
+    Cached cached = recent.get(key);
+    if (cached != null && cached.at().isAfter(java.time.Instant.now().minus(CACHE_FOR))) {
+      return cached.shape();
+    }
+    QueryShape valid = validateUncached(table, definition);
+    if (recent.size() > 1000) {
+      recent.clear();
+    }
+    recent.put(key, new Cached(valid, java.time.Instant.now()));
+    return valid;
+  }
+
+  private QueryShape validateUncached(ObjectName table, MaterializedTableDefinition definition) {
     QueryShape shape;
     try {
       shape = inSession(table, definition.query(), Map.of(), session ->

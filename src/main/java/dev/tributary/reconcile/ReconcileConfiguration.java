@@ -19,6 +19,27 @@ import org.springframework.context.annotation.Configuration;
 @Configuration(proxyBeanMethods = false)
 class ReconcileConfiguration {
 
+  /** Wakes this replica's worker once a change to a table is committed. */
+  @Bean
+  @ConditionalOnProperty(name = "tributary.reconciler.enabled", havingValue = "true", matchIfMissing = true)
+  WakeOnChange wakeOnChange(ReconcileWorker worker) {
+    return new WakeOnChange(worker);
+  }
+
+  /** Listener for committed table changes. */
+  static final class WakeOnChange {
+    private final ReconcileWorker worker;
+
+    WakeOnChange(ReconcileWorker worker) {
+      this.worker = worker;
+    }
+
+    @org.springframework.transaction.event.TransactionalEventListener
+    void onChange(dev.tributary.table.TableChanged event) {
+      worker.wake();
+    }
+  }
+
   @Bean
   QueryPlanner queryPlanner(FlinkSql sql, CatalogService catalogs, MaterializedTableService tables, ReconcileStore store,
       TributaryProperties properties) {
@@ -37,7 +58,7 @@ class ReconcileConfiguration {
   @Bean
   @ConditionalOnProperty(name = "tributary.reconciler.enabled", havingValue = "true", matchIfMissing = true)
   ReconcileWorker reconcileWorker(ReconcileStore store, Reconciler reconciler, FlinkJobs jobs,
-      @Value("${tributary.reconciler.poll-interval:500ms}") Duration poll,
+      @Value("${tributary.reconciler.poll-interval:200ms}") Duration poll,
       @Value("${tributary.reconciler.batch-size:20}") int batch,
       @Value("${tributary.reconciler.lease:2m}") Duration lease,
       @Value("${tributary.reconciler.threads:4}") int threads) {

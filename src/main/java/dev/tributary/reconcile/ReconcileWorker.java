@@ -132,6 +132,13 @@ public class ReconcileWorker implements SmartLifecycle {
     }
   }
 
+  /** Something changed in the store: look now rather than at the next poll. */
+  public void wake() {
+    if (loop != null && running) {
+      loop.execute(this::safeRun);
+    }
+  }
+
   @Override
   public void stop() {
     running = false;

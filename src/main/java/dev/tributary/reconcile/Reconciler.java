@@ -37,7 +37,7 @@ public class Reconciler {
   /** When to look at the table again. */
   public record Next(Duration after, boolean failed) {
     static Next soon() {
-      return new Next(Duration.ofMillis(500), false);
+      return new Next(Duration.ofMillis(200), false);
     }
 
     static Next resync(Duration resync) {
@@ -122,11 +122,20 @@ public class Reconciler {
             "Pipeline tables are stored and versioned; running their flows is not supported yet"), Next.resync(settings.resync()));
       }
       MaterializedTableDefinition effective = Defaults.effective(table.spec().definition());
+      if (effective.refreshMode() == dev.tributary.sql.Clauses.RefreshMode.FULL) {
+        return save(Phase.PENDING, status.with(TableStatus.READY, false, Reason.Provisioning,
+            "REFRESH_MODE = FULL (freshness " + effective.freshness().sql() + ") runs as scheduled batch refreshes, which are not"
+                + " supported yet; the definition is stored. Use a freshness under 30 minutes or REFRESH_MODE = CONTINUOUS to run it now"),
+            Next.resync(settings.resync()));
+      }
       if (status.invalidVersion() == table.definitionVersion()) {
         return Next.resync(settings.resync());
       }
       if (status.validatedVersion() != table.definitionVersion()) {
-        return validate(effective);
+        Next invalid = validate(effective);
+        if (invalid != null) {
+          return invalid;
+        }
       }
       PipelinePlan plan = new PipelinePlan(table.name(), pipelineName(), effective, status.schema(), settings.bootstrapServers());
       Optional<JobSummary> live = liveJob();
@@ -155,7 +164,8 @@ public class Reconciler {
         String mode = effective.options().get("changelog.mode");
         TableStatus next = status.toBuilder().validated(table.definitionVersion(), shape.columns(), mode).detail(null).build();
         event("NORMAL", "QueryValidated", "Query produces " + shape.columns().size() + " columns, " + (shape.changelogMode().insertOnly() ? "insert-only" : "with updates"));
-        return save(phase, next.with(TableStatus.READY, false, Reason.QueryValidated, "Query validated"), Next.soon());
+        save(phase, next.with(TableStatus.READY, false, Reason.QueryValidated, "Query validated"), null);
+        return null; // valid: provisioning goes on in this pass
       } catch (QueryPlanner.InvalidQueryException e) {
         event("WARNING", "InvalidQuery", e.getMessage());
         TableStatus next = status.toBuilder().invalid(table.definitionVersion()).detail(e.getMessage()).build();

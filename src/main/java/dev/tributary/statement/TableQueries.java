@@ -154,7 +154,9 @@ class TableQueries {
     row.put("last_refresh", text(status, "lastRefresh"));
     row.put("next_refresh", text(status, "nextRefresh"));
     row.put("job_id", text(status, "jobId"));
-    row.put("job_running_time", text(status, "jobRunningTime"));
+    String started = text(status, "jobStartTime");
+    row.put("job_running_time", started == null || !"RUNNING".equals(t.getPhase().name()) ? null
+        : java.time.Duration.between(java.time.Instant.parse(started), java.time.Instant.now()).withNanos(0).toString());
     return row;
   }
 

@@ -28,16 +28,19 @@ public class MaterializedTableService {
   private final MaterializedTableRepository tables;
   private final MaterializedTableVersionRepository versions;
   private final TableEventRepository events;
+  private final org.springframework.context.ApplicationEventPublisher publisher;
 
   MaterializedTableService(
       CatalogService catalogs,
       MaterializedTableRepository tables,
       MaterializedTableVersionRepository versions,
-      TableEventRepository events) {
+      TableEventRepository events,
+      org.springframework.context.ApplicationEventPublisher publisher) {
     this.catalogs = catalogs;
     this.tables = tables;
     this.versions = versions;
     this.events = events;
+    this.publisher = publisher;
   }
 
   @Transactional
@@ -220,6 +223,7 @@ public class MaterializedTableService {
 
   private void event(MaterializedTable table, TableEvent.Type type, String reason, String message) {
     events.save(new TableEvent(table.getId(), type, reason, message));
+    publisher.publishEvent(new TableChanged(table.getId()));
   }
 
   private static void requireNotDeleting(MaterializedTable table) {

@@ -195,4 +195,16 @@ class ReconcilerTest {
     assertThat(world.status(id).detail()).isEqualTo("Column 'order_id' is declared STRING but the query produces INT");
     assertThat(world.store.events.stream().filter("InvalidQuery"::equals)).hasSize(1);
   }
+
+  @Test
+  void shouldNotRunAFullRefreshTableAsAContinuousJob() {
+    UUID id = world.create("CREATE MATERIALIZED TABLE daily FRESHNESS = INTERVAL '1' DAY AS SELECT order_id FROM o");
+
+    world.converge(id);
+
+    assertThat(world.flink.submissions).isZero();
+    assertThat(world.kafka.topics).isEmpty();
+    assertThat(world.phase(id)).isEqualTo(Phase.PENDING);
+    assertThat(world.status(id).condition(TableStatus.READY).message()).contains("REFRESH_MODE = FULL").contains("not supported yet");
+  }
 }

@@ -146,7 +146,7 @@ public class GatewayFlinkSql implements FlinkSql {
     List<String> columns = List.of();
     List<List<Object>> rows = new ArrayList<>();
     Optional<String> jobId = Optional.empty();
-    long pause = 20;
+    long pause = 5;
     while (true) {
       FlinkHttp.Answer answer = FlinkHttp.send(http.get().uri(uri), "fetch a statement result");
       if (!answer.ok()) {
@@ -169,7 +169,7 @@ public class GatewayFlinkSql implements FlinkSql {
         for (JsonNode row : results.path("data")) {
           rows.add(values(row.path("fields")));
         }
-        pause = 20;
+        pause = 5;
       }
       if ("EOS".equals(type) || page.path("nextResultUri").isMissingNode()) {
         if (jobId.isEmpty() && columns.equals(List.of("job id")) && !rows.isEmpty()) {
@@ -183,7 +183,7 @@ public class GatewayFlinkSql implements FlinkSql {
       }
       if ("NOT_READY".equals(type)) {
         sleep(pause);
-        pause = Math.min(pause * 2, 500);
+        pause = Math.min(pause * 2, 200);
       }
       uri = page.path("nextResultUri").asString();
     }

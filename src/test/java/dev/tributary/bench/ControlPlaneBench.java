@@ -1,0 +1,122 @@
+package dev.tributary.bench;
+
+import static org.awaitility.Awaitility.await;
+
+import dev.tributary.Api;
+import dev.tributary.TributaryIT;
+import dev.tributary.catalog.CatalogService;
+import dev.tributary.catalog.SourceTable;
+import dev.tributary.local.LocalStack;
+import dev.tributary.reconcile.port.FlinkJobs;
+import dev.tributary.reconcile.port.FlinkSql;
+import dev.tributary.reconcile.port.Topics;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+/**
+ * (a) CREATE to RUNNING through Tributary against the same work done by hand on the SQL Gateway,
+ * side by side; (c) GET of one table at 200 requests/s. Prints its figures; ./mvnw -Pbench verify.
+ */
+@TributaryIT
+class ControlPlaneBench {
+
+  static final int RUNS = 4;
+  static final String QUERY = "SELECT order_id, customer_id, price FROM examples.marketplace.orders WHERE price > 50";
+
+  @LocalServerPort int port;
+  @Autowired FlinkSql sql;
+  @Autowired FlinkJobs jobs;
+  @Autowired Topics topics;
+  @Autowired CatalogService catalogs;
+
+  @Test
+  void createToRunningAgainstRawSubmission() {
+    Api api = new Api(port);
+    List<Long> tributary = new ArrayList<>();
+    List<Long> raw = new ArrayList<>();
+    for (int i = -1; i < RUNS; i++) { // round -1 warms both paths up and is not counted
+      String name = "bench_" + UUID.randomUUID().toString().substring(0, 8);
+      long start = System.nanoTime();
+      api.sql("CREATE MATERIALIZED TABLE " + name + " FRESHNESS = INTERVAL '5' SECOND AS " + QUERY, "examples", "marketplace");
+      await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(50)).until(() ->
+          "RUNNING".equals(api.get("/v1/catalogs/examples/databases/marketplace/materialized-tables/" + name).body().path("status").path("phase").asString()));
+      long viaTributary = (System.nanoTime() - start) / 1_000_000;
+
+      start = System.nanoTime();
+      String jobId = rawSubmission("raw_" + name);
+      await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(50)).until(() ->
+          jobs.overview().stream().anyMatch(j -> j.id().equals(jobId) && j.state() == FlinkJobs.JobState.RUNNING));
+      long viaGateway = (System.nanoTime() - start) / 1_000_000;
+      if (i >= 0) {
+        tributary.add(viaTributary);
+        raw.add(viaGateway);
+      }
+      api.sql("DROP MATERIALIZED TABLE " + name, "examples", "marketplace");
+      jobs.cancel(jobId);
+    }
+    double t = tributary.stream().mapToLong(Long::longValue).average().orElse(0);
+    double r = raw.stream().mapToLong(Long::longValue).average().orElse(0);
+    System.out.printf("BENCH create-to-running: tributary %s ms (mean %.0f), raw gateway %s ms (mean %.0f), overhead %.1f%%%n",
+        tributary, t, raw, r, 100 * (t - r) / r);
+  }
+
+  /** Topic, session, source tables, sink table, INSERT: what a user would do without Tributary. */
+  private String rawSubmission(String topic) {
+    topics.ensure(new Topics.TopicSpec(topic, 6, Map.of("cleanup.policy", "delete")));
+    FlinkSql.Session session = sql.openSession("raw", Map.of());
+    try {
+      sql.execute(session, "CREATE CATALOG examples WITH ('type' = 'generic_in_memory')");
+      sql.execute(session, "CREATE DATABASE examples.marketplace");
+      for (SourceTable table : catalogs.sourceTables("examples", "marketplace")) {
+        sql.execute(session, table.getDdl());
+      }
+      sql.execute(session, "SET 'execution.checkpointing.interval' = '5 s'");
+      sql.execute(session, "CREATE TEMPORARY TABLE sink (order_id STRING, customer_id INT, price DOUBLE) WITH ('connector' = 'kafka',"
+          + " 'topic' = '" + topic + "', 'properties.bootstrap.servers' = '" + LocalStack.get().kafkaBootstrapServers() + "',"
+          + " 'value.format' = 'json', 'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = '" + topic + "')");
+      return sql.execute(session, "INSERT INTO sink " + QUERY).jobId().orElseThrow();
+    } finally {
+      sql.closeSession(session);
+    }
+  }
+
+  @Test
+  void getOneTableAt200RequestsPerSecond() throws Exception {
+    Api api = new Api(port);
+    String name = "bench_get_" + UUID.randomUUID().toString().substring(0, 8);
+    api.sql("CREATE MATERIALIZED TABLE " + name + " FRESHNESS = INTERVAL '5' SECOND AS " + QUERY, "examples", "marketplace");
+    String path = "/v1/catalogs/examples/databases/marketplace/materialized-tables/" + name;
+    for (int i = 0; i < 2000; i++) {
+      api.get(path); // warm-up
+    }
+    int requests = 3_000;
+    long[] latencies = new long[requests];
+    ScheduledExecutorService clients = Executors.newScheduledThreadPool(8);
+    java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(requests);
+    for (int i = 0; i < requests; i++) {
+      int n = i;
+      // An open model: requests leave on schedule, 5 ms apart, whatever the answers do.
+      clients.schedule(() -> {
+        long start = System.nanoTime();
+        api.get(path);
+        latencies[n] = System.nanoTime() - start;
+        done.countDown();
+      }, n * 5L, TimeUnit.MILLISECONDS);
+    }
+    done.await(2, TimeUnit.MINUTES);
+    clients.shutdown();
+    java.util.Arrays.sort(latencies);
+    System.out.printf("BENCH get-one-table: %d requests at 200/s, p50 %.1f ms, p99 %.1f ms, max %.1f ms%n",
+        requests, latencies[requests / 2] / 1e6, latencies[requests * 99 / 100] / 1e6, latencies[requests - 1] / 1e6);
+    api.sql("DROP MATERIALIZED TABLE " + name, "examples", "marketplace");
+  }
+}
