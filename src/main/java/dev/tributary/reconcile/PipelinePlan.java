@@ -79,19 +79,29 @@ public record PipelinePlan(
     return subjects;
   }
 
-  /** SETs and the sink table of the job's session; then {@link #insert()}. */
+  /**
+   * The job's configuration, given as properties of its gateway session (one round trip instead
+   * of a SET each); with {@code restorePath}, the job restores from that savepoint or checkpoint.
+   */
+  public Map<String, String> sessionProperties(String restorePath) {
+    Map<String, String> properties = new LinkedHashMap<>();
+    properties.put("pipeline.name", pipelineName);
+    properties.put("execution.checkpointing.interval", checkpointInterval().toMillis() + " ms");
+    properties.put("execution.checkpointing.mode", "EXACTLY_ONCE");
+    properties.put("execution.checkpointing.externalized-checkpoint-retention", "RETAIN_ON_CANCELLATION");
+    // The reconciler restarts failed jobs itself, from their latest checkpoint, with backoff.
+    properties.put("restart-strategy.type", "none");
+    if (restorePath != null) {
+      properties.put("execution.state-recovery.path", restorePath);
+    }
+    return properties;
+  }
+
+  /** The sink table of the job's session; then {@link #insert()}. */
   public List<String> jobStatements() {
     Duration interval = checkpointInterval();
     Duration transactionTimeout = Duration.ofMinutes(15).compareTo(interval.multipliedBy(3)) > 0 ? Duration.ofMinutes(15) : interval.multipliedBy(3);
-    List<String> statements = new ArrayList<>();
-    statements.add(set("pipeline.name", pipelineName));
-    statements.add(set("execution.checkpointing.interval", interval.toMillis() + " ms"));
-    statements.add(set("execution.checkpointing.mode", "EXACTLY_ONCE"));
-    statements.add(set("execution.checkpointing.externalized-checkpoint-retention", "RETAIN_ON_CANCELLATION"));
-    // The reconciler restarts failed jobs itself, from their latest checkpoint, with backoff.
-    statements.add(set("restart-strategy.type", "none"));
-    statements.add(sinkTable(transactionTimeout));
-    return statements;
+    return List.of(sinkTable(transactionTimeout));
   }
 
   public String insert() {
@@ -156,10 +166,6 @@ public record PipelinePlan(
       throw new IllegalArgumentException("'" + option + "' = '" + format + "' is not supported by this Flink cluster; use one of " + Set.copyOf(FLINK_FORMATS.keySet()));
     }
     return format;
-  }
-
-  private static String set(String key, String value) {
-    return "SET " + Printer.string(key) + " = " + Printer.string(value);
   }
 
   private static java.util.Optional<String> optional(Map<String, String> options, String key) {

@@ -96,7 +96,7 @@ public class QueryPlanner {
   private QueryShape validateUncached(ObjectName table, MaterializedTableDefinition definition) {
     QueryShape shape;
     try {
-      shape = inSession(table, definition.query(), Map.of(), session ->
+      shape = inSession(table, definition.query(), Map.of(), Map.of(), session ->
           new QueryShape(sql.inferSchema(session, definition.query()), sql.changelogMode(session, definition.query())));
     } catch (FlinkSql.StatementFailedException e) {
       throw new InvalidQueryException(List.of(e.getMessage()), e.line(), e.column());
@@ -125,8 +125,9 @@ public class QueryPlanner {
    * Runs {@code work} in a fresh session where the tables the query reads are declared (Kafka
    * sources with {@code startOptions} applied) and the table's catalog and database are current.
    */
-  public <T> T inSession(ObjectName table, String query, Map<String, String> startOptions, Function<FlinkSql.Session, T> work) {
-    FlinkSql.Session session = sql.openSession("tributary-" + table.name(), Map.of());
+  public <T> T inSession(ObjectName table, String query, Map<String, String> startOptions,
+      Map<String, String> sessionProperties, Function<FlinkSql.Session, T> work) {
+    FlinkSql.Session session = sql.openSession("tributary-" + table.name(), sessionProperties);
     try {
       for (String statement : declarations(table, query, startOptions)) {
         sql.execute(session, statement);

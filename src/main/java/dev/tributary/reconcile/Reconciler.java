@@ -314,19 +314,17 @@ public class Reconciler {
       save(phase == Phase.PENDING || phase == Phase.STOPPED ? Phase.CREATING : phase,
           status.toBuilder().pipelineName(plan.pipelineName()).job(null, null).failures(failures).build(), null);
       faults.at("submit");
-      String jobId = planner.inSession(table.name(), table.spec().definition().query(), plan.sourceStartOptions(clock.instant()), session -> {
-        for (String statement : plan.jobStatements()) {
-          sql.execute(session, statement);
-        }
-        if (restorePath != null) {
-          sql.execute(session, "SET 'execution.state-recovery.path' = '" + restorePath.replace("'", "''") + "'");
-        }
-        return sql.execute(session, plan.insert()).jobId().orElseThrow(() -> new IllegalStateException("The INSERT returned no job id"));
-      });
+      String jobId = planner.inSession(table.name(), table.spec().definition().query(), plan.sourceStartOptions(clock.instant()),
+          plan.sessionProperties(restorePath), session -> {
+            for (String statement : plan.jobStatements()) {
+              sql.execute(session, statement);
+            }
+            return sql.execute(session, plan.insert()).jobId().orElseThrow(() -> new IllegalStateException("The INSERT returned no job id"));
+          });
       event("NORMAL", "JobSubmitted", "Submitted job " + jobId + " (" + plan.pipelineName() + ")" + (restorePath == null ? "" : " from " + restorePath));
       faults.at("submitted");
       TableStatus s = status.toBuilder().job(jobId, null).build().with(TableStatus.JOB_RUNNING, false, Reason.JobSubmitted, "Job " + jobId + " submitted");
-      return save(Phase.CREATING, s, Next.soon());
+      return save(Phase.CREATING, s, new Next(Duration.ofMillis(100), false));
     }
 
     private Next suspend(Optional<JobSummary> live) {

@@ -287,7 +287,7 @@ final class FakeWorld {
     public synchronized Session openSession(String name, Map<String, String> properties) {
       check();
       String handle = UUID.randomUUID().toString();
-      sessions.put(handle, new HashMap<>());
+      sessions.put(handle, new HashMap<>(properties));
       return new Session(handle);
     }
 
