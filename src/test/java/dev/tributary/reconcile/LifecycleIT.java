@@ -63,16 +63,17 @@ class LifecycleIT {
 
   @Test
   void shouldRunTheSeedExamplesVerbatimAndFillTheirTopics() throws IOException {
-    for (String file : List.of("000-00.sql", "000-01.sql", "000-03.sql")) {
+    for (String file : List.of("000-00.sql", "000-01.sql", "000-02.sql", "000-03.sql")) {
       ok(Files.readString(Path.of("src/test/resources/sql/seeds", file)));
     }
 
-    for (String name : List.of("high_value_orders", "all_orders", "customer_orders")) {
+    for (String name : List.of("high_value_orders", "all_orders", "orders_avro", "customer_orders")) {
       awaitPhase(name, "RUNNING");
       JsonNode status = table(name).path("status").path("details");
       assertThat(status.path("topic").asString()).isEqualTo(name);
       assertThat(status.path("jobId").asString()).hasSize(32);
-      assertThat(registry.latest(name + "-value")).get().extracting(s -> s.schema().type()).isEqualTo(SchemaRegistry.SchemaType.JSON);
+      SchemaRegistry.SchemaType type = name.equals("orders_avro") ? SchemaRegistry.SchemaType.AVRO : SchemaRegistry.SchemaType.JSON;
+      assertThat(registry.latest(name + "-value")).get().extracting(s -> s.schema().type()).isEqualTo(type);
     }
     String kafka = LocalStack.get().kafkaBootstrapServers();
     List<String> highValue = TopicReader.values(kafka, "high_value_orders", 5, Duration.ofSeconds(60), false);
