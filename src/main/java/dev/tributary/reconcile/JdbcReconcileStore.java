@@ -101,6 +101,18 @@ public class JdbcReconcileStore implements ReconcileStore {
 
   /** The end of a DROP: the definition goes; versions and events stay as history. */
   @Override
+  public void markDue(java.util.Collection<UUID> ids) {
+    if (!ids.isEmpty()) {
+      jdbc.update(connection -> {
+        var statement = connection.prepareStatement(
+            "UPDATE materialized_table SET next_attempt_at = now() WHERE id = ANY (?) AND next_attempt_at > now()");
+        statement.setArray(1, connection.createArrayOf("uuid", ids.toArray()));
+        return statement;
+      });
+    }
+  }
+
+  @Override
   public void delete(UUID id) {
     jdbc.update("DELETE FROM materialized_table WHERE id = ? AND deletion_requested", id);
   }

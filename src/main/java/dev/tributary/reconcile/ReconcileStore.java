@@ -31,6 +31,9 @@ public interface ReconcileStore {
 
   void event(UUID id, String type, String reason, String message);
 
+  /** Makes these tables due now (their jobs changed state). Unknown ids are ignored. */
+  void markDue(java.util.Collection<UUID> ids);
+
   /** The end of a DROP: the definition goes; versions and events stay as history. */
   void delete(UUID id);
 }

@@ -25,8 +25,17 @@ public class ReconcileWorker implements SmartLifecycle {
 
   private static final Logger log = LoggerFactory.getLogger(ReconcileWorker.class);
 
-  /** Loop settings. */
-  public record Settings(Duration pollInterval, int batchSize, Duration lease, int threads) {}
+  /** Loop settings; {@code watchInterval} is how often job state changes are looked for. */
+  public record Settings(Duration pollInterval, int batchSize, Duration lease, int threads, Duration watchInterval) {
+    public Settings(Duration pollInterval, int batchSize, Duration lease, int threads) {
+      this(pollInterval, batchSize, lease, threads, Duration.ofSeconds(2));
+    }
+  }
+
+  private static final java.util.regex.Pattern PIPELINE =
+      java.util.regex.Pattern.compile("tributary-([0-9a-f-]{36})-v\\d+");
+  private final java.util.Map<String, FlinkJobs.JobState> lastSeen = new java.util.HashMap<>();
+  private long lastWatch;
 
   private final ReconcileStore store;
   private final Reconciler reconciler;
@@ -122,7 +131,38 @@ public class ReconcileWorker implements SmartLifecycle {
     log.info("Reconciler {} started", owner);
   }
 
+  /**
+   * Between resyncs, a job can fail or be cancelled behind our back. One overview call every few
+   * seconds finds the jobs whose state changed since the last look, and makes their tables due.
+   */
+  void watch() {
+    long now = System.nanoTime();
+    if (now - lastWatch < settings.watchInterval().toNanos()) {
+      return;
+    }
+    lastWatch = now;
+    List<UUID> changed = new ArrayList<>();
+    java.util.Map<String, FlinkJobs.JobState> seen = new java.util.HashMap<>();
+    for (FlinkJobs.JobSummary job : jobs.overview()) {
+      java.util.regex.Matcher m = PIPELINE.matcher(job.name());
+      if (m.matches()) {
+        seen.put(job.id(), job.state());
+        if (job.state() != lastSeen.get(job.id())) {
+          changed.add(UUID.fromString(m.group(1)));
+        }
+      }
+    }
+    lastSeen.clear();
+    lastSeen.putAll(seen);
+    store.markDue(changed);
+  }
+
   private void safeRun() {
+    try {
+      watch();
+    } catch (RuntimeException e) {
+      log.debug("Watching jobs failed: {}", e.toString());
+    }
     try {
       while (running && runOnce() == settings.batchSize()) {
         // A full batch: there may be more due rows right away.

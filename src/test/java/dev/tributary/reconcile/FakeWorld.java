@@ -165,6 +165,12 @@ final class FakeWorld {
       events.add(reason);
     }
 
+    final List<List<UUID>> markedDue = new ArrayList<>();
+
+    public void markDue(java.util.Collection<UUID> ids) {
+      markedDue.add(List.copyOf(ids));
+    }
+
     public void delete(UUID id) {
       rows.remove(id);
     }

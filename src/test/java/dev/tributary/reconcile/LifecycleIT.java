@@ -186,6 +186,38 @@ class LifecycleIT {
     assertThat(api.get(TABLES.substring(0, TABLES.length() - 1) + "?phase=STOPPED").body().path("items").toString()).contains("via_api");
   }
 
+  @Test
+  void shouldEvolveTheQueryIntoANewJobWritingTheSameTopic() {
+    ok("CREATE MATERIALIZED TABLE evolving FRESHNESS = INTERVAL '2' SECOND AS SELECT order_id, price FROM examples.marketplace.orders");
+    awaitPhase("evolving", "RUNNING");
+    String first = table("evolving").path("status").path("details").path("jobId").asString();
+
+    ok("ALTER MATERIALIZED TABLE evolving AS SELECT order_id, price FROM examples.marketplace.orders WHERE price > 90");
+
+    await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> {
+      JsonNode details = table("evolving").path("status").path("details");
+      assertThat(table("evolving").path("status").path("phase").asString()).isEqualTo("RUNNING");
+      assertThat(details.path("jobId").asString()).isNotEqualTo(first);
+      assertThat(details.path("pipelineName").asString()).endsWith("-v2");
+    });
+    assertThat(jobs.job(first).orElseThrow().state()).isEqualTo(FlinkJobs.JobState.CANCELED);
+    assertThat(api.get(TABLES + "evolving/versions").body().size()).isEqualTo(2);
+  }
+
+  @Test
+  void shouldRestartAFailingJobThenReportItFailedWithItsRootCause() {
+    ok("CREATE MATERIALIZED TABLE broken FRESHNESS = INTERVAL '2' SECOND AS SELECT order_id, CAST(order_id AS INT) AS n FROM examples.marketplace.orders");
+
+    await().atMost(Duration.ofSeconds(150)).pollInterval(Duration.ofMillis(500)).untilAsserted(() ->
+        assertThat(table("broken").path("status").path("phase").asString()).isEqualTo("FAILED"));
+
+    JsonNode details = table("broken").path("status").path("details");
+    assertThat(details.path("consecutiveFailures").asInt()).isEqualTo(5);
+    assertThat(details.path("detail").asString()).startsWith("For input string: '");
+    assertThat(api.get(TABLES + "broken/events").body().valueStream().map(e -> e.path("reason").asString()))
+        .contains("JobFailed", "RetriesExhausted");
+  }
+
   static void sleep(Duration d) {
     try {
       Thread.sleep(d.toMillis());
