@@ -1,0 +1,101 @@
+package dev.tributary.reconcile;
+
+import dev.tributary.reconcile.Reconciler.Next;
+import dev.tributary.reconcile.TableStatus.Reason;
+import dev.tributary.reconcile.port.FlinkJobs.JobSummary;
+import dev.tributary.reconcile.port.RemoteSystemException;
+import dev.tributary.table.Phase;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * One pass over one table: the snapshot it started from, the status and phase as the pass has
+ * changed them, and the writes. Status is written only when it differs from what is stored.
+ */
+final class ReconcilePass {
+
+  final TableSnapshot table;
+  final List<JobSummary> overview;
+  TableStatus status;
+  Phase phase;
+  private final ReconcileStore store;
+  private final Duration resync;
+  private TableStatus savedStatus;
+  private Phase savedPhase;
+
+  ReconcilePass(TableSnapshot table, List<JobSummary> overview, ReconcileStore store, Duration resync) {
+    this.table = table;
+    this.overview = overview;
+    this.store = store;
+    this.resync = resync;
+    this.status = table.status();
+    this.phase = table.phase();
+    this.savedStatus = status;
+    this.savedPhase = phase;
+  }
+
+  Next resync() {
+    return Next.resync(resync);
+  }
+
+  String pipelineName() {
+    return "tributary-" + table.id() + "-v" + table.definitionVersion();
+  }
+
+  /** Writes status only when it differs from what is stored. */
+  Next save(Phase newPhase, TableStatus newStatus, Next next) {
+    if (newPhase != savedPhase || !newStatus.equals(savedStatus)) {
+      store.saveStatus(table.id(), newPhase, table.generation(), newStatus);
+      savedPhase = newPhase;
+      savedStatus = newStatus;
+    }
+    phase = newPhase;
+    status = newStatus;
+    return next;
+  }
+
+  /** A definition that cannot run as written: FAILED until the spec changes. */
+  Next failed(Reason reason, String message) {
+    event("WARNING", reason.name(), message);
+    TableStatus s = status.toBuilder().invalid(table.definitionVersion()).detail(message).build()
+        .with(TableStatus.READY, false, reason, message);
+    return save(Phase.FAILED, s, resync());
+  }
+
+  /** A dependency is down or refused: record what is waiting on what, and try again with backoff. */
+  Next waiting(RemoteSystemException e) {
+    String message = "Waiting for " + e.system() + ": " + e.getMessage();
+    TableStatus s = status.toBuilder().detail(e.getMessage()).build()
+        .with(TableStatus.READY, false, e.retryable() ? Reason.DependencyUnavailable : Reason.JobFailed, message);
+    if (!s.equals(status)) {
+      event("WARNING", e.retryable() ? "DependencyUnavailable" : "RemoteError", message);
+    }
+    Phase next = phase == Phase.RUNNING ? Phase.DEGRADED : phase;
+    save(next, s, null);
+    return new Next(Duration.ZERO, true);
+  }
+
+  void event(String type, String reason, String message) {
+    store.event(table.id(), type, reason, message);
+  }
+
+  Optional<JobSummary> liveJob() {
+    String prefix = "tributary-" + table.id() + "-";
+    return overview.stream()
+        .filter(j -> !j.state().terminal())
+        .filter(j -> j.id().equals(status.jobId()) || j.name().startsWith(prefix))
+        .findFirst();
+  }
+
+  Optional<JobSummary> lastJob(String pipelineName) {
+    if (status.jobId() != null) {
+      Optional<JobSummary> recorded = overview.stream().filter(j -> j.id().equals(status.jobId())).findFirst();
+      if (recorded.isPresent()) {
+        return recorded;
+      }
+    }
+    return overview.stream().filter(j -> j.name().equals(pipelineName))
+        .max(java.util.Comparator.comparing(j -> j.startTime() == null ? java.time.Instant.EPOCH : j.startTime()));
+  }
+}
