@@ -51,12 +51,16 @@ public final class Api {
           String text = new String(res.getBody().readAllBytes(), StandardCharsets.UTF_8);
           JsonNode body;
           try {
-            body = text.isBlank() ? JsonMapper.shared().missingNode() : JsonMapper.shared().readTree(text);
+            body =
+                text.isBlank()
+                    ? JsonMapper.shared().missingNode()
+                    : JsonMapper.shared().readTree(text);
           } catch (tools.jackson.core.JacksonException e) {
             body = JsonMapper.shared().missingNode();
           }
           MediaType type = res.getHeaders().getContentType();
-          return new Answer(res.getStatusCode().value(), type == null ? null : type.toString(), body, text);
+          return new Answer(
+              res.getStatusCode().value(), type == null ? null : type.toString(), body, text);
         });
   }
 }

@@ -9,13 +9,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.web.client.RestClient;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
+import org.springframework.web.client.RestClient;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -33,9 +33,17 @@ class ApplicationIT {
 
   /** GET that returns every answer, errors included, as status, headers and text. */
   private ResponseEntity<String> get(String path) {
-    return client.get().uri(path).exchange((req, res) -> ResponseEntity.status(res.getStatusCode())
-        .headers(res.getHeaders())
-        .body(new String(res.getBody().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)));
+    return client
+        .get()
+        .uri(path)
+        .exchange(
+            (req, res) ->
+                ResponseEntity.status(res.getStatusCode())
+                    .headers(res.getHeaders())
+                    .body(
+                        new String(
+                            res.getBody().readAllBytes(),
+                            java.nio.charset.StandardCharsets.UTF_8)));
   }
 
   @Test
@@ -48,7 +56,8 @@ class ApplicationIT {
           .as(component)
           .isEqualTo("UP");
     }
-    assertThat(health.path("components").path("flink").path("details").path("sqlGateway").asString())
+    assertThat(
+            health.path("components").path("flink").path("details").path("sqlGateway").asString())
         .contains("2.2.1");
   }
 
@@ -68,7 +77,9 @@ class ApplicationIT {
     ResponseEntity<String> metrics = get("/actuator/prometheus");
 
     assertThat(metrics.getStatusCode()).isEqualTo(HttpStatus.OK);
-    assertThat(metrics.getBody()).contains("jvm_memory_used_bytes").contains("hikaricp_connections");
+    assertThat(metrics.getBody())
+        .contains("jvm_memory_used_bytes")
+        .contains("hikaricp_connections");
   }
 
   @Test
@@ -80,8 +91,8 @@ class ApplicationIT {
   }
 
   /**
-   * The committed openapi/openapi.yaml is the API's contract. To accept a change, run the ITs
-   * with -Dopenapi.update=true and commit the file.
+   * The committed openapi/openapi.yaml is the API's contract. To accept a change, run the ITs with
+   * -Dopenapi.update=true and commit the file.
    */
   @Test
   void shouldServeTheCommittedOpenApiDocument() throws Exception {
@@ -92,20 +103,22 @@ class ApplicationIT {
     }
 
     assertThat(served)
-        .as("served /v3/api-docs differs from openapi/openapi.yaml; rerun with -Dopenapi.update=true")
+        .as(
+            "served /v3/api-docs differs from openapi/openapi.yaml; rerun with -Dopenapi.update=true")
         .isEqualTo(Files.readString(committed));
   }
 
   @Test
   void shouldListTheExampleCatalogsSourceTables() {
-    JsonNode tables =
-        json(get("/v1/catalogs/examples/databases/marketplace/tables"));
+    JsonNode tables = json(get("/v1/catalogs/examples/databases/marketplace/tables"));
 
     assertThat(tables.valueStream().map(t -> t.path("name").asString()))
         .containsExactly("customers", "orders", "products");
     JsonNode orders = json(get("/v1/catalogs/examples/databases/marketplace/tables/orders"));
-    assertThat(orders.path("schema").path("watermark").path("column").asString()).isEqualTo("event_time");
-    assertThat(orders.path("ddl").asString()).startsWith("CREATE TABLE `examples`.`marketplace`.`orders` (");
+    assertThat(orders.path("schema").path("watermark").path("column").asString())
+        .isEqualTo("event_time");
+    assertThat(orders.path("ddl").asString())
+        .startsWith("CREATE TABLE `examples`.`marketplace`.`orders` (");
   }
 
   @Test
@@ -124,19 +137,24 @@ class ApplicationIT {
   void shouldFeedTheExampleTopicsWithJoinableRows() {
     String kafka = LocalStack.get().kafkaBootstrapServers();
     List<String> orders =
-        TopicReader.values(kafka, ExampleCatalog.topic("orders"), 10, Duration.ofSeconds(30), false);
+        TopicReader.values(
+            kafka, ExampleCatalog.topic("orders"), 10, Duration.ofSeconds(30), false);
     List<String> customers =
-        TopicReader.values(kafka, ExampleCatalog.topic("customers"), 100, Duration.ofSeconds(30), false);
+        TopicReader.values(
+            kafka, ExampleCatalog.topic("customers"), 100, Duration.ofSeconds(30), false);
 
     assertThat(orders).hasSizeGreaterThanOrEqualTo(10);
     List<Integer> customerIds =
-        customers.stream().map(c -> JsonMapper.shared().readTree(c).path("customer_id").asInt()).toList();
+        customers.stream()
+            .map(c -> JsonMapper.shared().readTree(c).path("customer_id").asInt())
+            .toList();
     assertThat(orders)
         .allSatisfy(
             order -> {
               JsonNode row = JsonMapper.shared().readTree(order);
               assertThat(customerIds).contains(row.path("customer_id").asInt());
-              assertThat(row.path("event_time").asString()).matches("\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d{3}");
+              assertThat(row.path("event_time").asString())
+                  .matches("\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d{3}");
             });
   }
 

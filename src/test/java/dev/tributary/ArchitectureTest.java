@@ -19,7 +19,8 @@ class ArchitectureTest {
   void shouldKeepReconcilerAndStatementLanguageFreeOfAdapters() {
     noClasses()
         .that()
-        .resideInAnyPackage("dev.tributary.reconcile..", "dev.tributary.sql..", "dev.tributary.table..")
+        .resideInAnyPackage(
+            "dev.tributary.reconcile..", "dev.tributary.sql..", "dev.tributary.table..")
         .should()
         .dependOnClassesThat()
         .resideInAPackage("dev.tributary.adapter..")
@@ -34,7 +35,11 @@ class ArchitectureTest {
         .resideInAPackage("dev.tributary.reconcile.port..")
         .should()
         .dependOnClassesThat()
-        .resideInAnyPackage("org.springframework..", "jakarta.persistence..", "tools.jackson..", "org.apache.kafka..")
+        .resideInAnyPackage(
+            "org.springframework..",
+            "jakarta.persistence..",
+            "tools.jackson..",
+            "org.apache.kafka..")
         .check(MAIN);
   }
 

@@ -22,6 +22,7 @@ public record SourceTableDefinition(
 
   /** The CREATE TABLE statement that declares this table in a Flink session under that name. */
   public String createStatement(ObjectName qualifiedName) {
-    return Printer.print(new Statement.CreateSourceTable(qualifiedName, false, schema, comment, options));
+    return Printer.print(
+        new Statement.CreateSourceTable(qualifiedName, false, schema, comment, options));
   }
 }

@@ -14,9 +14,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 
 /**
- * {@link ReconcileStore} in PostgreSQL: claiming due rows with a lease (FOR UPDATE SKIP
- * LOCKED, so replicas never work on the same row), writing observed state, the event log, and the
- * final removal of a dropped table. The API never writes the columns written here.
+ * {@link ReconcileStore} in PostgreSQL: claiming due rows with a lease (FOR UPDATE SKIP LOCKED, so
+ * replicas never work on the same row), writing observed state, the event log, and the final
+ * removal of a dropped table. The API never writes the columns written here.
  */
 @Component
 public class JdbcReconcileStore implements ReconcileStore {
@@ -39,7 +39,10 @@ public class JdbcReconcileStore implements ReconcileStore {
           ORDER BY next_attempt_at
           LIMIT ? FOR UPDATE SKIP LOCKED)
         RETURNING id""",
-        UUID.class, owner, lease.toMillis(), limit);
+        UUID.class,
+        owner,
+        lease.toMillis(),
+        limit);
   }
 
   /**
@@ -53,35 +56,44 @@ public class JdbcReconcileStore implements ReconcileStore {
         UPDATE materialized_table SET lease_owner = NULL, lease_expires_at = NULL, attempt = ?,
           next_attempt_at = CASE WHEN generation > ? THEN now() ELSE now() + (? * interval '1 millisecond') END
         WHERE id = ? AND lease_owner = ?""",
-        attempt, seenGeneration, after.toMillis(), id, owner);
+        attempt,
+        seenGeneration,
+        after.toMillis(),
+        id,
+        owner);
   }
 
   @Override
   public Optional<TableSnapshot> load(UUID id) {
-    List<TableSnapshot> rows = jdbc.query(
-        """
+    List<TableSnapshot> rows =
+        jdbc.query(
+            """
         SELECT t.id, c.name AS catalog, d.name AS database, t.name, t.generation, t.spec, t.deletion_requested,
                t.phase, t.status, t.attempt,
                (SELECT max(version) FROM materialized_table_version v WHERE v.table_id = t.id) AS definition_version
         FROM materialized_table t JOIN catalog_database d ON d.id = t.database_id JOIN catalog c ON c.id = d.catalog_id
         WHERE t.id = ?""",
-        (rs, n) -> new TableSnapshot(
-            rs.getObject("id", UUID.class),
-            new ObjectName(rs.getString("catalog"), rs.getString("database"), rs.getString("name")),
-            rs.getLong("generation"),
-            rs.getLong("definition_version"),
-            Json.read(rs.getString("spec"), TableSpec.class),
-            rs.getBoolean("deletion_requested"),
-            Phase.valueOf(rs.getString("phase")),
-            status(rs.getString("status"))),
-        id);
+            (rs, n) ->
+                new TableSnapshot(
+                    rs.getObject("id", UUID.class),
+                    new ObjectName(
+                        rs.getString("catalog"), rs.getString("database"), rs.getString("name")),
+                    rs.getLong("generation"),
+                    rs.getLong("definition_version"),
+                    Json.read(rs.getString("spec"), TableSpec.class),
+                    rs.getBoolean("deletion_requested"),
+                    Phase.valueOf(rs.getString("phase")),
+                    status(rs.getString("status"))),
+            id);
     return rows.stream().findFirst();
   }
 
   /** Current attempt count of a row (for backoff). */
   @Override
   public int attempt(UUID id) {
-    Integer attempt = jdbc.queryForObject("SELECT attempt FROM materialized_table WHERE id = ?", Integer.class, id);
+    Integer attempt =
+        jdbc.queryForObject(
+            "SELECT attempt FROM materialized_table WHERE id = ?", Integer.class, id);
     return attempt == null ? 0 : attempt;
   }
 
@@ -90,25 +102,35 @@ public class JdbcReconcileStore implements ReconcileStore {
   public void saveStatus(UUID id, Phase phase, long observedGeneration, TableStatus status) {
     jdbc.update(
         "UPDATE materialized_table SET phase = ?, observed_generation = ?, status = ?::jsonb, updated_at = now() WHERE id = ?",
-        phase.name(), observedGeneration, Json.write(status), id);
+        phase.name(),
+        observedGeneration,
+        Json.write(status),
+        id);
   }
 
   @Override
   public void event(UUID id, String type, String reason, String message) {
-    jdbc.update("INSERT INTO table_event (table_id, at, type, reason, message) VALUES (?, ?, ?, ?, ?)",
-        id, Timestamp.from(Instant.now()), type, reason, message);
+    jdbc.update(
+        "INSERT INTO table_event (table_id, at, type, reason, message) VALUES (?, ?, ?, ?, ?)",
+        id,
+        Timestamp.from(Instant.now()),
+        type,
+        reason,
+        message);
   }
 
   /** The end of a DROP: the definition goes; versions and events stay as history. */
   @Override
   public void markDue(java.util.Collection<UUID> ids) {
     if (!ids.isEmpty()) {
-      jdbc.update(connection -> {
-        var statement = connection.prepareStatement(
-            "UPDATE materialized_table SET next_attempt_at = now() WHERE id = ANY (?) AND next_attempt_at > now()");
-        statement.setArray(1, connection.createArrayOf("uuid", ids.toArray()));
-        return statement;
-      });
+      jdbc.update(
+          connection -> {
+            var statement =
+                connection.prepareStatement(
+                    "UPDATE materialized_table SET next_attempt_at = now() WHERE id = ANY (?) AND next_attempt_at > now()");
+            statement.setArray(1, connection.createArrayOf("uuid", ids.toArray()));
+            return statement;
+          });
     }
   }
 

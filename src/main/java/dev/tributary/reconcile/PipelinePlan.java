@@ -56,15 +56,21 @@ public record PipelinePlan(
   public Topics.TopicSpec topic() {
     Map<String, String> options = effective.options();
     Map<String, String> configs = new LinkedHashMap<>();
-    configs.put("cleanup.policy", switch (options.get("kafka.cleanup-policy")) {
-      case "compact" -> "compact";
-      case "delete-compact" -> "compact,delete";
-      default -> "delete";
-    });
-    optional(options, "kafka.retention.time").ifPresent(v -> configs.put("retention.ms", millis(v)));
-    optional(options, "kafka.retention.size").ifPresent(v -> configs.put("retention.bytes", bytes(v)));
-    optional(options, "kafka.max-message-size").ifPresent(v -> configs.put("max.message.bytes", bytes(v)));
-    optional(options, "kafka.compaction.time").ifPresent(v -> configs.put("min.compaction.lag.ms", millis(v)));
+    configs.put(
+        "cleanup.policy",
+        switch (options.get("kafka.cleanup-policy")) {
+          case "compact" -> "compact";
+          case "delete-compact" -> "compact,delete";
+          default -> "delete";
+        });
+    optional(options, "kafka.retention.time")
+        .ifPresent(v -> configs.put("retention.ms", millis(v)));
+    optional(options, "kafka.retention.size")
+        .ifPresent(v -> configs.put("retention.bytes", bytes(v)));
+    optional(options, "kafka.max-message-size")
+        .ifPresent(v -> configs.put("max.message.bytes", bytes(v)));
+    optional(options, "kafka.compaction.time")
+        .ifPresent(v -> configs.put("min.compaction.lag.ms", millis(v)));
     return new Topics.TopicSpec(table.name(), effective.distribution().buckets(), configs);
   }
 
@@ -72,23 +78,31 @@ public record PipelinePlan(
     List<Subject> subjects = new ArrayList<>();
     List<String> key = keyColumns();
     if (!key.isEmpty()) {
-      List<FlinkSql.Column> keyColumns = columns.stream().filter(c -> key.contains(c.name())).toList();
-      subjects.add(new Subject(table.name() + "-key", SchemaDocuments.of(format("key.format"), table.name() + "_key", keyColumns)));
+      List<FlinkSql.Column> keyColumns =
+          columns.stream().filter(c -> key.contains(c.name())).toList();
+      subjects.add(
+          new Subject(
+              table.name() + "-key",
+              SchemaDocuments.of(format("key.format"), table.name() + "_key", keyColumns)));
     }
-    subjects.add(new Subject(table.name() + "-value", SchemaDocuments.of(format("value.format"), table.name() + "_value", columns)));
+    subjects.add(
+        new Subject(
+            table.name() + "-value",
+            SchemaDocuments.of(format("value.format"), table.name() + "_value", columns)));
     return subjects;
   }
 
   /**
-   * The job's configuration, given as properties of its gateway session (one round trip instead
-   * of a SET each); with {@code restorePath}, the job restores from that savepoint or checkpoint.
+   * The job's configuration, given as properties of its gateway session (one round trip instead of
+   * a SET each); with {@code restorePath}, the job restores from that savepoint or checkpoint.
    */
   public Map<String, String> sessionProperties(String restorePath) {
     Map<String, String> properties = new LinkedHashMap<>();
     properties.put("pipeline.name", pipelineName);
     properties.put("execution.checkpointing.interval", checkpointInterval().toMillis() + " ms");
     properties.put("execution.checkpointing.mode", "EXACTLY_ONCE");
-    properties.put("execution.checkpointing.externalized-checkpoint-retention", "RETAIN_ON_CANCELLATION");
+    properties.put(
+        "execution.checkpointing.externalized-checkpoint-retention", "RETAIN_ON_CANCELLATION");
     // The reconciler restarts failed jobs itself, from their latest checkpoint, with backoff.
     properties.put("restart-strategy.type", "none");
     if (restorePath != null) {
@@ -100,7 +114,10 @@ public record PipelinePlan(
   /** The sink table of the job's session; then {@link #insert()}. */
   public List<String> jobStatements() {
     Duration interval = checkpointInterval();
-    Duration transactionTimeout = Duration.ofMinutes(15).compareTo(interval.multipliedBy(3)) > 0 ? Duration.ofMinutes(15) : interval.multipliedBy(3);
+    Duration transactionTimeout =
+        Duration.ofMinutes(15).compareTo(interval.multipliedBy(3)) > 0
+            ? Duration.ofMinutes(15)
+            : interval.multipliedBy(3);
     return List.of(sinkTable(transactionTimeout));
   }
 
@@ -121,13 +138,22 @@ public record PipelinePlan(
   public Map<String, String> sourceStartOptions(Instant now) {
     Clauses.StartMode mode = effective.startMode();
     return switch (mode.kind()) {
-      case FROM_BEGINNING, RESUME_OR_FROM_BEGINNING -> Map.of("scan.startup.mode", "earliest-offset");
+      case FROM_BEGINNING, RESUME_OR_FROM_BEGINNING ->
+          Map.of("scan.startup.mode", "earliest-offset");
       case FROM_NOW, RESUME_OR_FROM_NOW -> {
         Duration back = mode.offset() == null ? Duration.ZERO : mode.offset().toDuration();
-        yield Map.of("scan.startup.mode", "timestamp", "scan.startup.timestamp-millis", String.valueOf(now.minus(back).toEpochMilli()));
+        yield Map.of(
+            "scan.startup.mode",
+            "timestamp",
+            "scan.startup.timestamp-millis",
+            String.valueOf(now.minus(back).toEpochMilli()));
       }
       case FROM_TIMESTAMP, RESUME_OR_FROM_TIMESTAMP ->
-          Map.of("scan.startup.mode", "timestamp", "scan.startup.timestamp-millis", String.valueOf(epochMillis(mode.timestamp())));
+          Map.of(
+              "scan.startup.mode",
+              "timestamp",
+              "scan.startup.timestamp-millis",
+              String.valueOf(epochMillis(mode.timestamp())));
     };
   }
 
@@ -138,7 +164,9 @@ public record PipelinePlan(
     options.put("connector", "upsert".equals(mode) ? "upsert-kafka" : "kafka");
     options.put("topic", table.name());
     options.put("properties.bootstrap.servers", bootstrapServers);
-    options.put("value.format", "retract".equals(mode) ? "debezium-json" : FLINK_FORMATS.get(format("value.format")));
+    options.put(
+        "value.format",
+        "retract".equals(mode) ? "debezium-json" : FLINK_FORMATS.get(format("value.format")));
     if (!key.isEmpty()) {
       options.put("key.format", FLINK_FORMATS.get(format("key.format")));
       if (!"upsert".equals(mode)) {
@@ -148,14 +176,30 @@ public record PipelinePlan(
     options.put("sink.delivery-guarantee", "exactly-once");
     options.put("sink.transactional-id-prefix", pipelineName);
     options.put("properties.transaction.timeout.ms", String.valueOf(transactionTimeout.toMillis()));
-    String columnList = columns.stream()
-        .map(c -> Printer.identifier(c.name()) + " " + c.type() + (c.nullable() ? "" : " NOT NULL"))
-        .collect(Collectors.joining(",\n  "));
-    String primaryKey = "upsert".equals(mode)
-        ? ",\n  PRIMARY KEY (" + key.stream().map(Printer::identifier).collect(Collectors.joining(", ")) + ") NOT ENFORCED"
-        : "";
-    return "CREATE TEMPORARY TABLE " + SINK + " (\n  " + columnList + primaryKey + "\n) WITH (\n  "
-        + options.entrySet().stream().map(e -> Printer.string(e.getKey()) + " = " + Printer.string(e.getValue())).collect(Collectors.joining(",\n  "))
+    String columnList =
+        columns.stream()
+            .map(
+                c ->
+                    Printer.identifier(c.name())
+                        + " "
+                        + c.type()
+                        + (c.nullable() ? "" : " NOT NULL"))
+            .collect(Collectors.joining(",\n  "));
+    String primaryKey =
+        "upsert".equals(mode)
+            ? ",\n  PRIMARY KEY ("
+                + key.stream().map(Printer::identifier).collect(Collectors.joining(", "))
+                + ") NOT ENFORCED"
+            : "";
+    return "CREATE TEMPORARY TABLE "
+        + SINK
+        + " (\n  "
+        + columnList
+        + primaryKey
+        + "\n) WITH (\n  "
+        + options.entrySet().stream()
+            .map(e -> Printer.string(e.getKey()) + " = " + Printer.string(e.getValue()))
+            .collect(Collectors.joining(",\n  "))
         + "\n)";
   }
 
@@ -163,7 +207,13 @@ public record PipelinePlan(
   String format(String option) {
     String format = effective.options().getOrDefault(option, "json-registry");
     if (!FLINK_FORMATS.containsKey(format)) {
-      throw new IllegalArgumentException("'" + option + "' = '" + format + "' is not supported by this Flink cluster; use one of " + Set.copyOf(FLINK_FORMATS.keySet()));
+      throw new IllegalArgumentException(
+          "'"
+              + option
+              + "' = '"
+              + format
+              + "' is not supported by this Flink cluster; use one of "
+              + Set.copyOf(FLINK_FORMATS.keySet()));
     }
     return format;
   }
@@ -173,11 +223,15 @@ public record PipelinePlan(
   }
 
   private static String millis(String duration) {
-    return duration.strip().equals("-1") ? "-1" : String.valueOf(TableOptions.duration(duration).orElseThrow().toMillis());
+    return duration.strip().equals("-1")
+        ? "-1"
+        : String.valueOf(TableOptions.duration(duration).orElseThrow().toMillis());
   }
 
   private static String bytes(String size) {
-    return size.strip().equals("-1") ? "-1" : String.valueOf(TableOptions.memory(size).orElseThrow());
+    return size.strip().equals("-1")
+        ? "-1"
+        : String.valueOf(TableOptions.memory(size).orElseThrow());
   }
 
   static long epochMillis(String timestamp) {
@@ -188,10 +242,15 @@ public record PipelinePlan(
     if (t.matches("\\d+")) {
       return Long.parseLong(t);
     }
-    String pattern = t.length() > 19 ? "yyyy-MM-dd HH:mm:ss.SSS" : t.length() > 10 ? "yyyy-MM-dd HH:mm:ss" : "yyyy-MM-dd";
+    String pattern =
+        t.length() > 19
+            ? "yyyy-MM-dd HH:mm:ss.SSS"
+            : t.length() > 10 ? "yyyy-MM-dd HH:mm:ss" : "yyyy-MM-dd";
     if (pattern.equals("yyyy-MM-dd")) {
       return java.time.LocalDate.parse(t).atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli();
     }
-    return LocalDateTime.parse(t, DateTimeFormatter.ofPattern(pattern)).toInstant(ZoneOffset.UTC).toEpochMilli();
+    return LocalDateTime.parse(t, DateTimeFormatter.ofPattern(pattern))
+        .toInstant(ZoneOffset.UTC)
+        .toEpochMilli();
   }
 }

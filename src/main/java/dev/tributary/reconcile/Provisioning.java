@@ -17,7 +17,8 @@ final class Provisioning {
   private final SchemaRegistry registry;
   private final Reconciler.Faults faults;
 
-  Provisioning(QueryPlanner planner, Topics topics, SchemaRegistry registry, Reconciler.Faults faults) {
+  Provisioning(
+      QueryPlanner planner, Topics topics, SchemaRegistry registry, Reconciler.Faults faults) {
     this.planner = planner;
     this.topics = topics;
     this.registry = registry;
@@ -25,18 +26,39 @@ final class Provisioning {
   }
 
   Next validate(ReconcilePass p, MaterializedTableDefinition effective) {
-    p.save(p.phase == Phase.PENDING ? Phase.CREATING : p.phase, p.status.with(TableStatus.READY, false, Reason.Provisioning, "Validating the query with Flink"), null);
+    p.save(
+        p.phase == Phase.PENDING ? Phase.CREATING : p.phase,
+        p.status.with(
+            TableStatus.READY, false, Reason.Provisioning, "Validating the query with Flink"),
+        null);
     try {
       QueryPlanner.QueryShape shape = planner.validate(p.table.name(), p.table.spec().definition());
       String mode = effective.options().get("changelog.mode");
-      TableStatus next = p.status.toBuilder().validated(p.table.definitionVersion(), shape.columns(), mode).detail(null).build();
-      p.event("NORMAL", "QueryValidated", "Query produces " + shape.columns().size() + " columns, " + (shape.changelogMode().insertOnly() ? "insert-only" : "with updates"));
-      p.save(p.phase, next.with(TableStatus.READY, false, Reason.QueryValidated, "Query validated"), null);
+      TableStatus next =
+          p.status.toBuilder()
+              .validated(p.table.definitionVersion(), shape.columns(), mode)
+              .detail(null)
+              .build();
+      p.event(
+          "NORMAL",
+          "QueryValidated",
+          "Query produces "
+              + shape.columns().size()
+              + " columns, "
+              + (shape.changelogMode().insertOnly() ? "insert-only" : "with updates"));
+      p.save(
+          p.phase,
+          next.with(TableStatus.READY, false, Reason.QueryValidated, "Query validated"),
+          null);
       return null; // valid: provisioning goes on in this pass
     } catch (QueryPlanner.InvalidQueryException e) {
       p.event("WARNING", "InvalidQuery", e.getMessage());
-      TableStatus next = p.status.toBuilder().invalid(p.table.definitionVersion()).detail(e.getMessage()).build();
-      return p.save(Phase.FAILED, next.with(TableStatus.READY, false, Reason.InvalidQuery, e.getMessage()), p.resync());
+      TableStatus next =
+          p.status.toBuilder().invalid(p.table.definitionVersion()).detail(e.getMessage()).build();
+      return p.save(
+          Phase.FAILED,
+          next.with(TableStatus.READY, false, Reason.InvalidQuery, e.getMessage()),
+          p.resync());
     }
   }
 
@@ -44,29 +66,51 @@ final class Provisioning {
     Topics.TopicSpec spec = plan.topic();
     Optional<Topics.TopicState> existing = topics.describe(spec.name());
     if (existing.isPresent() && p.status.topic() == null) {
-      String message = "Topic " + spec.name() + " already exists and does not belong to this table; it is not adopted";
+      String message =
+          "Topic "
+              + spec.name()
+              + " already exists and does not belong to this table; it is not adopted";
       p.event("WARNING", "TopicConflict", message);
-      return p.save(Phase.FAILED, p.status.toBuilder().detail(message).build().with(TableStatus.TOPIC_READY, false, Reason.TopicConflict, message), p.resync());
+      return p.save(
+          Phase.FAILED,
+          p.status.toBuilder()
+              .detail(message)
+              .build()
+              .with(TableStatus.TOPIC_READY, false, Reason.TopicConflict, message),
+          p.resync());
     }
     if (existing.isEmpty()) {
       // Intent first: a topic named in our status is ours, even if the create below never returns.
-      p.save(p.phase == Phase.PENDING ? Phase.CREATING : p.phase, p.status.toBuilder().topic(spec.name(), spec.partitions()).build(), null);
+      p.save(
+          p.phase == Phase.PENDING ? Phase.CREATING : p.phase,
+          p.status.toBuilder().topic(spec.name(), spec.partitions()).build(),
+          null);
       faults.at("topic");
       topics.ensure(spec);
-      p.event("NORMAL", "TopicCreated", "Created topic " + spec.name() + " with " + spec.partitions() + " partitions");
+      p.event(
+          "NORMAL",
+          "TopicCreated",
+          "Created topic " + spec.name() + " with " + spec.partitions() + " partitions");
     } else {
       java.util.Map<String, String> drift = new java.util.HashMap<>();
-      spec.configs().forEach((k, v) -> {
-        if (!v.equals(existing.get().configs().get(k))) {
-          drift.put(k, v);
-        }
-      });
+      spec.configs()
+          .forEach(
+              (k, v) -> {
+                if (!v.equals(existing.get().configs().get(k))) {
+                  drift.put(k, v);
+                }
+              });
       if (!drift.isEmpty()) {
         topics.alterConfigs(spec.name(), drift);
         p.event("NORMAL", "TopicUpdated", "Set " + drift + " on topic " + spec.name());
       }
     }
-    p.status = p.status.with(TableStatus.TOPIC_READY, true, Reason.TopicCreated, "Topic " + spec.name() + " is ready");
+    p.status =
+        p.status.with(
+            TableStatus.TOPIC_READY,
+            true,
+            Reason.TopicCreated,
+            "Topic " + spec.name() + " is ready");
     return null;
   }
 
@@ -75,13 +119,25 @@ final class Provisioning {
     PipelinePlan.Subject value = subjects.get(subjects.size() - 1);
     PipelinePlan.Subject key = subjects.size() > 1 ? subjects.get(0) : null;
     if (p.status.valueSubject() == null || (key != null && p.status.keySubject() == null)) {
-      p.save(p.phase, p.status.toBuilder().subjects(key == null ? null : key.name(), null, value.name(), null).build(), null);
+      p.save(
+          p.phase,
+          p.status.toBuilder()
+              .subjects(key == null ? null : key.name(), null, value.name(), null)
+              .build(),
+          null);
     }
     faults.at("subjects");
     Integer keyId = key == null ? null : register(p, key);
     int valueId = register(p, value);
-    p.status = p.status.toBuilder().subjects(key == null ? null : key.name(), keyId, value.name(), valueId).build()
-        .with(TableStatus.SCHEMA_REGISTERED, true, Reason.SchemaRegistered, "Registered " + value.name() + (key == null ? "" : " and " + key.name()));
+    p.status =
+        p.status.toBuilder()
+            .subjects(key == null ? null : key.name(), keyId, value.name(), valueId)
+            .build()
+            .with(
+                TableStatus.SCHEMA_REGISTERED,
+                true,
+                Reason.SchemaRegistered,
+                "Registered " + value.name() + (key == null ? "" : " and " + key.name()));
   }
 
   private int register(ReconcilePass p, PipelinePlan.Subject subject) {
@@ -94,7 +150,9 @@ final class Provisioning {
       p.event("NORMAL", "SchemaRegistered", "Registered " + subject.name() + " (id " + id + ")");
       return id;
     } catch (SchemaRegistry.IncompatibleSchemaException e) {
-      p.status = p.status.with(TableStatus.SCHEMA_REGISTERED, false, Reason.SchemaIncompatible, e.getMessage());
+      p.status =
+          p.status.with(
+              TableStatus.SCHEMA_REGISTERED, false, Reason.SchemaIncompatible, e.getMessage());
       throw e;
     }
   }

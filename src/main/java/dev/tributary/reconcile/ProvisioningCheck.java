@@ -13,9 +13,9 @@ import org.springframework.stereotype.Component;
 
 /**
  * The checks a CREATE or an evolution gets before it is stored, so that the user hears at once:
- * Flink must accept the query and its schema, and a new table's topic must not exist already.
- * When Flink or Kafka cannot be reached the definition is stored anyway and the reconciler checks
- * it when they are back; its status says what it is waiting for.
+ * Flink must accept the query and its schema, and a new table's topic must not exist already. When
+ * Flink or Kafka cannot be reached the definition is stored anyway and the reconciler checks it
+ * when they are back; its status says what it is waiting for.
  */
 @Component
 public class ProvisioningCheck {
@@ -40,9 +40,15 @@ public class ProvisioningCheck {
         properties.put("queryLine", e.line());
         properties.put("queryColumn", e.column());
       }
-      throw new ApiException(ErrorCode.INVALID_QUERY, "Invalid query for " + table + ": " + e.getMessage(), properties);
+      throw new ApiException(
+          ErrorCode.INVALID_QUERY,
+          "Invalid query for " + table + ": " + e.getMessage(),
+          properties);
     } catch (DependencyUnavailableException e) {
-      log.info("Flink unreachable; {} is stored and will be validated by the reconciler: {}", table, e.getMessage());
+      log.info(
+          "Flink unreachable; {} is stored and will be validated by the reconciler: {}",
+          table,
+          e.getMessage());
     }
   }
 
@@ -50,12 +56,18 @@ public class ProvisioningCheck {
   public void checkNewTopic(ObjectName table) {
     try {
       if (topics.describe(table.name()).isPresent()) {
-        throw new ApiException(ErrorCode.ALREADY_EXISTS,
-            "Topic " + table.name() + " already exists and does not belong to a materialized table; it is never adopted silently."
+        throw new ApiException(
+            ErrorCode.ALREADY_EXISTS,
+            "Topic "
+                + table.name()
+                + " already exists and does not belong to a materialized table; it is never adopted silently."
                 + " Drop it or choose another table name");
       }
     } catch (DependencyUnavailableException e) {
-      log.info("Kafka unreachable; the topic of {} is checked by the reconciler: {}", table, e.getMessage());
+      log.info(
+          "Kafka unreachable; the topic of {} is checked by the reconciler: {}",
+          table,
+          e.getMessage());
     }
   }
 }

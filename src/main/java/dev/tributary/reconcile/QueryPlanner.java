@@ -24,7 +24,10 @@ import java.util.function.Function;
  */
 public class QueryPlanner {
 
-  /** Finds the declaration of a table that a query reads: a source table or another materialized table. */
+  /**
+   * Finds the declaration of a table that a query reads: a source table or another materialized
+   * table.
+   */
   public interface Catalog {
     Optional<Statement.CreateSourceTable> declaration(ObjectName name);
   }
@@ -61,11 +64,13 @@ public class QueryPlanner {
 
   private final FlinkSql sql;
   private final Catalog catalog;
+
   /**
    * Recent validations: the CREATE validates a query, and the reconciler would validate it again a
    * moment later. Entries live briefly so that a changed source table is noticed soon.
    */
   private final Map<String, Cached> recent = new java.util.concurrent.ConcurrentHashMap<>();
+
   private static final java.time.Duration CACHE_FOR = java.time.Duration.ofMinutes(1);
 
   private record Cached(QueryShape shape, java.time.Instant at) {}
@@ -96,8 +101,16 @@ public class QueryPlanner {
   private QueryShape validateUncached(ObjectName table, MaterializedTableDefinition definition) {
     QueryShape shape;
     try {
-      shape = inSession(table, definition.query(), Map.of(), Map.of(), session ->
-          new QueryShape(sql.inferSchema(session, definition.query()), sql.changelogMode(session, definition.query())));
+      shape =
+          inSession(
+              table,
+              definition.query(),
+              Map.of(),
+              Map.of(),
+              session ->
+                  new QueryShape(
+                      sql.inferSchema(session, definition.query()),
+                      sql.changelogMode(session, definition.query())));
     } catch (FlinkSql.StatementFailedException e) {
       throw new InvalidQueryException(List.of(e.getMessage()), e.line(), e.column());
     }
@@ -105,15 +118,21 @@ public class QueryPlanner {
     List<FlinkSql.Column> columns = shape.columns();
     TableSchema schema = definition.schema();
     if (TableSchema.hasPhysicalColumns(schema)) {
-      List<Column> declared = schema.columns().stream().filter(c -> c.kind() == Column.Kind.PHYSICAL).toList();
+      List<Column> declared =
+          schema.columns().stream().filter(c -> c.kind() == Column.Kind.PHYSICAL).toList();
       problems.addAll(compare(declared, columns));
-      columns = declared.stream().map(c -> new FlinkSql.Column(c.name(), c.type(), !c.notNull())).toList();
+      columns =
+          declared.stream()
+              .map(c -> new FlinkSql.Column(c.name(), c.type(), !c.notNull()))
+              .toList();
     }
     boolean keyed = schema != null && schema.primaryKey() != null;
     String mode = definition.options().getOrDefault("changelog.mode", keyed ? "upsert" : "append");
     if (!shape.changelogMode().insertOnly() && !keyed && !mode.equals("retract")) {
-      problems.add("The query produces updates " + kinds(shape.changelogMode())
-          + ", so the table needs a primary key: declare PRIMARY KEY (...) NOT ENFORCED on the key columns, or set 'changelog.mode' = 'retract'");
+      problems.add(
+          "The query produces updates "
+              + kinds(shape.changelogMode())
+              + ", so the table needs a primary key: declare PRIMARY KEY (...) NOT ENFORCED on the key columns, or set 'changelog.mode' = 'retract'");
     }
     if (!problems.isEmpty()) {
       throw new InvalidQueryException(problems, 0, 0);
@@ -125,8 +144,12 @@ public class QueryPlanner {
    * Runs {@code work} in a fresh session where the tables the query reads are declared (Kafka
    * sources with {@code startOptions} applied) and the table's catalog and database are current.
    */
-  public <T> T inSession(ObjectName table, String query, Map<String, String> startOptions,
-      Map<String, String> sessionProperties, Function<FlinkSql.Session, T> work) {
+  public <T> T inSession(
+      ObjectName table,
+      String query,
+      Map<String, String> startOptions,
+      Map<String, String> sessionProperties,
+      Function<FlinkSql.Session, T> work) {
     FlinkSql.Session session = sql.openSession("tributary-" + table.name(), sessionProperties);
     try {
       for (String statement : declarations(table, query, startOptions)) {
@@ -138,7 +161,10 @@ public class QueryPlanner {
     }
   }
 
-  /** Catalogs, databases and tables to declare so that the query resolves, then USE the table's database. */
+  /**
+   * Catalogs, databases and tables to declare so that the query resolves, then USE the table's
+   * database.
+   */
   List<String> declarations(ObjectName table, String query, Map<String, String> startOptions) {
     List<String> statements = new ArrayList<>();
     Set<String> catalogs = new LinkedHashSet<>();
@@ -150,10 +176,17 @@ public class QueryPlanner {
     }
     for (ObjectName name : sourcesAndSelf(table, sources)) {
       if (catalogs.add(name.catalog())) {
-        statements.add("CREATE CATALOG IF NOT EXISTS " + Printer.identifier(name.catalog()) + " WITH ('type' = 'generic_in_memory')");
+        statements.add(
+            "CREATE CATALOG IF NOT EXISTS "
+                + Printer.identifier(name.catalog())
+                + " WITH ('type' = 'generic_in_memory')");
       }
       if (databases.add(name.catalog() + "." + name.database())) {
-        statements.add("CREATE DATABASE IF NOT EXISTS " + Printer.identifier(name.catalog()) + "." + Printer.identifier(name.database()));
+        statements.add(
+            "CREATE DATABASE IF NOT EXISTS "
+                + Printer.identifier(name.catalog())
+                + "."
+                + Printer.identifier(name.database()));
       }
     }
     for (Statement.CreateSourceTable source : sources) {
@@ -162,13 +195,18 @@ public class QueryPlanner {
         options.keySet().removeIf(k -> k.startsWith("scan.startup."));
         options.putAll(startOptions);
       }
-      statements.add(Printer.print(new Statement.CreateSourceTable(source.name(), true, source.schema(), source.comment(), options)));
+      statements.add(
+          Printer.print(
+              new Statement.CreateSourceTable(
+                  source.name(), true, source.schema(), source.comment(), options)));
     }
-    statements.add("USE " + Printer.identifier(table.catalog()) + "." + Printer.identifier(table.database()));
+    statements.add(
+        "USE " + Printer.identifier(table.catalog()) + "." + Printer.identifier(table.database()));
     return statements;
   }
 
-  private static List<ObjectName> sourcesAndSelf(ObjectName table, List<Statement.CreateSourceTable> sources) {
+  private static List<ObjectName> sourcesAndSelf(
+      ObjectName table, List<Statement.CreateSourceTable> sources) {
     List<ObjectName> names = new ArrayList<>();
     sources.forEach(s -> names.add(s.name()));
     names.add(table);
@@ -181,16 +219,27 @@ public class QueryPlanner {
     List<String> declaredNames = declared.stream().map(Column::name).toList();
     List<String> producedNames = produced.stream().map(FlinkSql.Column::name).toList();
     if (!declaredNames.equals(producedNames)) {
-      problems.add("The table declares columns " + declaredNames + " but the query produces " + producedNames);
+      problems.add(
+          "The table declares columns "
+              + declaredNames
+              + " but the query produces "
+              + producedNames);
       return problems;
     }
     for (int i = 0; i < declared.size(); i++) {
       Column d = declared.get(i);
       FlinkSql.Column p = produced.get(i);
       if (!normalize(d.type()).equals(normalize(p.type()))) {
-        problems.add("Column '" + d.name() + "' is declared " + d.type() + " but the query produces " + p.type());
+        problems.add(
+            "Column '"
+                + d.name()
+                + "' is declared "
+                + d.type()
+                + " but the query produces "
+                + p.type());
       } else if (d.notNull() && p.nullable()) {
-        problems.add("Column '" + d.name() + "' is declared NOT NULL but the query can produce NULL");
+        problems.add(
+            "Column '" + d.name() + "' is declared NOT NULL but the query can produce NULL");
       }
     }
     return problems;
@@ -203,7 +252,8 @@ public class QueryPlanner {
       case "INTEGER" -> "INT";
       case "TIMESTAMP" -> "TIMESTAMP(6)";
       case "DEC", "DECIMAL", "NUMERIC" -> "DECIMAL(10,0)";
-      default -> t.replace("INTEGER", "INT").replace("NUMERIC(", "DECIMAL(").replace("DEC(", "DECIMAL(");
+      default ->
+          t.replace("INTEGER", "INT").replace("NUMERIC(", "DECIMAL(").replace("DEC(", "DECIMAL(");
     };
   }
 

@@ -21,7 +21,10 @@ class ReconcileConfiguration {
 
   /** Wakes this replica's worker once a change to a table is committed. */
   @Bean
-  @ConditionalOnProperty(name = "tributary.reconciler.enabled", havingValue = "true", matchIfMissing = true)
+  @ConditionalOnProperty(
+      name = "tributary.reconciler.enabled",
+      havingValue = "true",
+      matchIfMissing = true)
   WakeOnChange wakeOnChange(ReconcileWorker worker) {
     return new WakeOnChange(worker);
   }
@@ -41,28 +44,57 @@ class ReconcileConfiguration {
   }
 
   @Bean
-  QueryPlanner queryPlanner(FlinkSql sql, CatalogService catalogs, MaterializedTableService tables, ReconcileStore store,
+  QueryPlanner queryPlanner(
+      FlinkSql sql,
+      CatalogService catalogs,
+      MaterializedTableService tables,
+      ReconcileStore store,
       TributaryProperties properties) {
-    return new QueryPlanner(sql, new StoreCatalog(catalogs, tables, store, properties.kafka().bootstrapServers()));
+    return new QueryPlanner(
+        sql, new StoreCatalog(catalogs, tables, store, properties.kafka().bootstrapServers()));
   }
 
   @Bean
-  Reconciler reconciler(ReconcileStore store, Topics topics, SchemaRegistry registry, FlinkSql sql, FlinkJobs jobs,
-      QueryPlanner planner, TributaryProperties properties,
+  Reconciler reconciler(
+      ReconcileStore store,
+      Topics topics,
+      SchemaRegistry registry,
+      FlinkSql sql,
+      FlinkJobs jobs,
+      QueryPlanner planner,
+      TributaryProperties properties,
       @Value("${tributary.reconciler.resync:30s}") Duration resync) {
-    return new Reconciler(store, topics, registry, sql, jobs, planner,
-        new Reconciler.Settings(properties.kafka().bootstrapServers(), properties.flink().savepointDir(), resync),
-        Reconciler.Faults.NONE, Clock.systemUTC());
+    return new Reconciler(
+        store,
+        topics,
+        registry,
+        sql,
+        jobs,
+        planner,
+        new Reconciler.Settings(
+            properties.kafka().bootstrapServers(), properties.flink().savepointDir(), resync),
+        Reconciler.Faults.NONE,
+        Clock.systemUTC());
   }
 
   @Bean
-  @ConditionalOnProperty(name = "tributary.reconciler.enabled", havingValue = "true", matchIfMissing = true)
-  ReconcileWorker reconcileWorker(ReconcileStore store, Reconciler reconciler, FlinkJobs jobs,
+  @ConditionalOnProperty(
+      name = "tributary.reconciler.enabled",
+      havingValue = "true",
+      matchIfMissing = true)
+  ReconcileWorker reconcileWorker(
+      ReconcileStore store,
+      Reconciler reconciler,
+      FlinkJobs jobs,
       @Value("${tributary.reconciler.poll-interval:200ms}") Duration poll,
       @Value("${tributary.reconciler.batch-size:20}") int batch,
       @Value("${tributary.reconciler.lease:2m}") Duration lease,
       @Value("${tributary.reconciler.threads:4}") int threads) {
-    String owner = System.getenv().getOrDefault("HOSTNAME", "tributary") + "-" + UUID.randomUUID().toString().substring(0, 8);
-    return new ReconcileWorker(store, reconciler, jobs, new ReconcileWorker.Settings(poll, batch, lease, threads), owner);
+    String owner =
+        System.getenv().getOrDefault("HOSTNAME", "tributary")
+            + "-"
+            + UUID.randomUUID().toString().substring(0, 8);
+    return new ReconcileWorker(
+        store, reconciler, jobs, new ReconcileWorker.Settings(poll, batch, lease, threads), owner);
   }
 }

@@ -24,7 +24,8 @@ final class ReconcilePass {
   private TableStatus savedStatus;
   private Phase savedPhase;
 
-  ReconcilePass(TableSnapshot table, List<JobSummary> overview, ReconcileStore store, Duration resync) {
+  ReconcilePass(
+      TableSnapshot table, List<JobSummary> overview, ReconcileStore store, Duration resync) {
     this.table = table;
     this.overview = overview;
     this.store = store;
@@ -58,16 +59,29 @@ final class ReconcilePass {
   /** A definition that cannot run as written: FAILED until the spec changes. */
   Next failed(Reason reason, String message) {
     event("WARNING", reason.name(), message);
-    TableStatus s = status.toBuilder().invalid(table.definitionVersion()).detail(message).build()
-        .with(TableStatus.READY, false, reason, message);
+    TableStatus s =
+        status.toBuilder()
+            .invalid(table.definitionVersion())
+            .detail(message)
+            .build()
+            .with(TableStatus.READY, false, reason, message);
     return save(Phase.FAILED, s, resync());
   }
 
-  /** A dependency is down or refused: record what is waiting on what, and try again with backoff. */
+  /**
+   * A dependency is down or refused: record what is waiting on what, and try again with backoff.
+   */
   Next waiting(RemoteSystemException e) {
     String message = "Waiting for " + e.system() + ": " + e.getMessage();
-    TableStatus s = status.toBuilder().detail(e.getMessage()).build()
-        .with(TableStatus.READY, false, e.retryable() ? Reason.DependencyUnavailable : Reason.JobFailed, message);
+    TableStatus s =
+        status.toBuilder()
+            .detail(e.getMessage())
+            .build()
+            .with(
+                TableStatus.READY,
+                false,
+                e.retryable() ? Reason.DependencyUnavailable : Reason.JobFailed,
+                message);
     if (!s.equals(status)) {
       event("WARNING", e.retryable() ? "DependencyUnavailable" : "RemoteError", message);
     }
@@ -90,12 +104,16 @@ final class ReconcilePass {
 
   Optional<JobSummary> lastJob(String pipelineName) {
     if (status.jobId() != null) {
-      Optional<JobSummary> recorded = overview.stream().filter(j -> j.id().equals(status.jobId())).findFirst();
+      Optional<JobSummary> recorded =
+          overview.stream().filter(j -> j.id().equals(status.jobId())).findFirst();
       if (recorded.isPresent()) {
         return recorded;
       }
     }
-    return overview.stream().filter(j -> j.name().equals(pipelineName))
-        .max(java.util.Comparator.comparing(j -> j.startTime() == null ? java.time.Instant.EPOCH : j.startTime()));
+    return overview.stream()
+        .filter(j -> j.name().equals(pipelineName))
+        .max(
+            java.util.Comparator.comparing(
+                j -> j.startTime() == null ? java.time.Instant.EPOCH : j.startTime()));
   }
 }

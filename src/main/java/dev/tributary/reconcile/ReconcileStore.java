@@ -6,9 +6,9 @@ import java.util.Optional;
 import java.util.UUID;
 
 /**
- * The reconciler's side of the store: claiming due rows with a lease (so replicas never work on
- * the same row), reading a table as a pass sees it, writing observed state and events, and the
- * final removal of a dropped table. The API never writes what is written here.
+ * The reconciler's side of the store: claiming due rows with a lease (so replicas never work on the
+ * same row), reading a table as a pass sees it, writing observed state and events, and the final
+ * removal of a dropped table. The API never writes what is written here.
  */
 public interface ReconcileStore {
 
@@ -27,7 +27,8 @@ public interface ReconcileStore {
   int attempt(UUID id);
 
   /** Writes observed state; callers write only when something changed. */
-  void saveStatus(UUID id, dev.tributary.table.Phase phase, long observedGeneration, TableStatus status);
+  void saveStatus(
+      UUID id, dev.tributary.table.Phase phase, long observedGeneration, TableStatus status);
 
   void event(UUID id, String type, String reason, String message);
 

@@ -16,17 +16,18 @@ import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * The reconcile loop of one replica: claim due rows (leased, so replicas never share one), take
- * the JobManager overview once for the batch, run a pass per row on a few threads, and give each
- * row back with the time of its next look: soon while something is in progress, with backoff
- * after an error, at the resync interval when all is well.
+ * The reconcile loop of one replica: claim due rows (leased, so replicas never share one), take the
+ * JobManager overview once for the batch, run a pass per row on a few threads, and give each row
+ * back with the time of its next look: soon while something is in progress, with backoff after an
+ * error, at the resync interval when all is well.
  */
 public class ReconcileWorker implements SmartLifecycle {
 
   private static final Logger log = LoggerFactory.getLogger(ReconcileWorker.class);
 
   /** Loop settings; {@code watchInterval} is how often job state changes are looked for. */
-  public record Settings(Duration pollInterval, int batchSize, Duration lease, int threads, Duration watchInterval) {
+  public record Settings(
+      Duration pollInterval, int batchSize, Duration lease, int threads, Duration watchInterval) {
     public Settings(Duration pollInterval, int batchSize, Duration lease, int threads) {
       this(pollInterval, batchSize, lease, threads, Duration.ofSeconds(2));
     }
@@ -46,7 +47,12 @@ public class ReconcileWorker implements SmartLifecycle {
   private ExecutorService passes;
   private volatile boolean running;
 
-  public ReconcileWorker(ReconcileStore store, Reconciler reconciler, FlinkJobs jobs, Settings settings, String owner) {
+  public ReconcileWorker(
+      ReconcileStore store,
+      Reconciler reconciler,
+      FlinkJobs jobs,
+      Settings settings,
+      String owner) {
     this.store = store;
     this.reconciler = reconciler;
     this.jobs = jobs;
@@ -72,10 +78,11 @@ public class ReconcileWorker implements SmartLifecycle {
     for (UUID id : claimed) {
       List<FlinkJobs.JobSummary> seen = overview;
       RemoteSystemException down = flinkDown;
-      work.add(() -> {
-        reconcileOne(id, seen, down);
-        return null;
-      });
+      work.add(
+          () -> {
+            reconcileOne(id, seen, down);
+            return null;
+          });
     }
     try {
       passes.invokeAll(work);
@@ -85,7 +92,8 @@ public class ReconcileWorker implements SmartLifecycle {
     return claimed.size();
   }
 
-  private void reconcileOne(UUID id, List<FlinkJobs.JobSummary> overview, RemoteSystemException flinkDown) {
+  private void reconcileOne(
+      UUID id, List<FlinkJobs.JobSummary> overview, RemoteSystemException flinkDown) {
     var snapshot = store.load(id);
     if (snapshot.isEmpty()) {
       return;
@@ -93,15 +101,21 @@ public class ReconcileWorker implements SmartLifecycle {
     long generation = snapshot.get().generation();
     int attempt = store.attempt(id);
     try {
-      Reconciler.Next next = flinkDown == null
-          ? reconciler.reconcile(snapshot.get(), overview)
-          : reconciler.unavailable(snapshot.get(), flinkDown);
+      Reconciler.Next next =
+          flinkDown == null
+              ? reconciler.reconcile(snapshot.get(), overview)
+              : reconciler.unavailable(snapshot.get(), flinkDown);
       if (next == null) {
         return; // dropped
       }
       if (next.failed()) {
         Duration backoff = backoff(attempt + 1);
-        store.release(id, owner, generation, next.after().compareTo(backoff) > 0 ? next.after() : backoff, attempt + 1);
+        store.release(
+            id,
+            owner,
+            generation,
+            next.after().compareTo(backoff) > 0 ? next.after() : backoff,
+            attempt + 1);
       } else {
         store.release(id, owner, generation, next.after(), 0);
       }
@@ -127,7 +141,11 @@ public class ReconcileWorker implements SmartLifecycle {
   public void start() {
     startPassesOnly();
     loop = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "reconcile-loop"));
-    loop.scheduleWithFixedDelay(this::safeRun, settings.pollInterval().toMillis(), settings.pollInterval().toMillis(), TimeUnit.MILLISECONDS);
+    loop.scheduleWithFixedDelay(
+        this::safeRun,
+        settings.pollInterval().toMillis(),
+        settings.pollInterval().toMillis(),
+        TimeUnit.MILLISECONDS);
     log.info("Reconciler {} started", owner);
   }
 

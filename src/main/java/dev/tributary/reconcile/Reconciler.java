@@ -25,7 +25,9 @@ import java.util.Optional;
  */
 public class Reconciler {
 
-  /** Fault injection for tests: called between steps; throwing there stops the pass like a crash. */
+  /**
+   * Fault injection for tests: called between steps; throwing there stops the pass like a crash.
+   */
   public interface Faults {
     void at(String step);
 
@@ -55,8 +57,16 @@ public class Reconciler {
   /** Where things go and how often to look. */
   public record Settings(String bootstrapServers, String savepointDir, Duration resync) {}
 
-  public Reconciler(ReconcileStore store, Topics topics, SchemaRegistry registry, FlinkSql sql, FlinkJobs jobs,
-      QueryPlanner planner, Settings settings, Faults faults, Clock clock) {
+  public Reconciler(
+      ReconcileStore store,
+      Topics topics,
+      SchemaRegistry registry,
+      FlinkSql sql,
+      FlinkJobs jobs,
+      QueryPlanner planner,
+      Settings settings,
+      Faults faults,
+      Clock clock) {
     this.store = store;
     this.settings = settings;
     this.provisioning = new Provisioning(planner, topics, registry, faults);
@@ -91,14 +101,27 @@ public class Reconciler {
       return transitions.delete(p);
     }
     if (p.table.spec().kind() == TableSpec.Kind.PIPELINE_TABLE) {
-      return p.save(Phase.PENDING, p.status.with(TableStatus.READY, false, Reason.Provisioning,
-          "Pipeline tables are stored and versioned; running their flows is not supported yet"), p.resync());
+      return p.save(
+          Phase.PENDING,
+          p.status.with(
+              TableStatus.READY,
+              false,
+              Reason.Provisioning,
+              "Pipeline tables are stored and versioned; running their flows is not supported yet"),
+          p.resync());
     }
     MaterializedTableDefinition effective = Defaults.effective(p.table.spec().definition());
     if (effective.refreshMode() == dev.tributary.sql.Clauses.RefreshMode.FULL) {
-      return p.save(Phase.PENDING, p.status.with(TableStatus.READY, false, Reason.Provisioning,
-          "REFRESH_MODE = FULL (freshness " + effective.freshness().sql() + ") runs as scheduled batch refreshes, which are not"
-              + " supported yet; the definition is stored. Use a freshness under 30 minutes or REFRESH_MODE = CONTINUOUS to run it now"),
+      return p.save(
+          Phase.PENDING,
+          p.status.with(
+              TableStatus.READY,
+              false,
+              Reason.Provisioning,
+              "REFRESH_MODE = FULL (freshness "
+                  + effective.freshness().sql()
+                  + ") runs as scheduled batch refreshes, which are not"
+                  + " supported yet; the definition is stored. Use a freshness under 30 minutes or REFRESH_MODE = CONTINUOUS to run it now"),
           p.resync());
     }
     if (p.status.invalidVersion() == p.table.definitionVersion()) {
@@ -110,7 +133,13 @@ public class Reconciler {
         return invalid;
       }
     }
-    PipelinePlan plan = new PipelinePlan(p.table.name(), p.pipelineName(), effective, p.status.schema(), settings.bootstrapServers());
+    PipelinePlan plan =
+        new PipelinePlan(
+            p.table.name(),
+            p.pipelineName(),
+            effective,
+            p.status.schema(),
+            settings.bootstrapServers());
     Optional<JobSummary> live = p.liveJob();
     if (p.table.spec().stopped()) {
       return transitions.suspend(p, live);

@@ -17,7 +17,8 @@ final class SchemaDocuments {
   static SchemaRegistry.Schema of(String format, String recordName, List<FlinkSql.Column> columns) {
     return "avro-registry".equals(format)
         ? new SchemaRegistry.Schema(SchemaRegistry.SchemaType.AVRO, avro(recordName, columns))
-        : new SchemaRegistry.Schema(SchemaRegistry.SchemaType.JSON, jsonSchema(recordName, columns));
+        : new SchemaRegistry.Schema(
+            SchemaRegistry.SchemaType.JSON, jsonSchema(recordName, columns));
   }
 
   static String jsonSchema(String title, List<FlinkSql.Column> columns) {
@@ -85,12 +86,16 @@ final class SchemaDocuments {
       case "DOUBLE" -> "double";
       case "BYTES", "BINARY", "VARBINARY" -> "bytes";
       case "DATE" -> Map.of("type", "int", "logicalType", "date");
-      case "TIMESTAMP", "TIMESTAMP_LTZ" -> Map.of("type", "long", "logicalType", "timestamp-millis");
+      case "TIMESTAMP", "TIMESTAMP_LTZ" ->
+          Map.of("type", "long", "logicalType", "timestamp-millis");
       default -> "string";
     };
   }
 
-  /** The type name without parameters: DECIMAL(10, 2) -> DECIMAL; TIMESTAMP(3) WITH LOCAL... kept apart. */
+  /**
+   * The type name without parameters: DECIMAL(10, 2) -> DECIMAL; TIMESTAMP(3) WITH LOCAL... kept
+   * apart.
+   */
   static String base(String flinkType) {
     String t = flinkType.toUpperCase(Locale.ROOT).strip();
     if (t.contains("WITH LOCAL TIME ZONE")) {

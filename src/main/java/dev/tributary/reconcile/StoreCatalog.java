@@ -17,8 +17,8 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Declarations for the tables a query reads: a registered source table as the user defined it,
- * or another materialized table as a Kafka source over its backing topic.
+ * Declarations for the tables a query reads: a registered source table as the user defined it, or
+ * another materialized table as a Kafka source over its backing topic.
  */
 class StoreCatalog implements QueryPlanner.Catalog {
 
@@ -27,7 +27,11 @@ class StoreCatalog implements QueryPlanner.Catalog {
   private final ReconcileStore store;
   private final String bootstrapServers;
 
-  StoreCatalog(CatalogService catalogs, MaterializedTableService tables, ReconcileStore store, String bootstrapServers) {
+  StoreCatalog(
+      CatalogService catalogs,
+      MaterializedTableService tables,
+      ReconcileStore store,
+      String bootstrapServers) {
     this.catalogs = catalogs;
     this.tables = tables;
     this.store = store;
@@ -39,7 +43,8 @@ class StoreCatalog implements QueryPlanner.Catalog {
     var source = catalogs.findSourceTable(name);
     if (source.isPresent()) {
       var d = source.get().definition();
-      return Optional.of(new Statement.CreateSourceTable(name, true, d.schema(), d.comment(), d.options()));
+      return Optional.of(
+          new Statement.CreateSourceTable(name, true, d.schema(), d.comment(), d.options()));
     }
     return tables.find(name).flatMap(this::asSource);
   }
@@ -50,16 +55,21 @@ class StoreCatalog implements QueryPlanner.Catalog {
       return Optional.empty();
     }
     MaterializedTableDefinition effective = Defaults.effective(spec.definition());
-    TableStatus status = store.load(table.getId()).map(TableSnapshot::status).orElse(TableStatus.initial());
+    TableStatus status =
+        store.load(table.getId()).map(TableSnapshot::status).orElse(TableStatus.initial());
     List<Column> columns;
     if (!status.schema().isEmpty()) {
       columns = status.schema().stream().map(StoreCatalog::physical).toList();
     } else if (TableSchema.hasPhysicalColumns(spec.definition().schema())) {
-      columns = spec.definition().schema().columns().stream().filter(c -> c.kind() == Column.Kind.PHYSICAL).toList();
+      columns =
+          spec.definition().schema().columns().stream()
+              .filter(c -> c.kind() == Column.Kind.PHYSICAL)
+              .toList();
     } else {
       return Optional.empty(); // Its columns are known once it is provisioned.
     }
-    TableSchema.PrimaryKey key = spec.definition().schema() == null ? null : spec.definition().schema().primaryKey();
+    TableSchema.PrimaryKey key =
+        spec.definition().schema() == null ? null : spec.definition().schema().primaryKey();
     boolean upsert = "upsert".equals(effective.options().get("changelog.mode"));
     Map<String, String> options = new LinkedHashMap<>();
     options.put("connector", upsert ? "upsert-kafka" : "kafka");
@@ -73,7 +83,8 @@ class StoreCatalog implements QueryPlanner.Catalog {
       options.put("scan.startup.mode", "earliest-offset");
     }
     TableSchema schema = new TableSchema(columns, null, upsert ? key : null, List.of());
-    return Optional.of(new Statement.CreateSourceTable(table.objectName(), true, schema, null, options));
+    return Optional.of(
+        new Statement.CreateSourceTable(table.objectName(), true, schema, null, options));
   }
 
   private static Column physical(FlinkSql.Column c) {

@@ -6,8 +6,8 @@ import dev.tributary.table.TableSpec;
 import java.util.UUID;
 
 /**
- * One table as a reconcile pass sees it: desired state (spec, generation, the version number of
- * its current definition, deletion) and observed state (phase, status).
+ * One table as a reconcile pass sees it: desired state (spec, generation, the version number of its
+ * current definition, deletion) and observed state (phase, status).
  */
 public record TableSnapshot(
     UUID id,

@@ -7,8 +7,8 @@ import java.util.List;
 
 /**
  * What the reconciler knows about a table's world, stored as {@code materialized_table.status}.
- * Handles it is about to create are written here before the call that creates them (intent
- * before side effect), so that a restarted reconciler adopts instead of creating twice.
+ * Handles it is about to create are written here before the call that creates them (intent before
+ * side effect), so that a restarted reconciler adopts instead of creating twice.
  */
 public record TableStatus(
     long validatedVersion,
@@ -38,14 +38,18 @@ public record TableStatus(
   }
 
   public static TableStatus initial() {
-    return new TableStatus(0, 0, 0, List.of(), null, null, null, null, null, null, null, null, null, null, null, null, false, 0, null, List.of());
+    return new TableStatus(
+        0, 0, 0, List.of(), null, null, null, null, null, null, null, null, null, null, null, null,
+        false, 0, null, List.of());
   }
 
   /** One aspect of readiness, as in Kubernetes: a type, True/False/Unknown, and why. */
-  public record Condition(String type, String status, Reason reason, String message, Instant lastTransitionTime) {}
+  public record Condition(
+      String type, String status, Reason reason, String message, Instant lastTransitionTime) {}
 
   /** Condition types. */
   public static final String READY = "Ready";
+
   public static final String TOPIC_READY = "TopicReady";
   public static final String SCHEMA_REGISTERED = "SchemaRegistered";
   public static final String JOB_RUNNING = "JobRunning";
@@ -78,8 +82,8 @@ public record TableStatus(
   }
 
   /**
-   * Sets a condition. The transition time moves only when the status value changes, so writing
-   * the same condition again changes nothing.
+   * Sets a condition. The transition time moves only when the status value changes, so writing the
+   * same condition again changes nothing.
    */
   public TableStatus with(String type, boolean ok, Reason reason, String message) {
     String value = ok ? "True" : "False";
@@ -219,9 +223,27 @@ public record TableStatus(
     }
 
     public TableStatus build() {
-      return new TableStatus(validatedVersion, invalidVersion, failedGeneration, schema, changelogMode, topic, partitions, keySubject, keySchemaId,
-          valueSubject, valueSchemaId, pipelineName, jobId, jobStartTime, savepointTriggerId, savepointPath,
-          stopRequested, consecutiveFailures, detail, conditions);
+      return new TableStatus(
+          validatedVersion,
+          invalidVersion,
+          failedGeneration,
+          schema,
+          changelogMode,
+          topic,
+          partitions,
+          keySubject,
+          keySchemaId,
+          valueSubject,
+          valueSchemaId,
+          pipelineName,
+          jobId,
+          jobStartTime,
+          savepointTriggerId,
+          savepointPath,
+          stopRequested,
+          consecutiveFailures,
+          detail,
+          conditions);
     }
   }
 }

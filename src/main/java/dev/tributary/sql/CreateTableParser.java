@@ -71,19 +71,32 @@ final class CreateTableParser {
       }
     }
     if (!partitionedBy.isEmpty() && !clusterBy.isEmpty()) {
-      throw in.error(ErrorCode.INVALID_DEFINITION, "PARTITIONED BY and CLUSTER BY cannot be combined", start, null);
+      throw in.error(
+          ErrorCode.INVALID_DEFINITION,
+          "PARTITIONED BY and CLUSTER BY cannot be combined",
+          start,
+          null);
     }
     if (in.acceptWord("FLOW")) {
       if (options != null) {
-        throw in.error(ErrorCode.INVALID_DEFINITION, "A pipeline table takes TBLPROPERTIES, not WITH options", start, "TBLPROPERTIES");
+        throw in.error(
+            ErrorCode.INVALID_DEFINITION,
+            "A pipeline table takes TBLPROPERTIES, not WITH options",
+            start,
+            "TBLPROPERTIES");
       }
       if (ifNotExists) {
-        throw in.error(ErrorCode.INVALID_DEFINITION, "IF NOT EXISTS is not supported for pipeline tables", start, null);
+        throw in.error(
+            ErrorCode.INVALID_DEFINITION,
+            "IF NOT EXISTS is not supported for pipeline tables",
+            start,
+            null);
       }
       return new Statement.CreatePipelineTable(
           name, schema, partitionedBy, clusterBy, location, comment, properties, rowFilter, flow());
     }
-    return sourceTable(start, name, ifNotExists, schema, comment, options, partitionedBy, pipelineOnly);
+    return sourceTable(
+        start, name, ifNotExists, schema, comment, options, partitionedBy, pipelineOnly);
   }
 
   private Statement sourceTable(
@@ -96,26 +109,47 @@ final class CreateTableParser {
       List<String> partitionedBy,
       Token pipelineOnly) {
     if (pipelineOnly != null) {
-      throw in.error(ErrorCode.INVALID_DEFINITION, pipelineOnly.upper() + " is only allowed on a pipeline table (one with a FLOW clause)", pipelineOnly, "FLOW");
+      throw in.error(
+          ErrorCode.INVALID_DEFINITION,
+          pipelineOnly.upper() + " is only allowed on a pipeline table (one with a FLOW clause)",
+          pipelineOnly,
+          "FLOW");
     }
     if (schema == null || schema.columns().isEmpty()) {
-      throw in.error(ErrorCode.INVALID_DEFINITION, "A source table needs its columns; or did you mean a pipeline table (... FLOW INSERT BY NAME query)?", start, "(columns)");
+      throw in.error(
+          ErrorCode.INVALID_DEFINITION,
+          "A source table needs its columns; or did you mean a pipeline table (... FLOW INSERT BY NAME query)?",
+          start,
+          "(columns)");
     }
     if (options == null) {
-      throw in.error(ErrorCode.INVALID_DEFINITION, "A source table needs connector options: WITH ('connector' = ..., ...); or add a FLOW clause for a pipeline table", in.peek(), "WITH");
+      throw in.error(
+          ErrorCode.INVALID_DEFINITION,
+          "A source table needs connector options: WITH ('connector' = ..., ...); or add a FLOW clause for a pipeline table",
+          in.peek(),
+          "WITH");
     }
     if (!partitionedBy.isEmpty()) {
-      throw in.error(ErrorCode.UNSUPPORTED_STATEMENT, "PARTITIONED BY is not supported for source tables", start, null);
+      throw in.error(
+          ErrorCode.UNSUPPORTED_STATEMENT,
+          "PARTITIONED BY is not supported for source tables",
+          start,
+          null);
     }
     if (!schema.expectations().isEmpty()) {
-      throw in.error(ErrorCode.INVALID_DEFINITION, "Expectations (CONSTRAINT ... EXPECT) belong to pipeline tables, not source tables", start, null);
+      throw in.error(
+          ErrorCode.INVALID_DEFINITION,
+          "Expectations (CONSTRAINT ... EXPECT) belong to pipeline tables, not source tables",
+          start,
+          null);
     }
     return new Statement.CreateSourceTable(name, ifNotExists, schema, comment, options);
   }
 
   /** FLOW already consumed: [IMPORT CHECKPOINT 'path'] INSERT [ONCE] BY NAME query. */
   private Statement.Flow flow() {
-    String checkpoint = in.acceptWords("IMPORT", "CHECKPOINT") ? in.string("checkpoint path") : null;
+    String checkpoint =
+        in.acceptWords("IMPORT", "CHECKPOINT") ? in.string("checkpoint path") : null;
     in.expectWord("INSERT");
     boolean once = in.acceptWord("ONCE");
     in.expectWords("BY", "NAME");

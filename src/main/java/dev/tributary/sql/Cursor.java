@@ -12,8 +12,27 @@ final class Cursor {
   /** Words that cannot be a bare (unquoted) table or column name in a name position. */
   private static final Set<String> RESERVED =
       Set.of(
-          "AS", "SELECT", "FROM", "WHERE", "WITH", "AND", "OR", "NOT", "NULL", "CREATE", "ALTER",
-          "DROP", "TABLE", "MATERIALIZED", "IF", "EXISTS", "ON", "INSERT", "INTO", "BY", "FLOW");
+          "AS",
+          "SELECT",
+          "FROM",
+          "WHERE",
+          "WITH",
+          "AND",
+          "OR",
+          "NOT",
+          "NULL",
+          "CREATE",
+          "ALTER",
+          "DROP",
+          "TABLE",
+          "MATERIALIZED",
+          "IF",
+          "EXISTS",
+          "ON",
+          "INSERT",
+          "INTO",
+          "BY",
+          "FLOW");
 
   private final Source source;
   private final List<Token> tokens;
@@ -140,7 +159,11 @@ final class Cursor {
       parts.add(identifier(what));
     }
     if (atSymbol(".")) {
-      throw error(ErrorCode.SQL_SYNTAX_ERROR, "A name has at most three parts: catalog.database.name", peek(), null);
+      throw error(
+          ErrorCode.SQL_SYNTAX_ERROR,
+          "A name has at most three parts: catalog.database.name",
+          peek(),
+          null);
     }
     return switch (parts.size()) {
       case 1 -> new ObjectName(null, null, parts.get(0));
@@ -173,19 +196,24 @@ final class Cursor {
   long number(String what) {
     Token t = peek();
     String digits = t.kind() == Token.Kind.STRING ? t.value().strip() : t.text();
-    if ((t.kind() == Token.Kind.NUMBER || t.kind() == Token.Kind.STRING) && digits.matches("\\d{1,18}")) {
+    if ((t.kind() == Token.Kind.NUMBER || t.kind() == Token.Kind.STRING)
+        && digits.matches("\\d{1,18}")) {
       next();
       return Long.parseLong(digits);
     }
     if (t.kind() == Token.Kind.NUMBER || t.kind() == Token.Kind.STRING || atSymbol("-")) {
-      throw error(ErrorCode.SQL_SYNTAX_ERROR, what + " must be a positive whole number, not " + t.describe(), t, what);
+      throw error(
+          ErrorCode.SQL_SYNTAX_ERROR,
+          what + " must be a positive whole number, not " + t.describe(),
+          t,
+          what);
     }
     throw expected(what);
   }
 
   /**
-   * The source text from the current token up to (not including) the first token at nesting depth
-   * 0 that {@code stop} accepts, or the end of the statement. Parentheses and angle brackets (when
+   * The source text from the current token up to (not including) the first token at nesting depth 0
+   * that {@code stop} accepts, or the end of the statement. Parentheses and angle brackets (when
    * {@code angles}) must balance. Returns the verbatim text, trimmed.
    */
   String captureUntil(java.util.function.Predicate<Token> stop, boolean angles, String what) {
@@ -234,8 +262,13 @@ final class Cursor {
       Token t = tokens.get(i);
       boolean tight =
           prev == null
-              || t.isSymbol("(") || t.isSymbol(")") || t.isSymbol(",") || t.isSymbol("<") || t.isSymbol(">")
-              || prev.isSymbol("(") || prev.isSymbol("<");
+              || t.isSymbol("(")
+              || t.isSymbol(")")
+              || t.isSymbol(",")
+              || t.isSymbol("<")
+              || t.isSymbol(">")
+              || prev.isSymbol("(")
+              || prev.isSymbol("<");
       if (!tight) {
         type.append(' ');
       } else if (prev != null && prev.isSymbol(",")) {
@@ -249,7 +282,8 @@ final class Cursor {
 
   SqlException expected(String what) {
     Token t = peek();
-    return error(ErrorCode.SQL_SYNTAX_ERROR, "Expected " + what + " but found " + t.describe(), t, what);
+    return error(
+        ErrorCode.SQL_SYNTAX_ERROR, "Expected " + what + " but found " + t.describe(), t, what);
   }
 
   SqlException error(ErrorCode code, String message, Token at, String expected) {

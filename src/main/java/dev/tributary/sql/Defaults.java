@@ -15,7 +15,8 @@ public final class Defaults {
   public static final int DEFAULT_BUCKETS = 6;
 
   /** Flink's default freshness of a materialized table. */
-  public static final Clauses.Interval DEFAULT_FRESHNESS = new Clauses.Interval(3, Clauses.TimeUnit.MINUTE);
+  public static final Clauses.Interval DEFAULT_FRESHNESS =
+      new Clauses.Interval(3, Clauses.TimeUnit.MINUTE);
 
   /** AUTO refresh is CONTINUOUS below this freshness and FULL at or above it (Flink's default). */
   public static final Duration FRESHNESS_THRESHOLD = Duration.ofMinutes(30);
@@ -28,11 +29,15 @@ public final class Defaults {
   private Defaults() {}
 
   public static MaterializedTableDefinition effective(MaterializedTableDefinition d) {
-    List<String> key = d.schema() != null && d.schema().primaryKey() != null ? d.schema().primaryKey().columns() : List.of();
+    List<String> key =
+        d.schema() != null && d.schema().primaryKey() != null
+            ? d.schema().primaryKey().columns()
+            : List.of();
     Clauses.Distribution distribution = distribution(d.distribution(), key);
     Clauses.Interval freshness = d.freshness() != null ? d.freshness() : DEFAULT_FRESHNESS;
     Map<String, String> options = new TreeMap<>(d.options());
-    String changelog = options.computeIfAbsent("changelog.mode", k -> key.isEmpty() ? "append" : "upsert");
+    String changelog =
+        options.computeIfAbsent("changelog.mode", k -> key.isEmpty() ? "append" : "upsert");
     options.putIfAbsent("kafka.cleanup-policy", changelog.equals("upsert") ? "compact" : "delete");
     options.putIfAbsent("value.format", DEFAULT_FORMAT);
     if (!distribution.columns().isEmpty()) {
@@ -46,23 +51,31 @@ public final class Defaults {
   }
 
   /** AUTO resolved by freshness: CONTINUOUS when fresher than the threshold, else FULL. */
-  public static Clauses.RefreshMode refreshMode(Clauses.RefreshMode mode, Clauses.Interval freshness) {
+  public static Clauses.RefreshMode refreshMode(
+      Clauses.RefreshMode mode, Clauses.Interval freshness) {
     if (mode != null && mode != Clauses.RefreshMode.AUTO) {
       return mode;
     }
     Clauses.Interval f = freshness != null ? freshness : DEFAULT_FRESHNESS;
-    return f.toDuration().compareTo(FRESHNESS_THRESHOLD) < 0 ? Clauses.RefreshMode.CONTINUOUS : Clauses.RefreshMode.FULL;
+    return f.toDuration().compareTo(FRESHNESS_THRESHOLD) < 0
+        ? Clauses.RefreshMode.CONTINUOUS
+        : Clauses.RefreshMode.FULL;
   }
 
   /** Bucket count filled in; the key (HASH) defaults to the primary key. */
-  private static Clauses.Distribution distribution(Clauses.Distribution d, List<String> primaryKey) {
+  private static Clauses.Distribution distribution(
+      Clauses.Distribution d, List<String> primaryKey) {
     if (d == null) {
       return primaryKey.isEmpty()
           ? new Clauses.Distribution(null, List.of(), DEFAULT_BUCKETS)
-          : new Clauses.Distribution(Clauses.Distribution.Algorithm.HASH, primaryKey, DEFAULT_BUCKETS);
+          : new Clauses.Distribution(
+              Clauses.Distribution.Algorithm.HASH, primaryKey, DEFAULT_BUCKETS);
     }
     Clauses.Distribution.Algorithm algorithm =
-        d.algorithm() == null && !d.columns().isEmpty() ? Clauses.Distribution.Algorithm.HASH : d.algorithm();
-    return new Clauses.Distribution(algorithm, d.columns(), d.buckets() != null ? d.buckets() : DEFAULT_BUCKETS);
+        d.algorithm() == null && !d.columns().isEmpty()
+            ? Clauses.Distribution.Algorithm.HASH
+            : d.algorithm();
+    return new Clauses.Distribution(
+        algorithm, d.columns(), d.buckets() != null ? d.buckets() : DEFAULT_BUCKETS);
   }
 }

@@ -68,7 +68,8 @@ final class Lexer {
       return quoted(Token.Kind.QUOTED_IDENTIFIER, '"', "identifier", start);
     }
     if (Character.isDigit(c) || (c == '.' && Character.isDigit(peek(1)))) {
-      while (pos < text.length() && (Character.isLetterOrDigit(text.charAt(pos)) || text.charAt(pos) == '.')) {
+      while (pos < text.length()
+          && (Character.isLetterOrDigit(text.charAt(pos)) || text.charAt(pos) == '.')) {
         pos++;
       }
       return token(Token.Kind.NUMBER, start);
@@ -103,7 +104,10 @@ final class Lexer {
     while (true) {
       int close = text.indexOf(quote, pos);
       if (close < 0) {
-        throw error("Unterminated " + what + ": " + quote + " has no closing " + quote, start, String.valueOf(quote));
+        throw error(
+            "Unterminated " + what + ": " + quote + " has no closing " + quote,
+            start,
+            String.valueOf(quote));
       }
       value.append(text, pos, close);
       if (close + 1 < text.length() && text.charAt(close + 1) == quote) {

@@ -27,17 +27,41 @@ public record MaterializedTableDefinition(
 
   public MaterializedTableDefinition withSchema(TableSchema newSchema) {
     return new MaterializedTableDefinition(
-        newSchema, comment, partitionedBy, distribution, options, freshness, refreshMode, startMode, query);
+        newSchema,
+        comment,
+        partitionedBy,
+        distribution,
+        options,
+        freshness,
+        refreshMode,
+        startMode,
+        query);
   }
 
   public MaterializedTableDefinition withOptions(Map<String, String> newOptions) {
     return new MaterializedTableDefinition(
-        schema, comment, partitionedBy, distribution, newOptions, freshness, refreshMode, startMode, query);
+        schema,
+        comment,
+        partitionedBy,
+        distribution,
+        newOptions,
+        freshness,
+        refreshMode,
+        startMode,
+        query);
   }
 
   public MaterializedTableDefinition withFreshness(Clauses.Interval newFreshness) {
     return new MaterializedTableDefinition(
-        schema, comment, partitionedBy, distribution, options, newFreshness, refreshMode, startMode, query);
+        schema,
+        comment,
+        partitionedBy,
+        distribution,
+        options,
+        newFreshness,
+        refreshMode,
+        startMode,
+        query);
   }
 
   public MaterializedTableDefinition withRefreshMode(Clauses.RefreshMode mode) {
@@ -47,7 +71,15 @@ public record MaterializedTableDefinition(
 
   public MaterializedTableDefinition withDistribution(Clauses.Distribution newDistribution) {
     return new MaterializedTableDefinition(
-        schema, comment, partitionedBy, newDistribution, options, freshness, refreshMode, startMode, query);
+        schema,
+        comment,
+        partitionedBy,
+        newDistribution,
+        options,
+        freshness,
+        refreshMode,
+        startMode,
+        query);
   }
 
   public MaterializedTableDefinition withStartMode(Clauses.StartMode mode) {

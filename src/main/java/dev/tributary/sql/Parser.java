@@ -30,13 +30,22 @@ public final class Parser {
   /** Parses a script of statements separated by ';'. Fails on the first bad statement. */
   public static List<Parsed> parseScript(String script) {
     if (script == null || script.isBlank()) {
-      throw new SqlException(ErrorCode.SQL_SYNTAX_ERROR, "No statement given", 0, 1, 1, "a statement", "\n^");
+      throw new SqlException(
+          ErrorCode.SQL_SYNTAX_ERROR, "No statement given", 0, 1, 1, "a statement", "\n^");
     }
     if (script.length() > MAX_SCRIPT_LENGTH) {
       throw new SqlException(
           ErrorCode.STATEMENT_TOO_LARGE,
-          "The script has " + script.length() + " characters; at most " + MAX_SCRIPT_LENGTH + " are accepted",
-          -1, 1, 1, null, "");
+          "The script has "
+              + script.length()
+              + " characters; at most "
+              + MAX_SCRIPT_LENGTH
+              + " are accepted",
+          -1,
+          1,
+          1,
+          null,
+          "");
     }
     Source source = new Source(script);
     Parser parser = new Parser(new Cursor(source, new Lexer(source).tokenize()));
@@ -48,7 +57,13 @@ public final class Parser {
     List<Parsed> all = parseScript(statement);
     if (all.size() != 1) {
       throw new SqlException(
-          ErrorCode.SQL_SYNTAX_ERROR, "Expected one statement but found " + all.size(), 1, 1, 1, null, "");
+          ErrorCode.SQL_SYNTAX_ERROR,
+          "Expected one statement but found " + all.size(),
+          1,
+          1,
+          1,
+          null,
+          "");
     }
     return all.get(0).statement();
   }
@@ -76,7 +91,8 @@ public final class Parser {
       }
     }
     if (statements.isEmpty()) {
-      throw new SqlException(ErrorCode.SQL_SYNTAX_ERROR, "No statement given", 0, 1, 1, "a statement", "\n^");
+      throw new SqlException(
+          ErrorCode.SQL_SYNTAX_ERROR, "No statement given", 0, 1, 1, "a statement", "\n^");
     }
     return statements;
   }
@@ -185,16 +201,28 @@ public final class Parser {
     in.expectWord("AS");
     String query = in.captureUntil(t -> false, false, "query after AS");
     return new MaterializedTableDefinition(
-        schema, comment, partitionedBy, distribution, options, freshness, refreshMode, startMode, query);
+        schema,
+        comment,
+        partitionedBy,
+        distribution,
+        options,
+        freshness,
+        refreshMode,
+        startMode,
+        query);
   }
 
   /** The table name is the backing topic's name, so it must be a valid Kafka topic name. */
   private void checkTopicName(ObjectName name, Token at) {
     String topic = name.name();
-    if (topic.length() > 249 || !topic.matches("[a-zA-Z0-9._-]+") || topic.equals(".") || topic.equals("..")) {
+    if (topic.length() > 249
+        || !topic.matches("[a-zA-Z0-9._-]+")
+        || topic.equals(".")
+        || topic.equals("..")) {
       throw in.error(
           ErrorCode.INVALID_DEFINITION,
-          "Table name '" + (topic.length() > 60 ? topic.substring(0, 57) + "..." : topic)
+          "Table name '"
+              + (topic.length() > 60 ? topic.substring(0, 57) + "..." : topic)
               + "' cannot name its Kafka topic: use letters, digits, '.', '_' and '-', at most 249 characters",
           at,
           "a valid topic name");
@@ -247,7 +275,16 @@ public final class Parser {
   }
 
   private boolean isClauseStart() {
-    for (String word : List.of("COMMENT", "PARTITIONED", "DISTRIBUTED", "WITH", "FRESHNESS", "REFRESH", "REFRESH_MODE", "START_MODE")) {
+    for (String word :
+        List.of(
+            "COMMENT",
+            "PARTITIONED",
+            "DISTRIBUTED",
+            "WITH",
+            "FRESHNESS",
+            "REFRESH",
+            "REFRESH_MODE",
+            "START_MODE")) {
       if (in.atWord(word)) {
         return true;
       }
@@ -281,7 +318,8 @@ public final class Parser {
     if (in.acceptWord("TABLES")) {
       return new Statement.ShowTables(fromDatabase());
     }
-    throw in.expected("MATERIALIZED TABLES, MATERIALIZED TABLE, CREATE MATERIALIZED TABLE or TABLES");
+    throw in.expected(
+        "MATERIALIZED TABLES, MATERIALIZED TABLE, CREATE MATERIALIZED TABLE or TABLES");
   }
 
   /** [FROM | IN] [catalog.]database, as an ObjectName whose name is the database. */

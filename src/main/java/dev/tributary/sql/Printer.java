@@ -7,7 +7,8 @@ import java.util.stream.Collectors;
 
 /**
  * Canonical SQL for every statement: names backtick-quoted, clauses in one fixed order, options
- * sorted, queries and expressions verbatim. {@code Parser.parse(Printer.print(s))} equals {@code s}.
+ * sorted, queries and expressions verbatim. {@code Parser.parse(Printer.print(s))} equals {@code
+ * s}.
  */
 public final class Printer implements Statement.Visitor<String> {
 
@@ -72,10 +73,14 @@ public final class Printer implements Statement.Visitor<String> {
   @Override
   public String select(Statement.Select s) {
     StringBuilder sql = new StringBuilder("SELECT ");
-    sql.append(s.columns().equals(List.of("*")) ? "*" : s.columns().stream().map(Printer::identifier).collect(Collectors.joining(", ")));
+    sql.append(
+        s.columns().equals(List.of("*"))
+            ? "*"
+            : s.columns().stream().map(Printer::identifier).collect(Collectors.joining(", ")));
     sql.append(" FROM ").append(s.from().sql());
     if (!s.where().isEmpty()) {
-      sql.append(" WHERE ").append(s.where().stream().map(Printer::predicate).collect(Collectors.joining(" AND ")));
+      sql.append(" WHERE ")
+          .append(s.where().stream().map(Printer::predicate).collect(Collectors.joining(" AND ")));
     }
     if (s.limit() != null) {
       sql.append(" LIMIT ").append(s.limit());
@@ -87,7 +92,11 @@ public final class Printer implements Statement.Visitor<String> {
     String column = identifier(p.column());
     return switch (p.operator()) {
       case "IS NULL", "IS NOT NULL" -> column + " " + p.operator();
-      case "IN" -> column + " IN (" + p.values().stream().map(Printer::string).collect(Collectors.joining(", ")) + ")";
+      case "IN" ->
+          column
+              + " IN ("
+              + p.values().stream().map(Printer::string).collect(Collectors.joining(", "))
+              + ")";
       default -> column + " " + p.operator() + " " + string(p.values().get(0));
     };
   }
@@ -114,26 +123,45 @@ public final class Printer implements Statement.Visitor<String> {
       sql.append("\nTBLPROPERTIES ").append(options(s.tableProperties(), true));
     }
     if (s.rowFilter() != null) {
-      sql.append("\nWITH ROW FILTER ").append(s.rowFilter().function().sql()).append(" ON ").append(names(s.rowFilter().columns()));
+      sql.append("\nWITH ROW FILTER ")
+          .append(s.rowFilter().function().sql())
+          .append(" ON ")
+          .append(names(s.rowFilter().columns()));
     }
     Statement.Flow flow = s.flow();
     sql.append("\nFLOW ");
     if (flow.importCheckpoint() != null) {
       sql.append("IMPORT CHECKPOINT ").append(string(flow.importCheckpoint())).append(' ');
     }
-    return sql.append("INSERT ").append(flow.once() ? "ONCE " : "").append("BY NAME\n").append(flow.query()).toString();
+    return sql.append("INSERT ")
+        .append(flow.once() ? "ONCE " : "")
+        .append("BY NAME\n")
+        .append(flow.query())
+        .toString();
   }
 
   @Override
   public String createFlow(Statement.CreateFlow s) {
-    return "CREATE FLOW " + s.name().sql() + " AS INSERT " + (s.once() ? "ONCE " : "") + "INTO " + s.target().sql() + " BY NAME\n" + s.query();
+    return "CREATE FLOW "
+        + s.name().sql()
+        + " AS INSERT "
+        + (s.once() ? "ONCE " : "")
+        + "INTO "
+        + s.target().sql()
+        + " BY NAME\n"
+        + s.query();
   }
 
   @Override
   public String createSourceTable(Statement.CreateSourceTable s) {
-    return "CREATE TABLE " + (s.ifNotExists() ? "IF NOT EXISTS " : "") + s.name().sql() + " " + schema(s.schema())
+    return "CREATE TABLE "
+        + (s.ifNotExists() ? "IF NOT EXISTS " : "")
+        + s.name().sql()
+        + " "
+        + schema(s.schema())
         + (s.comment() == null ? "" : "\nCOMMENT " + string(s.comment()))
-        + "\nWITH " + options(s.options(), true);
+        + "\nWITH "
+        + options(s.options(), true);
   }
 
   @Override
@@ -151,7 +179,9 @@ public final class Printer implements Statement.Visitor<String> {
     if (s.database() == null) {
       return "USE CATALOG " + identifier(s.catalog());
     }
-    return "USE " + (s.catalog() == null ? "" : identifier(s.catalog()) + ".") + identifier(s.database());
+    return "USE "
+        + (s.catalog() == null ? "" : identifier(s.catalog()) + ".")
+        + identifier(s.database());
   }
 
   /** Everything after the table name: schema, clauses and AS query. */
@@ -188,16 +218,30 @@ public final class Printer implements Statement.Visitor<String> {
     List<String> elements = new ArrayList<>();
     schema.columns().forEach(c -> elements.add(column(c)));
     if (schema.watermark() != null) {
-      elements.add("WATERMARK FOR " + identifier(schema.watermark().column()) + " AS " + schema.watermark().expression());
+      elements.add(
+          "WATERMARK FOR "
+              + identifier(schema.watermark().column())
+              + " AS "
+              + schema.watermark().expression());
     }
     if (schema.primaryKey() != null) {
       TableSchema.PrimaryKey pk = schema.primaryKey();
-      elements.add((pk.constraintName() == null ? "" : "CONSTRAINT " + identifier(pk.constraintName()) + " ")
-          + "PRIMARY KEY " + names(pk.columns()) + " NOT ENFORCED");
+      elements.add(
+          (pk.constraintName() == null ? "" : "CONSTRAINT " + identifier(pk.constraintName()) + " ")
+              + "PRIMARY KEY "
+              + names(pk.columns())
+              + " NOT ENFORCED");
     }
     for (TableSchema.Expectation e : schema.expectations()) {
-      elements.add("CONSTRAINT " + identifier(e.name()) + " EXPECT (" + e.expression() + ")"
-          + (e.onViolation() == null ? "" : " ON VIOLATION " + e.onViolation().name().replace('_', ' ')));
+      elements.add(
+          "CONSTRAINT "
+              + identifier(e.name())
+              + " EXPECT ("
+              + e.expression()
+              + ")"
+              + (e.onViolation() == null
+                  ? ""
+                  : " ON VIOLATION " + e.onViolation().name().replace('_', ' ')));
     }
     return "(\n  " + String.join(",\n  ", elements) + "\n)";
   }
@@ -206,10 +250,16 @@ public final class Printer implements Statement.Visitor<String> {
     String comment = c.comment() == null ? "" : " COMMENT " + string(c.comment());
     return switch (c.kind()) {
       case COMPUTED -> identifier(c.name()) + " AS " + c.expression() + comment;
-      case METADATA -> identifier(c.name()) + " " + c.type() + " METADATA"
-          + (c.metadataKey() == null ? "" : " FROM " + string(c.metadataKey()))
-          + (c.virtual() ? " VIRTUAL" : "") + comment;
-      case PHYSICAL -> identifier(c.name()) + " " + c.type() + (c.notNull() ? " NOT NULL" : "") + comment;
+      case METADATA ->
+          identifier(c.name())
+              + " "
+              + c.type()
+              + " METADATA"
+              + (c.metadataKey() == null ? "" : " FROM " + string(c.metadataKey()))
+              + (c.virtual() ? " VIRTUAL" : "")
+              + comment;
+      case PHYSICAL ->
+          identifier(c.name()) + " " + c.type() + (c.notNull() ? " NOT NULL" : "") + comment;
     };
   }
 
@@ -218,7 +268,10 @@ public final class Printer implements Statement.Visitor<String> {
     if (d.columns().isEmpty()) {
       return "DISTRIBUTED" + buckets;
     }
-    return "DISTRIBUTED BY " + (d.algorithm() == null ? "" : d.algorithm().name()) + names(d.columns()) + buckets;
+    return "DISTRIBUTED BY "
+        + (d.algorithm() == null ? "" : d.algorithm().name())
+        + names(d.columns())
+        + buckets;
   }
 
   static String startMode(Clauses.StartMode m) {
@@ -237,9 +290,10 @@ public final class Printer implements Statement.Visitor<String> {
 
   static String options(Map<String, String> options, boolean multiline) {
     String separator = multiline ? ",\n  " : ", ";
-    String body = options.entrySet().stream()
-        .map(e -> string(e.getKey()) + " = " + string(e.getValue()))
-        .collect(Collectors.joining(separator));
+    String body =
+        options.entrySet().stream()
+            .map(e -> string(e.getKey()) + " = " + string(e.getValue()))
+            .collect(Collectors.joining(separator));
     return multiline ? "(\n  " + body + "\n)" : "(" + body + ")";
   }
 }

@@ -14,7 +14,17 @@ import java.util.Set;
 public final class QueryReferences {
 
   private static final Set<String> END_OF_FROM =
-      Set.of("WHERE", "GROUP", "ORDER", "HAVING", "LIMIT", "UNION", "EXCEPT", "INTERSECT", "WINDOW", "SELECT");
+      Set.of(
+          "WHERE",
+          "GROUP",
+          "ORDER",
+          "HAVING",
+          "LIMIT",
+          "UNION",
+          "EXCEPT",
+          "INTERSECT",
+          "WINDOW",
+          "SELECT");
 
   private QueryReferences() {}
 
@@ -37,7 +47,9 @@ public final class QueryReferences {
         depth--;
       } else if (t.kind() == Token.Kind.WORD && END_OF_FROM.contains(t.upper())) {
         fromDepths.remove(depth);
-      } else if (t.isWord("FROM") || t.isWord("JOIN") || (t.isSymbol(",") && fromDepths.contains(depth))) {
+      } else if (t.isWord("FROM")
+          || t.isWord("JOIN")
+          || (t.isSymbol(",") && fromDepths.contains(depth))) {
         if (!t.isSymbol(",")) {
           fromDepths.add(depth);
         }
@@ -52,7 +64,9 @@ public final class QueryReferences {
 
   /** The table name starting at {@code i}, or null when a subquery or table function is there. */
   private static ObjectName tableAt(List<Token> tokens, int i) {
-    if (tokens.get(i).isWord("STREAM") || tokens.get(i).isWord("TABLE") || tokens.get(i).isWord("LATERAL")) {
+    if (tokens.get(i).isWord("STREAM")
+        || tokens.get(i).isWord("TABLE")
+        || tokens.get(i).isWord("LATERAL")) {
       i++;
       if (tokens.get(i).isSymbol("(")) {
         i++;

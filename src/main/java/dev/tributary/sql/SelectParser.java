@@ -73,10 +73,15 @@ final class SelectParser {
     }
     for (String symbol : List.of("=", "<>", "!=", "<=", ">=", "<", ">")) {
       if (in.acceptSymbol(symbol)) {
-        return new Statement.Predicate(column, symbol.equals("!=") ? "<>" : symbol, List.of(literal()));
+        return new Statement.Predicate(
+            column, symbol.equals("!=") ? "<>" : symbol, List.of(literal()));
       }
     }
-    throw in.error(ErrorCode.SQL_SYNTAX_ERROR, "Expected a comparison (=, <>, <, >, LIKE, IN, IS NULL) but found " + op.describe(), op, "a comparison");
+    throw in.error(
+        ErrorCode.SQL_SYNTAX_ERROR,
+        "Expected a comparison (=, <>, <, >, LIKE, IN, IS NULL) but found " + op.describe(),
+        op,
+        "a comparison");
   }
 
   private String literal() {
@@ -87,7 +92,11 @@ final class SelectParser {
     if (t.kind() == Token.Kind.NUMBER || t.isWord("TRUE") || t.isWord("FALSE")) {
       return t.text();
     }
-    throw in.error(ErrorCode.SQL_SYNTAX_ERROR, "Expected a literal value but found " + t.describe(), t, "a literal");
+    throw in.error(
+        ErrorCode.SQL_SYNTAX_ERROR,
+        "Expected a literal value but found " + t.describe(),
+        t,
+        "a literal");
   }
 
   private void expect(String word) {
@@ -98,6 +107,10 @@ final class SelectParser {
 
   private SqlException unsupported(String expected) {
     Token t = in.peek();
-    return in.error(ErrorCode.UNSUPPORTED_STATEMENT, SHAPE + "; expected " + expected + " but found " + t.describe(), t, expected);
+    return in.error(
+        ErrorCode.UNSUPPORTED_STATEMENT,
+        SHAPE + "; expected " + expected + " but found " + t.describe(),
+        t,
+        expected);
   }
 }

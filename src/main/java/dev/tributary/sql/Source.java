@@ -54,7 +54,8 @@ final class Source {
     int[] lc = lineAndColumn(offset);
     int start = lineStarts[lc[0] - 1];
     int end = text.indexOf('\n', start);
-    String line = text.substring(start, end < 0 ? text.length() : end).replace('\t', ' ').stripTrailing();
+    String line =
+        text.substring(start, end < 0 ? text.length() : end).replace('\t', ' ').stripTrailing();
     int caret = lc[1] - 1;
     int from = Math.max(0, Math.min(caret - SNIPPET_WIDTH / 2, line.length() - SNIPPET_WIDTH));
     int to = Math.min(line.length(), from + SNIPPET_WIDTH);

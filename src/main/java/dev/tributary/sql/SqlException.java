@@ -34,7 +34,8 @@ public final class SqlException extends RuntimeException {
   }
 
   /** An error at a position of the source. */
-  static SqlException at(ErrorCode code, String message, Source source, int offset, String expected) {
+  static SqlException at(
+      ErrorCode code, String message, Source source, int offset, String expected) {
     int[] lc = source.lineAndColumn(offset);
     return new SqlException(code, message, -1, lc[0], lc[1], expected, source.snippet(offset));
   }

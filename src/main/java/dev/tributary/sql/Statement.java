@@ -63,7 +63,8 @@ public sealed interface Statement {
     }
 
     public String kind() {
-      return "ALTER_MATERIALIZED_TABLE_" + action.getClass().getSimpleName().replaceAll("([a-z])([A-Z])", "$1_$2").toUpperCase();
+      return "ALTER_MATERIALIZED_TABLE_"
+          + action.getClass().getSimpleName().replaceAll("([a-z])([A-Z])", "$1_$2").toUpperCase();
     }
   }
 
@@ -98,13 +99,15 @@ public sealed interface Statement {
     }
 
     public MaterializedTableDefinition applyTo(MaterializedTableDefinition d) {
-      TableSchema s = d.schema() != null ? d.schema() : new TableSchema(List.of(), null, null, List.of());
+      TableSchema s =
+          d.schema() != null ? d.schema() : new TableSchema(List.of(), null, null, List.of());
       if (s.column(column.name()) != null) {
         throw new IllegalArgumentException("Column '" + column.name() + "' already exists");
       }
       List<Column> columns = new java.util.ArrayList<>(s.columns());
       columns.add(column);
-      return d.withSchema(new TableSchema(columns, s.watermark(), s.primaryKey(), s.expectations()));
+      return d.withSchema(
+          new TableSchema(columns, s.watermark(), s.primaryKey(), s.expectations()));
     }
 
     public String sql() {
@@ -119,15 +122,23 @@ public sealed interface Statement {
     }
 
     public MaterializedTableDefinition applyTo(MaterializedTableDefinition d) {
-      TableSchema s = d.schema() != null ? d.schema() : new TableSchema(List.of(), null, null, List.of());
+      TableSchema s =
+          d.schema() != null ? d.schema() : new TableSchema(List.of(), null, null, List.of());
       if (TableSchema.hasPhysicalColumns(s) && s.column(watermark.column()) == null) {
-        throw new IllegalArgumentException("The watermark names column '" + watermark.column() + "', which the table does not have");
+        throw new IllegalArgumentException(
+            "The watermark names column '"
+                + watermark.column()
+                + "', which the table does not have");
       }
-      return d.withSchema(new TableSchema(s.columns(), watermark, s.primaryKey(), s.expectations()));
+      return d.withSchema(
+          new TableSchema(s.columns(), watermark, s.primaryKey(), s.expectations()));
     }
 
     public String sql() {
-      return "MODIFY WATERMARK FOR " + Printer.identifier(watermark.column()) + " AS " + watermark.expression();
+      return "MODIFY WATERMARK FOR "
+          + Printer.identifier(watermark.column())
+          + " AS "
+          + watermark.expression();
     }
   }
 
@@ -143,7 +154,8 @@ public sealed interface Statement {
       }
       TableSchema s = d.schema();
       boolean empty = s.columns().isEmpty() && s.primaryKey() == null && s.expectations().isEmpty();
-      return d.withSchema(empty ? null : new TableSchema(s.columns(), null, s.primaryKey(), s.expectations()));
+      return d.withSchema(
+          empty ? null : new TableSchema(s.columns(), null, s.primaryKey(), s.expectations()));
     }
 
     public String sql() {
@@ -234,7 +246,11 @@ public sealed interface Statement {
         return "REFRESH";
       }
       return "REFRESH PARTITION ("
-          + String.join(", ", partition.entrySet().stream().map(e -> Printer.identifier(e.getKey()) + " = " + Printer.string(e.getValue())).toList())
+          + String.join(
+              ", ",
+              partition.entrySet().stream()
+                  .map(e -> Printer.identifier(e.getKey()) + " = " + Printer.string(e.getValue()))
+                  .toList())
           + ")";
     }
   }
@@ -357,8 +373,8 @@ public sealed interface Statement {
   }
 
   /**
-   * {@code column op literal}: op is one of = <> < <= > >= LIKE, NOT LIKE, IN (values), IS NULL,
-   * IS NOT NULL. Literal values are kept as their text; null marks SQL NULL.
+   * {@code column op literal}: op is one of = <> < <= > >= LIKE, NOT LIKE, IN (values), IS NULL, IS
+   * NOT NULL. Literal values are kept as their text; null marks SQL NULL.
    */
   record Predicate(String column, String operator, List<String> values) {
     public Predicate {
@@ -366,7 +382,10 @@ public sealed interface Statement {
     }
   }
 
-  /** CREATE TABLE name [(schema)] [clauses] FLOW [IMPORT CHECKPOINT 'p'] INSERT [ONCE] BY NAME query. */
+  /**
+   * CREATE TABLE name [(schema)] [clauses] FLOW [IMPORT CHECKPOINT 'p'] INSERT [ONCE] BY NAME
+   * query.
+   */
   record CreatePipelineTable(
       ObjectName name,
       TableSchema schema,
@@ -417,7 +436,11 @@ public sealed interface Statement {
 
   /** CREATE TABLE [IF NOT EXISTS] name (schema) [COMMENT '..'] WITH (connector options). */
   record CreateSourceTable(
-      ObjectName name, boolean ifNotExists, TableSchema schema, String comment, Map<String, String> options)
+      ObjectName name,
+      boolean ifNotExists,
+      TableSchema schema,
+      String comment,
+      Map<String, String> options)
       implements Statement {
     public CreateSourceTable {
       options = java.util.Collections.unmodifiableMap(new TreeMap<>(options));

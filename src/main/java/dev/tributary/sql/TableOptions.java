@@ -17,10 +17,13 @@ import java.util.regex.Pattern;
 public final class TableOptions {
 
   private static final Pattern DURATION =
-      Pattern.compile("(\\d+)\\s*(ms|milli|millis|millisecond|milliseconds|s|sec|secs|second|seconds|min|mins|minute|minutes|h|hour|hours|d|day|days)?");
+      Pattern.compile(
+          "(\\d+)\\s*(ms|milli|millis|millisecond|milliseconds|s|sec|secs|second|seconds|min|mins|minute|minutes|h|hour|hours|d|day|days)?");
   private static final Pattern MEMORY =
-      Pattern.compile("(\\d+)\\s*(b|bytes|k|kb|kib|kibibytes|m|mb|mib|mebibytes|g|gb|gib|gibibytes|t|tb|tib|tebibytes)?");
-  private static final Set<String> FORMATS = Set.of("avro-registry", "json-registry", "proto-registry", "raw");
+      Pattern.compile(
+          "(\\d+)\\s*(b|bytes|k|kb|kib|kibibytes|m|mb|mib|mebibytes|g|gb|gib|gibibytes|t|tb|tib|tebibytes)?");
+  private static final Set<String> FORMATS =
+      Set.of("avro-registry", "json-registry", "proto-registry", "raw");
 
   private static final Map<String, Function<String, String>> OPTIONS = new LinkedHashMap<>();
 
@@ -30,16 +33,35 @@ public final class TableOptions {
     OPTIONS.put("error-handling.log.target", TableOptions::notBlank);
     OPTIONS.put("error-handling.mode", oneOf("fail", "ignore", "log"));
     OPTIONS.put("kafka.cleanup-policy", oneOf("delete", "compact", "delete-compact"));
-    OPTIONS.put("kafka.compaction.time", v -> duration(v).isPresent() ? null : "a duration such as '1 h' or '7 d'");
-    OPTIONS.put("kafka.max-message-size", v -> memory(v).isPresent() ? null : "a size such as '2 mb' or '1048576 bytes'");
-    OPTIONS.put("kafka.retention.size", v -> v.strip().equals("-1") || memory(v).isPresent() ? null : "a size such as '10 gb', or '-1' for no limit");
-    OPTIONS.put("kafka.retention.time", v -> v.strip().equals("-1") || duration(v).isPresent() ? null : "a duration such as '30 d' or '12 h', or '-1' for no limit");
+    OPTIONS.put(
+        "kafka.compaction.time",
+        v -> duration(v).isPresent() ? null : "a duration such as '1 h' or '7 d'");
+    OPTIONS.put(
+        "kafka.max-message-size",
+        v -> memory(v).isPresent() ? null : "a size such as '2 mb' or '1048576 bytes'");
+    OPTIONS.put(
+        "kafka.retention.size",
+        v ->
+            v.strip().equals("-1") || memory(v).isPresent()
+                ? null
+                : "a size such as '10 gb', or '-1' for no limit");
+    OPTIONS.put(
+        "kafka.retention.time",
+        v ->
+            v.strip().equals("-1") || duration(v).isPresent()
+                ? null
+                : "a duration such as '30 d' or '12 h', or '-1' for no limit");
     OPTIONS.put("key.fields-prefix", v -> null);
     OPTIONS.put("key.format", oneOf(FORMATS));
     OPTIONS.put("key.format.schema-context", TableOptions::notBlank);
     OPTIONS.put("scan.bounded.mode", oneOf("unbounded", "latest-offset", "timestamp"));
-    OPTIONS.put("scan.bounded.timestamp-millis", v -> v.strip().matches("\\d{1,18}") ? null : "epoch milliseconds");
-    OPTIONS.put("scan.startup.mode", oneOf("earliest-offset", "latest-offset", "group-offsets", "timestamp", "specific-offsets"));
+    OPTIONS.put(
+        "scan.bounded.timestamp-millis",
+        v -> v.strip().matches("\\d{1,18}") ? null : "epoch milliseconds");
+    OPTIONS.put(
+        "scan.startup.mode",
+        oneOf(
+            "earliest-offset", "latest-offset", "group-offsets", "timestamp", "specific-offsets"));
     OPTIONS.put("value.fields-include", oneOf("all", "except-key"));
     OPTIONS.put("value.format", oneOf(FORMATS));
     OPTIONS.put("value.format.schema-context", TableOptions::notBlank);
@@ -83,7 +105,10 @@ public final class TableOptions {
           case 'd' -> java.time.Duration.ofDays(n);
           case 'h' -> java.time.Duration.ofHours(n);
           case 's' -> java.time.Duration.ofSeconds(n);
-          default -> unit.startsWith("mi") && !unit.startsWith("mil") ? java.time.Duration.ofMinutes(n) : java.time.Duration.ofMillis(n);
+          default ->
+              unit.startsWith("mi") && !unit.startsWith("mil")
+                  ? java.time.Duration.ofMinutes(n)
+                  : java.time.Duration.ofMillis(n);
         });
   }
 
@@ -95,13 +120,14 @@ public final class TableOptions {
     }
     long n = Long.parseLong(m.group(1));
     String unit = m.group(2) == null ? "b" : m.group(2);
-    int shift = switch (unit.charAt(0)) {
-      case 'k' -> 10;
-      case 'm' -> 20;
-      case 'g' -> 30;
-      case 't' -> 40;
-      default -> 0;
-    };
+    int shift =
+        switch (unit.charAt(0)) {
+          case 'k' -> 10;
+          case 'm' -> 20;
+          case 'g' -> 30;
+          case 't' -> 40;
+          default -> 0;
+        };
     return shift > 0 && n > (Long.MAX_VALUE >> shift) ? Optional.empty() : Optional.of(n << shift);
   }
 
@@ -110,7 +136,8 @@ public final class TableOptions {
   }
 
   private static Function<String, String> oneOf(Set<String> values) {
-    return v -> values.contains(v) ? null : "one of " + String.join(", ", new java.util.TreeSet<>(values));
+    return v ->
+        values.contains(v) ? null : "one of " + String.join(", ", new java.util.TreeSet<>(values));
   }
 
   private static String notBlank(String v) {

@@ -26,7 +26,8 @@ final class TableParts {
       Token at = in.peek();
       if (in.acceptWord("WATERMARK")) {
         if (watermark != null) {
-          throw in.error(ErrorCode.INVALID_DEFINITION, "A table has at most one watermark", at, null);
+          throw in.error(
+              ErrorCode.INVALID_DEFINITION, "A table has at most one watermark", at, null);
         }
         watermark = watermarkBody();
       } else if (in.atWord("PRIMARY") || in.atWord("CONSTRAINT")) {
@@ -35,7 +36,8 @@ final class TableParts {
           expectations.add(expectation(name));
         } else {
           if (primaryKey != null) {
-            throw in.error(ErrorCode.INVALID_DEFINITION, "A table has at most one primary key", at, null);
+            throw in.error(
+                ErrorCode.INVALID_DEFINITION, "A table has at most one primary key", at, null);
           }
           in.expectWords("PRIMARY", "KEY");
           List<String> keyColumns = in.identifierList("column name");
@@ -46,13 +48,18 @@ final class TableParts {
         Column column = column();
         if (in.acceptWords("PRIMARY", "KEY")) {
           if (primaryKey != null) {
-            throw in.error(ErrorCode.INVALID_DEFINITION, "A table has at most one primary key", at, null);
+            throw in.error(
+                ErrorCode.INVALID_DEFINITION, "A table has at most one primary key", at, null);
           }
           notEnforced();
           primaryKey = new TableSchema.PrimaryKey(null, List.of(column.name()));
         }
         if (columns.stream().anyMatch(c -> c.name().equals(column.name()))) {
-          throw in.error(ErrorCode.INVALID_DEFINITION, "Column '" + column.name() + "' is defined twice", at, null);
+          throw in.error(
+              ErrorCode.INVALID_DEFINITION,
+              "Column '" + column.name() + "' is defined twice",
+              at,
+              null);
         }
         columns.add(column);
       }
@@ -119,7 +126,12 @@ final class TableParts {
             shape -> {
               throw in.error(
                   ErrorCode.INVALID_OPTION_VALUE,
-                  "Invalid value '" + value + "' for option '" + key.value() + "': expected " + shape,
+                  "Invalid value '"
+                      + value
+                      + "' for option '"
+                      + key.value()
+                      + "': expected "
+                      + shape,
                   key,
                   shape);
             });
@@ -127,8 +139,15 @@ final class TableParts {
 
   private void checkKey(Token key) {
     if (!TableOptions.known(key.value())) {
-      String hint = TableOptions.nearest(key.value()).map(k -> "; did you mean '" + k + "'?").orElse("; see the documented options");
-      throw in.error(ErrorCode.UNKNOWN_OPTION, "Unknown option '" + key.value() + "'" + hint, key, TableOptions.nearest(key.value()).orElse(null));
+      String hint =
+          TableOptions.nearest(key.value())
+              .map(k -> "; did you mean '" + k + "'?")
+              .orElse("; see the documented options");
+      throw in.error(
+          ErrorCode.UNKNOWN_OPTION,
+          "Unknown option '" + key.value() + "'" + hint,
+          key,
+          TableOptions.nearest(key.value()).orElse(null));
     }
   }
 
@@ -191,7 +210,11 @@ final class TableParts {
 
   private TableSchema.Expectation expectation(String name) {
     if (name == null) {
-      throw in.error(ErrorCode.SQL_SYNTAX_ERROR, "An expectation needs a name: CONSTRAINT name EXPECT (...)", in.previous(), "CONSTRAINT name");
+      throw in.error(
+          ErrorCode.SQL_SYNTAX_ERROR,
+          "An expectation needs a name: CONSTRAINT name EXPECT (...)",
+          in.previous(),
+          "CONSTRAINT name");
     }
     in.expectSymbol("(");
     int mark = in.mark();
@@ -239,11 +262,42 @@ final class TableParts {
 
   private static final java.util.Set<String> NOT_ROW_LEVEL =
       java.util.Set.of(
-          "COUNT", "SUM", "AVG", "MIN", "MAX", "COLLECT", "LISTAGG", "ARRAY_AGG", "STDDEV",
-          "STDDEV_POP", "STDDEV_SAMP", "VARIANCE", "VAR_POP", "VAR_SAMP", "FIRST_VALUE",
-          "LAST_VALUE", "ANY_VALUE", "BIT_AND", "BIT_OR", "BIT_XOR", "ROW_NUMBER", "RANK",
-          "DENSE_RANK", "PERCENT_RANK", "CUME_DIST", "NTILE", "LAG", "LEAD", "NTH_VALUE",
-          "EXPLODE", "EXPLODE_OUTER", "POSEXPLODE", "INLINE", "STACK", "UNNEST", "JSON_ARRAYAGG",
+          "COUNT",
+          "SUM",
+          "AVG",
+          "MIN",
+          "MAX",
+          "COLLECT",
+          "LISTAGG",
+          "ARRAY_AGG",
+          "STDDEV",
+          "STDDEV_POP",
+          "STDDEV_SAMP",
+          "VARIANCE",
+          "VAR_POP",
+          "VAR_SAMP",
+          "FIRST_VALUE",
+          "LAST_VALUE",
+          "ANY_VALUE",
+          "BIT_AND",
+          "BIT_OR",
+          "BIT_XOR",
+          "ROW_NUMBER",
+          "RANK",
+          "DENSE_RANK",
+          "PERCENT_RANK",
+          "CUME_DIST",
+          "NTILE",
+          "LAG",
+          "LEAD",
+          "NTH_VALUE",
+          "EXPLODE",
+          "EXPLODE_OUTER",
+          "POSEXPLODE",
+          "INLINE",
+          "STACK",
+          "UNNEST",
+          "JSON_ARRAYAGG",
           "JSON_OBJECTAGG");
 
   /** ( 'key' = 'value', ... ), keys unique. */
@@ -259,7 +313,8 @@ final class TableParts {
       in.expectSymbol("=");
       String value = in.string("value of '" + key + "'");
       if (options.put(key, value) != null) {
-        throw in.error(ErrorCode.INVALID_DEFINITION, "Option '" + key + "' is given twice", keyToken, null);
+        throw in.error(
+            ErrorCode.INVALID_DEFINITION, "Option '" + key + "' is given twice", keyToken, null);
       }
     } while (in.acceptSymbol(","));
     in.expectSymbol(")");
@@ -287,10 +342,18 @@ final class TableParts {
       in.expectSymbol("=");
       Token value = in.next();
       if (value.kind() != Token.Kind.STRING && value.kind() != Token.Kind.NUMBER) {
-        throw in.error(ErrorCode.SQL_SYNTAX_ERROR, "Expected a partition value but found " + value.describe(), value, "a literal");
+        throw in.error(
+            ErrorCode.SQL_SYNTAX_ERROR,
+            "Expected a partition value but found " + value.describe(),
+            value,
+            "a literal");
       }
       if (spec.put(column, value.value()) != null) {
-        throw in.error(ErrorCode.INVALID_DEFINITION, "Partition column '" + column + "' is given twice", at, null);
+        throw in.error(
+            ErrorCode.INVALID_DEFINITION,
+            "Partition column '" + column + "' is given twice",
+            at,
+            null);
       }
     } while (in.acceptSymbol(","));
     in.expectSymbol(")");
@@ -302,13 +365,18 @@ final class TableParts {
     in.expectWord("INTERVAL");
     long amount = in.number("interval amount");
     Token unitToken = in.peek();
-    Clauses.TimeUnit unit = unitToken.kind() == Token.Kind.WORD ? Clauses.TimeUnit.parse(unitToken.text()) : null;
+    Clauses.TimeUnit unit =
+        unitToken.kind() == Token.Kind.WORD ? Clauses.TimeUnit.parse(unitToken.text()) : null;
     if (unit == null) {
       throw in.expected("SECOND, MINUTE, HOUR or DAY");
     }
     in.next();
     if (amount < 1) {
-      throw in.error(ErrorCode.INVALID_DEFINITION, "An interval must be at least 1 " + unit.name(), unitToken, null);
+      throw in.error(
+          ErrorCode.INVALID_DEFINITION,
+          "An interval must be at least 1 " + unit.name(),
+          unitToken,
+          null);
     }
     return new Clauses.Interval(amount, unit);
   }
@@ -345,7 +413,10 @@ final class TableParts {
       if (kind.takesTimestamp()) {
         throw in.error(
             ErrorCode.INVALID_DEFINITION,
-            kind.name() + " needs a timestamp: START_MODE = " + kind.name() + "('2026-01-01 00:00:00')",
+            kind.name()
+                + " needs a timestamp: START_MODE = "
+                + kind.name()
+                + "('2026-01-01 00:00:00')",
             t,
             "'(' timestamp ')'");
       }
@@ -360,7 +431,12 @@ final class TableParts {
     if (kind.takesTimestamp()) {
       Token ts = in.next();
       if (ts.kind() != Token.Kind.STRING && ts.kind() != Token.Kind.NUMBER) {
-        throw in.error(ErrorCode.SQL_SYNTAX_ERROR, "Expected a timestamp ('2026-01-01 00:00:00') or epoch milliseconds but found " + ts.describe(), ts, "a timestamp");
+        throw in.error(
+            ErrorCode.SQL_SYNTAX_ERROR,
+            "Expected a timestamp ('2026-01-01 00:00:00') or epoch milliseconds but found "
+                + ts.describe(),
+            ts,
+            "a timestamp");
       }
       in.expectSymbol(")");
       return new Clauses.StartMode(kind, null, ts.text());
@@ -391,7 +467,11 @@ final class TableParts {
     long n = in.number("bucket count");
     in.expectWord("BUCKETS");
     if (negative || n < 1 || n > 100_000) {
-      throw in.error(ErrorCode.INVALID_DEFINITION, "The bucket count must be between 1 and 100000, was " + (negative ? "-" : "") + n, at, null);
+      throw in.error(
+          ErrorCode.INVALID_DEFINITION,
+          "The bucket count must be between 1 and 100000, was " + (negative ? "-" : "") + n,
+          at,
+          null);
     }
     return (int) n;
   }

@@ -3,11 +3,14 @@ package dev.tributary.sql;
 import java.util.List;
 
 /**
- * The parenthesised part of a table definition: columns, an optional watermark and primary key,
- * and data quality expectations. Absent parts are null or empty.
+ * The parenthesised part of a table definition: columns, an optional watermark and primary key, and
+ * data quality expectations. Absent parts are null or empty.
  */
 public record TableSchema(
-    List<Column> columns, Watermark watermark, PrimaryKey primaryKey, List<Expectation> expectations) {
+    List<Column> columns,
+    Watermark watermark,
+    PrimaryKey primaryKey,
+    List<Expectation> expectations) {
 
   public TableSchema {
     columns = List.copyOf(columns);
@@ -35,7 +38,8 @@ public record TableSchema(
 
   /** True when the schema lists physical columns; without them the physical ones are inferred. */
   public static boolean hasPhysicalColumns(TableSchema schema) {
-    return schema != null && schema.columns().stream().anyMatch(c -> c.kind() == Column.Kind.PHYSICAL);
+    return schema != null
+        && schema.columns().stream().anyMatch(c -> c.kind() == Column.Kind.PHYSICAL);
   }
 
   public Column column(String name) {

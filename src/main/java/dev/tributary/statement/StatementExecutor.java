@@ -30,8 +30,13 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
   private String database;
   private Parser.Parsed current;
 
-  private StatementExecutor(MaterializedTableService tables, CatalogService catalogs, TableQueries queries,
-      ProvisioningCheck checks, String catalog, String database) {
+  private StatementExecutor(
+      MaterializedTableService tables,
+      CatalogService catalogs,
+      TableQueries queries,
+      ProvisioningCheck checks,
+      String catalog,
+      String database) {
     this.tables = tables;
     this.catalogs = catalogs;
     this.queries = queries;
@@ -48,7 +53,11 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
     private final TableQueries queries;
     private final ProvisioningCheck checks;
 
-    Factory(MaterializedTableService tables, CatalogService catalogs, TableQueries queries, ProvisioningCheck checks) {
+    Factory(
+        MaterializedTableService tables,
+        CatalogService catalogs,
+        TableQueries queries,
+        ProvisioningCheck checks) {
       this.tables = tables;
       this.catalogs = catalogs;
       this.queries = queries;
@@ -79,7 +88,10 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
       }
       checks.checkQuery(name, s.definition());
     }
-    return changed(name, "MATERIALIZED_TABLE", tables.create(name, s.definition(), s.orAlter(), s.ifNotExists()));
+    return changed(
+        name,
+        "MATERIALIZED_TABLE",
+        tables.create(name, s.definition(), s.orAlter(), s.ifNotExists()));
   }
 
   @Override
@@ -101,11 +113,12 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
   public StatementResult showMaterializedTables(Statement.ShowMaterializedTables s) {
     ObjectName db = s.database() == null ? new ObjectName(catalog, null, database) : s.database();
     String inCatalog = db.database() != null ? db.database() : catalog;
-    List<List<Object>> rows = tables.list(inCatalog, db.name()).stream()
-        .map(MaterializedTable::getName)
-        .filter(n -> s.like() == null || TableQueries.like(n, s.like()))
-        .map(n -> List.<Object>of(n))
-        .toList();
+    List<List<Object>> rows =
+        tables.list(inCatalog, db.name()).stream()
+            .map(MaterializedTable::getName)
+            .filter(n -> s.like() == null || TableQueries.like(n, s.like()))
+            .map(n -> List.<Object>of(n))
+            .toList();
     return rows(List.of("table_name"), rows);
   }
 
@@ -118,7 +131,8 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
 
   @Override
   public StatementResult showMaterializedTable(Statement.ShowMaterializedTable s) {
-    return rows(List.of("direction", "table", "type"), queries.lineage(tables.get(resolve(s.name()))));
+    return rows(
+        List.of("direction", "table", "type"), queries.lineage(tables.get(resolve(s.name()))));
   }
 
   @Override
@@ -130,9 +144,13 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
   @Override
   public StatementResult select(Statement.Select s) {
     ObjectName from = s.from();
-    if (!"information_schema".equalsIgnoreCase(from.database()) || !"materialized_tables".equalsIgnoreCase(from.name())) {
-      throw new ApiException(ErrorCode.UNSUPPORTED_STATEMENT,
-          "Only information_schema.materialized_tables can be queried here; reading " + from + " is not supported");
+    if (!"information_schema".equalsIgnoreCase(from.database())
+        || !"materialized_tables".equalsIgnoreCase(from.name())) {
+      throw new ApiException(
+          ErrorCode.UNSUPPORTED_STATEMENT,
+          "Only information_schema.materialized_tables can be queried here; reading "
+              + from
+              + " is not supported");
     }
     String inCatalog = from.catalog() != null ? from.catalog() : catalog;
     TableQueries.Rows rows = queries.informationSchema(inCatalog, s);
@@ -155,11 +173,13 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
   public StatementResult createSourceTable(Statement.CreateSourceTable s) {
     ObjectName name = resolve(s.name());
     if (tables.find(name).isPresent()) {
-      throw new ApiException(ErrorCode.ALREADY_EXISTS, "A materialized table named " + name + " already exists");
+      throw new ApiException(
+          ErrorCode.ALREADY_EXISTS, "A materialized table named " + name + " already exists");
     }
     if (catalogs.findSourceTable(name).isPresent()) {
       if (s.ifNotExists()) {
-        return result(name, "SOURCE_TABLE", "SKIPPED", "Table " + name + " already exists; nothing done");
+        return result(
+            name, "SOURCE_TABLE", "SKIPPED", "Table " + name + " already exists; nothing done");
       }
       throw new ApiException(ErrorCode.ALREADY_EXISTS, "Table " + name + " already exists");
     }
@@ -173,16 +193,20 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
     SourceTable table = catalogs.findSourceTable(name).orElse(null);
     if (table == null) {
       if (tables.find(name).isPresent()) {
-        throw new ApiException(ErrorCode.CONFLICT, name + " is a materialized table; use DROP MATERIALIZED TABLE");
+        throw new ApiException(
+            ErrorCode.CONFLICT, name + " is a materialized table; use DROP MATERIALIZED TABLE");
       }
       if (s.ifExists()) {
-        return result(name, "SOURCE_TABLE", "SKIPPED", "Table " + name + " does not exist; nothing done");
+        return result(
+            name, "SOURCE_TABLE", "SKIPPED", "Table " + name + " does not exist; nothing done");
       }
       throw new ApiException(ErrorCode.NOT_FOUND, "Table " + name + " does not exist");
     }
     List<String> readers = queries.readersOf(name);
     if (!readers.isEmpty()) {
-      throw new ApiException(ErrorCode.CONFLICT, "Table " + name + " is read by " + String.join(", ", readers) + "; drop those first");
+      throw new ApiException(
+          ErrorCode.CONFLICT,
+          "Table " + name + " is read by " + String.join(", ", readers) + "; drop those first");
     }
     catalogs.dropSourceTable(table);
     return result(name, "SOURCE_TABLE", "DROPPED", "Table " + name + " dropped");
@@ -213,11 +237,28 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
   }
 
   private StatementResult result(ObjectName name, String type, String outcome, String message) {
-    Resource resource = name == null ? null : new Resource(type, name.catalog(), name.database(), name.name());
-    return new StatementResult(current.index(), current.statement().kind(), current.text(), resource, outcome, message, null, null);
+    Resource resource =
+        name == null ? null : new Resource(type, name.catalog(), name.database(), name.name());
+    return new StatementResult(
+        current.index(),
+        current.statement().kind(),
+        current.text(),
+        resource,
+        outcome,
+        message,
+        null,
+        null);
   }
 
   private StatementResult rows(List<String> columns, List<List<Object>> rows) {
-    return new StatementResult(current.index(), current.statement().kind(), current.text(), null, "OK", null, columns, rows);
+    return new StatementResult(
+        current.index(),
+        current.statement().kind(),
+        current.text(),
+        null,
+        "OK",
+        null,
+        columns,
+        rows);
   }
 }

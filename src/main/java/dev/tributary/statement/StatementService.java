@@ -33,7 +33,8 @@ public class StatementService {
   @Transactional
   public List<StatementResult> execute(String script, String catalog, String database) {
     List<Parser.Parsed> statements = Parser.parseScript(script);
-    StatementExecutor executor = executors.create(orDefault(catalog, defaultCatalog), orDefault(database, defaultDatabase));
+    StatementExecutor executor =
+        executors.create(orDefault(catalog, defaultCatalog), orDefault(database, defaultDatabase));
     List<StatementResult> results = new ArrayList<>();
     for (Parser.Parsed parsed : statements) {
       try {
@@ -48,7 +49,17 @@ public class StatementService {
   /** Parses and validates only; returns each statement's kind and canonical text. */
   public List<StatementResult> validate(String script) {
     return Parser.parseScript(script).stream()
-        .map(p -> new StatementResult(p.index(), p.statement().kind(), Printer.print(p.statement()), null, "VALID", null, null, null))
+        .map(
+            p ->
+                new StatementResult(
+                    p.index(),
+                    p.statement().kind(),
+                    Printer.print(p.statement()),
+                    null,
+                    "VALID",
+                    null,
+                    null,
+                    null))
         .toList();
   }
 

@@ -28,10 +28,23 @@ import tools.jackson.databind.JsonNode;
 @Component
 class TableQueries {
 
-  static final List<String> DESCRIBE_COLUMNS = List.of("name", "type", "null", "key", "extras", "watermark");
+  static final List<String> DESCRIBE_COLUMNS =
+      List.of("name", "type", "null", "key", "extras", "watermark");
   static final List<String> INFORMATION_SCHEMA_COLUMNS =
-      List.of("table_catalog", "table_schema", "table_name", "table_type", "refresh_mode", "freshness", "status",
-          "generation", "observed_generation", "last_refresh", "next_refresh", "job_id", "job_running_time");
+      List.of(
+          "table_catalog",
+          "table_schema",
+          "table_name",
+          "table_type",
+          "refresh_mode",
+          "freshness",
+          "status",
+          "generation",
+          "observed_generation",
+          "last_refresh",
+          "next_refresh",
+          "job_id",
+          "job_running_time");
 
   /** A result set. */
   record Rows(List<String> columns, List<List<Object>> rows) {}
@@ -49,26 +62,49 @@ class TableQueries {
     var table = tables.find(name);
     if (table.isPresent()) {
       TableSpec spec = tables.spec(table.get());
-      schema = spec.kind() == TableSpec.Kind.MATERIALIZED_TABLE ? spec.definition().schema() : spec.pipeline().schema();
+      schema =
+          spec.kind() == TableSpec.Kind.MATERIALIZED_TABLE
+              ? spec.definition().schema()
+              : spec.pipeline().schema();
       if (!TableSchema.hasPhysicalColumns(schema)) {
-        throw new ApiException(ErrorCode.CONFLICT,
-            "The columns of " + name + " are inferred from its query when the table is provisioned; none are known yet");
+        throw new ApiException(
+            ErrorCode.CONFLICT,
+            "The columns of "
+                + name
+                + " are inferred from its query when the table is provisioned; none are known yet");
       }
     } else {
-      SourceTable source = catalogs.findSourceTable(name)
-          .orElseThrow(() -> new ApiException(ErrorCode.NOT_FOUND, "Table " + name + " does not exist"));
+      SourceTable source =
+          catalogs
+              .findSourceTable(name)
+              .orElseThrow(
+                  () -> new ApiException(ErrorCode.NOT_FOUND, "Table " + name + " does not exist"));
       schema = source.definition().schema();
     }
     List<List<Object>> rows = new ArrayList<>();
     for (Column c : schema.columns()) {
       boolean key = schema.primaryKey() != null && schema.primaryKey().columns().contains(c.name());
-      String extras = switch (c.kind()) {
-        case COMPUTED -> "AS " + c.expression();
-        case METADATA -> "METADATA" + (c.metadataKey() == null ? "" : " FROM '" + c.metadataKey() + "'") + (c.virtual() ? " VIRTUAL" : "");
-        case PHYSICAL -> null;
-      };
-      String watermark = schema.watermark() != null && schema.watermark().column().equals(c.name()) ? schema.watermark().expression() : null;
-      rows.add(Arrays.asList(c.name(), c.type(), !c.notNull() && !key, key ? "PRI(" + c.name() + ")" : null, extras, watermark));
+      String extras =
+          switch (c.kind()) {
+            case COMPUTED -> "AS " + c.expression();
+            case METADATA ->
+                "METADATA"
+                    + (c.metadataKey() == null ? "" : " FROM '" + c.metadataKey() + "'")
+                    + (c.virtual() ? " VIRTUAL" : "");
+            case PHYSICAL -> null;
+          };
+      String watermark =
+          schema.watermark() != null && schema.watermark().column().equals(c.name())
+              ? schema.watermark().expression()
+              : null;
+      rows.add(
+          Arrays.asList(
+              c.name(),
+              c.type(),
+              !c.notNull() && !key,
+              key ? "PRI(" + c.name() + ")" : null,
+              extras,
+              watermark));
     }
     return rows;
   }
@@ -97,24 +133,38 @@ class TableQueries {
 
   List<List<Object>> tables(String catalog, String database) {
     List<List<Object>> rows = new ArrayList<>();
-    catalogs.findDatabase(catalog, database).ifPresent(db -> catalogs.sourceTables(catalog, database)
-        .forEach(t -> rows.add(List.of(t.getName(), "SOURCE_TABLE"))));
-    tables.list(catalog, database).forEach(t -> rows.add(List.of(t.getName(), tables.spec(t).kind().name())));
+    catalogs
+        .findDatabase(catalog, database)
+        .ifPresent(
+            db ->
+                catalogs
+                    .sourceTables(catalog, database)
+                    .forEach(t -> rows.add(List.of(t.getName(), "SOURCE_TABLE"))));
+    tables
+        .list(catalog, database)
+        .forEach(t -> rows.add(List.of(t.getName(), tables.spec(t).kind().name())));
     rows.sort((a, b) -> a.get(0).toString().compareTo(b.get(0).toString()));
     return rows;
   }
 
   Rows informationSchema(String catalog, Statement.Select select) {
-    List<String> columns = select.columns().equals(List.of("*")) ? INFORMATION_SCHEMA_COLUMNS : select.columns();
+    List<String> columns =
+        select.columns().equals(List.of("*")) ? INFORMATION_SCHEMA_COLUMNS : select.columns();
     for (String c : columns) {
       if (!INFORMATION_SCHEMA_COLUMNS.contains(c)) {
-        throw new ApiException(ErrorCode.VALIDATION_FAILED,
-            "information_schema.materialized_tables has no column '" + c + "'; it has " + String.join(", ", INFORMATION_SCHEMA_COLUMNS));
+        throw new ApiException(
+            ErrorCode.VALIDATION_FAILED,
+            "information_schema.materialized_tables has no column '"
+                + c
+                + "'; it has "
+                + String.join(", ", INFORMATION_SCHEMA_COLUMNS));
       }
     }
     for (Statement.Predicate p : select.where()) {
       if (!INFORMATION_SCHEMA_COLUMNS.contains(p.column())) {
-        throw new ApiException(ErrorCode.VALIDATION_FAILED, "information_schema.materialized_tables has no column '" + p.column() + "'");
+        throw new ApiException(
+            ErrorCode.VALIDATION_FAILED,
+            "information_schema.materialized_tables has no column '" + p.column() + "'");
       }
     }
     List<List<Object>> rows = new ArrayList<>();
@@ -148,15 +198,22 @@ class TableQueries {
       row.put("refresh_mode", "CONTINUOUS");
       row.put("freshness", null);
     }
-    row.put("status", spec.stopped() && t.getPhase().name().equals("RUNNING") ? "STOPPING" : t.getPhase().name());
+    row.put(
+        "status",
+        spec.stopped() && t.getPhase().name().equals("RUNNING") ? "STOPPING" : t.getPhase().name());
     row.put("generation", t.getGeneration());
     row.put("observed_generation", t.getObservedGeneration());
     row.put("last_refresh", text(status, "lastRefresh"));
     row.put("next_refresh", text(status, "nextRefresh"));
     row.put("job_id", text(status, "jobId"));
     String started = text(status, "jobStartTime");
-    row.put("job_running_time", started == null || !"RUNNING".equals(t.getPhase().name()) ? null
-        : java.time.Duration.between(java.time.Instant.parse(started), java.time.Instant.now()).withNanos(0).toString());
+    row.put(
+        "job_running_time",
+        started == null || !"RUNNING".equals(t.getPhase().name())
+            ? null
+            : java.time.Duration.between(java.time.Instant.parse(started), java.time.Instant.now())
+                .withNanos(0)
+                .toString());
     return row;
   }
 

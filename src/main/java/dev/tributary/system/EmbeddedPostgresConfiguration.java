@@ -32,7 +32,10 @@ class EmbeddedPostgresConfiguration {
   @Bean(destroyMethod = "close")
   EmbeddedPostgres embeddedPostgres() throws IOException {
     EmbeddedPostgres postgres =
-        EmbeddedPostgres.builder().setRegisterShutdownHook(false).setCleanDataDirectory(true).start();
+        EmbeddedPostgres.builder()
+            .setRegisterShutdownHook(false)
+            .setCleanDataDirectory(true)
+            .start();
     log.info(
         "No spring.datasource.url configured: started embedded PostgreSQL on 127.0.0.1:{}",
         postgres.getPort());

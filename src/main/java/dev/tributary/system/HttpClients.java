@@ -15,7 +15,10 @@ public final class HttpClients {
     // HTTP/1.1: the JDK client's default h2c upgrade of plain-http requests stalls POSTs on
     // some servers (Apicurio's Vert.x among them), and none of these APIs gains from HTTP/2.
     HttpClient client =
-        HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(timeout).build();
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(timeout)
+            .build();
     JdkClientHttpRequestFactory factory = new JdkClientHttpRequestFactory(client);
     factory.setReadTimeout(timeout);
     return RestClient.builder().requestFactory(factory).baseUrl(baseUrl.toString());

@@ -52,7 +52,8 @@ class ProblemAdvice extends ResponseEntityExceptionHandler {
     org.springframework.dao.DataIntegrityViolationException.class
   })
   ProblemDetail handleConflict(Exception e) {
-    return problem(ErrorCode.CONFLICT, "The resource was changed concurrently; read it again and retry");
+    return problem(
+        ErrorCode.CONFLICT, "The resource was changed concurrently; read it again and retry");
   }
 
   @Override
@@ -66,7 +67,8 @@ class ProblemAdvice extends ResponseEntityExceptionHandler {
             .map(f -> "'" + f.getField() + "' " + f.getDefaultMessage())
             .sorted()
             .collect(java.util.stream.Collectors.joining("; "));
-    ProblemDetail problem = problem(ErrorCode.VALIDATION_FAILED, detail.isEmpty() ? "Request is not valid" : detail);
+    ProblemDetail problem =
+        problem(ErrorCode.VALIDATION_FAILED, detail.isEmpty() ? "Request is not valid" : detail);
     return super.handleExceptionInternal(ex, problem, headers, status, request);
   }
 
@@ -87,7 +89,9 @@ class ProblemAdvice extends ResponseEntityExceptionHandler {
   @Override
   protected ResponseEntity<Object> handleExceptionInternal(
       Exception ex, Object body, HttpHeaders headers, HttpStatusCode status, WebRequest request) {
-    if (body instanceof ProblemDetail given && given.getProperties() != null && given.getProperties().containsKey("code")) {
+    if (body instanceof ProblemDetail given
+        && given.getProperties() != null
+        && given.getProperties().containsKey("code")) {
       return super.handleExceptionInternal(ex, given, headers, status, request);
     }
     ErrorCode code =
@@ -100,7 +104,9 @@ class ProblemAdvice extends ResponseEntityExceptionHandler {
   }
 
   static ProblemDetail problem(ErrorCode code, String detail) {
-    ProblemDetail problem = ProblemDetail.forStatusAndDetail(org.springframework.http.HttpStatusCode.valueOf(code.status()), detail);
+    ProblemDetail problem =
+        ProblemDetail.forStatusAndDetail(
+            org.springframework.http.HttpStatusCode.valueOf(code.status()), detail);
     problem.setType(java.net.URI.create(code.type()));
     problem.setTitle(code.title());
     problem.setProperty("code", code.name());

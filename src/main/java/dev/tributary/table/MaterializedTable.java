@@ -17,8 +17,8 @@ import org.hibernate.annotations.JdbcTypeCode;
 import org.hibernate.type.SqlTypes;
 
 /**
- * A materialized table: the desired state (spec, generation) and the observed state (phase,
- * status, observed generation) side by side, plus the reconciler's retry bookkeeping.
+ * A materialized table: the desired state (spec, generation) and the observed state (phase, status,
+ * observed generation) side by side, plus the reconciler's retry bookkeeping.
  */
 @Entity
 @Table(name = "materialized_table")
@@ -136,7 +136,8 @@ public class MaterializedTable {
   }
 
   public dev.tributary.sql.ObjectName objectName() {
-    return new dev.tributary.sql.ObjectName(database.getCatalog().getName(), database.getName(), name);
+    return new dev.tributary.sql.ObjectName(
+        database.getCatalog().getName(), database.getName(), name);
   }
 
   /** {@code catalog.database.table}. */

@@ -45,7 +45,10 @@ public class MaterializedTableService {
 
   @Transactional
   public TableChange create(
-      ObjectName name, MaterializedTableDefinition definition, boolean orAlter, boolean ifNotExists) {
+      ObjectName name,
+      MaterializedTableDefinition definition,
+      boolean orAlter,
+      boolean ifNotExists) {
     Optional<MaterializedTable> existing = find(name);
     if (existing.isPresent()) {
       requireNotDeleting(existing.get());
@@ -53,10 +56,16 @@ public class MaterializedTableService {
         return changeDefinition(existing.get(), definition, "Altered");
       }
       if (ifNotExists) {
-        return new TableChange(existing.get(), TableChange.Outcome.SKIPPED, "Materialized table " + name + " already exists; nothing done");
+        return new TableChange(
+            existing.get(),
+            TableChange.Outcome.SKIPPED,
+            "Materialized table " + name + " already exists; nothing done");
       }
-      throw new ApiException(ErrorCode.ALREADY_EXISTS,
-          "Materialized table " + name + " already exists; use CREATE OR ALTER MATERIALIZED TABLE to change it");
+      throw new ApiException(
+          ErrorCode.ALREADY_EXISTS,
+          "Materialized table "
+              + name
+              + " already exists; use CREATE OR ALTER MATERIALIZED TABLE to change it");
     }
     return insert(name, TableSpec.of(definition));
   }
@@ -75,12 +84,18 @@ public class MaterializedTableService {
     requireNotDeleting(table);
     TableSpec spec = spec(table);
     if (spec.kind() != TableSpec.Kind.PIPELINE_TABLE) {
-      throw new ApiException(ErrorCode.CONFLICT, target + " is a materialized table; flows write into pipeline tables (CREATE TABLE ... FLOW)");
+      throw new ApiException(
+          ErrorCode.CONFLICT,
+          target
+              + " is a materialized table; flows write into pipeline tables (CREATE TABLE ... FLOW)");
     }
     String flowName = flow.name().name();
-    boolean taken = flowName.equals(target.name()) || spec.flows().stream().anyMatch(f -> f.name().name().equals(flowName));
+    boolean taken =
+        flowName.equals(target.name())
+            || spec.flows().stream().anyMatch(f -> f.name().name().equals(flowName));
     if (taken) {
-      throw new ApiException(ErrorCode.ALREADY_EXISTS, "Flow " + flowName + " into " + target + " already exists");
+      throw new ApiException(
+          ErrorCode.ALREADY_EXISTS, "Flow " + flowName + " into " + target + " already exists");
     }
     return write(table, spec.withFlow(flow), true, "FlowAdded", "Flow " + flowName + " added");
   }
@@ -91,14 +106,22 @@ public class MaterializedTableService {
     requireNotDeleting(table);
     TableSpec spec = spec(table);
     return switch (action.effect()) {
-      case SUSPEND -> spec.stopped()
-          ? unchanged(table, name + " is already suspended")
-          : write(table, spec.withStopped(true), false, "SuspendRequested", "Suspend requested");
-      case RESUME -> spec.stopped()
-          ? write(table, spec.withStopped(false), false, "ResumeRequested", "Resume requested")
-          : table.getPhase() == Phase.FAILED
-              ? write(table, spec, false, "RestartRequested", "Restart of the failed table requested")
-              : unchanged(table, name + " is not suspended");
+      case SUSPEND ->
+          spec.stopped()
+              ? unchanged(table, name + " is already suspended")
+              : write(
+                  table, spec.withStopped(true), false, "SuspendRequested", "Suspend requested");
+      case RESUME ->
+          spec.stopped()
+              ? write(table, spec.withStopped(false), false, "ResumeRequested", "Resume requested")
+              : table.getPhase() == Phase.FAILED
+                  ? write(
+                      table,
+                      spec,
+                      false,
+                      "RestartRequested",
+                      "Restart of the failed table requested")
+                  : unchanged(table, name + " is not suspended");
       case REFRESH -> refresh(table, action);
       case DEFINITION -> {
         requireMaterialized(name, spec);
@@ -106,7 +129,8 @@ public class MaterializedTableService {
         try {
           changed = action.applyTo(spec.definition());
         } catch (IllegalArgumentException e) {
-          throw new ApiException(ErrorCode.INVALID_DEFINITION, e.getMessage() + " (table " + name + ")");
+          throw new ApiException(
+              ErrorCode.INVALID_DEFINITION, e.getMessage() + " (table " + name + ")");
         }
         yield changeDefinition(table, changed, "Altered");
       }
@@ -118,25 +142,37 @@ public class MaterializedTableService {
     Optional<MaterializedTable> table = find(name);
     if (table.isEmpty()) {
       if (ifExists) {
-        return new TableChange(null, TableChange.Outcome.SKIPPED, "Materialized table " + name + " does not exist; nothing done");
+        return new TableChange(
+            null,
+            TableChange.Outcome.SKIPPED,
+            "Materialized table " + name + " does not exist; nothing done");
       }
       throw notFound(name);
     }
     if (table.get().isDeletionRequested()) {
-      return new TableChange(table.get(), TableChange.Outcome.UNCHANGED, name + " is already being dropped");
+      return new TableChange(
+          table.get(), TableChange.Outcome.UNCHANGED, name + " is already being dropped");
     }
     // The reconciler cancels the job, deletes topic and subjects, then removes the row; versions
     // and events stay as history.
     table.get().requestDeletion();
     tables.saveAndFlush(table.get());
-    event(table.get(), TableEvent.Type.NORMAL, "DropRequested", "Drop requested (generation " + table.get().getGeneration() + ")");
-    return new TableChange(table.get(), TableChange.Outcome.REQUESTED,
+    event(
+        table.get(),
+        TableEvent.Type.NORMAL,
+        "DropRequested",
+        "Drop requested (generation " + table.get().getGeneration() + ")");
+    return new TableChange(
+        table.get(),
+        TableChange.Outcome.REQUESTED,
         "Dropping " + name + ": its job, topic and subjects are being removed");
   }
 
   @Transactional(readOnly = true)
   public Optional<MaterializedTable> find(ObjectName name) {
-    return catalogs.findDatabase(name.catalog(), name.database()).flatMap(db -> tables.findByDatabaseAndName(db, name.name()));
+    return catalogs
+        .findDatabase(name.catalog(), name.database())
+        .flatMap(db -> tables.findByDatabaseAndName(db, name.name()));
   }
 
   @Transactional(readOnly = true)
@@ -146,7 +182,10 @@ public class MaterializedTableService {
 
   @Transactional(readOnly = true)
   public List<MaterializedTable> list(String catalog, String database) {
-    return catalogs.findDatabase(catalog, database).map(tables::findByDatabaseOrderByName).orElse(List.of());
+    return catalogs
+        .findDatabase(catalog, database)
+        .map(tables::findByDatabaseOrderByName)
+        .orElse(List.of());
   }
 
   @Transactional(readOnly = true)
@@ -175,22 +214,37 @@ public class MaterializedTableService {
       spec.flows().forEach(f -> sql.append(";\n").append(Printer.print(f)));
       return sql.toString();
     }
-    return Printer.print(new Statement.CreateMaterializedTable(name, false, false, Defaults.effective(spec.definition())));
+    return Printer.print(
+        new Statement.CreateMaterializedTable(
+            name, false, false, Defaults.effective(spec.definition())));
   }
 
   private TableChange insert(ObjectName name, TableSpec spec) {
     if (catalogs.findSourceTable(name).isPresent()) {
-      throw new ApiException(ErrorCode.ALREADY_EXISTS, "A source table named " + name + " already exists");
+      throw new ApiException(
+          ErrorCode.ALREADY_EXISTS, "A source table named " + name + " already exists");
     }
     CatalogDatabase db = catalogs.ensureDatabase(name.catalog(), name.database());
-    MaterializedTable table = new MaterializedTable(UUID.randomUUID(), db, name.name(), Json.write(spec), showCreate(name, spec));
+    MaterializedTable table =
+        new MaterializedTable(
+            UUID.randomUUID(), db, name.name(), Json.write(spec), showCreate(name, spec));
     tables.saveAndFlush(table);
     versions.save(new MaterializedTableVersion(table));
-    event(table, TableEvent.Type.NORMAL, "Created", "Definition stored as version 1; waiting for the reconciler");
-    return new TableChange(table, TableChange.Outcome.CREATED, (spec.kind() == TableSpec.Kind.PIPELINE_TABLE ? "Pipeline table " : "Materialized table ") + name + " created");
+    event(
+        table,
+        TableEvent.Type.NORMAL,
+        "Created",
+        "Definition stored as version 1; waiting for the reconciler");
+    return new TableChange(
+        table,
+        TableChange.Outcome.CREATED,
+        (spec.kind() == TableSpec.Kind.PIPELINE_TABLE ? "Pipeline table " : "Materialized table ")
+            + name
+            + " created");
   }
 
-  private TableChange changeDefinition(MaterializedTable table, MaterializedTableDefinition definition, String reason) {
+  private TableChange changeDefinition(
+      MaterializedTable table, MaterializedTableDefinition definition, String reason) {
     TableSpec spec = spec(table);
     requireMaterialized(table.objectName(), spec);
     if (spec.definition().equals(definition)) {
@@ -199,22 +253,37 @@ public class MaterializedTableService {
     return write(table, spec.withDefinition(definition), true, reason, "Definition changed");
   }
 
-  private TableChange write(MaterializedTable table, TableSpec spec, boolean newVersion, String reason, String message) {
+  private TableChange write(
+      MaterializedTable table, TableSpec spec, boolean newVersion, String reason, String message) {
     String definition = newVersion ? showCreate(table.objectName(), spec) : table.getDefinition();
     table.respecify(Json.write(spec), definition);
     tables.saveAndFlush(table);
     if (newVersion) {
       versions.save(new MaterializedTableVersion(table));
     }
-    event(table, TableEvent.Type.NORMAL, reason, message + " (generation " + table.getGeneration() + ")");
-    return new TableChange(table, newVersion ? TableChange.Outcome.UPDATED : TableChange.Outcome.REQUESTED,
+    event(
+        table,
+        TableEvent.Type.NORMAL,
+        reason,
+        message + " (generation " + table.getGeneration() + ")");
+    return new TableChange(
+        table,
+        newVersion ? TableChange.Outcome.UPDATED : TableChange.Outcome.REQUESTED,
         message + " for " + table.objectName() + " (generation " + table.getGeneration() + ")");
   }
 
   private TableChange refresh(MaterializedTable table, Statement.AlterAction action) {
-    event(table, TableEvent.Type.NORMAL, "RefreshRequested", "ALTER MATERIALIZED TABLE ... " + action.sql());
-    return new TableChange(table, TableChange.Outcome.REQUESTED,
-        "Refresh of " + table.objectName() + " recorded; manual refreshes are carried out once FULL refresh scheduling is available");
+    event(
+        table,
+        TableEvent.Type.NORMAL,
+        "RefreshRequested",
+        "ALTER MATERIALIZED TABLE ... " + action.sql());
+    return new TableChange(
+        table,
+        TableChange.Outcome.REQUESTED,
+        "Refresh of "
+            + table.objectName()
+            + " recorded; manual refreshes are carried out once FULL refresh scheduling is available");
   }
 
   private TableChange unchanged(MaterializedTable table, String message) {
@@ -228,13 +297,16 @@ public class MaterializedTableService {
 
   private static void requireNotDeleting(MaterializedTable table) {
     if (table.isDeletionRequested()) {
-      throw new ApiException(ErrorCode.CONFLICT, table.objectName() + " is being dropped; try again once it is gone");
+      throw new ApiException(
+          ErrorCode.CONFLICT, table.objectName() + " is being dropped; try again once it is gone");
     }
   }
 
   private static void requireMaterialized(ObjectName name, TableSpec spec) {
     if (spec.kind() != TableSpec.Kind.MATERIALIZED_TABLE) {
-      throw new ApiException(ErrorCode.CONFLICT, name + " is a pipeline table; change it with CREATE FLOW or drop and recreate it");
+      throw new ApiException(
+          ErrorCode.CONFLICT,
+          name + " is a pipeline table; change it with CREATE FLOW or drop and recreate it");
     }
   }
 

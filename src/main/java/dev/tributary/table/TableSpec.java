@@ -5,8 +5,8 @@ import dev.tributary.sql.Statement;
 import java.util.List;
 
 /**
- * The desired state of a table as stored in {@code materialized_table.spec}: its definition
- * (a materialized table's, or a pipeline table's with its flows) and whether it should run.
+ * The desired state of a table as stored in {@code materialized_table.spec}: its definition (a
+ * materialized table's, or a pipeline table's with its flows) and whether it should run.
  */
 public record TableSpec(
     Kind kind,

@@ -30,7 +30,8 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 class ControlPlaneBench {
 
   static final int RUNS = 4;
-  static final String QUERY = "SELECT order_id, customer_id, price FROM examples.marketplace.orders WHERE price > 50";
+  static final String QUERY =
+      "SELECT order_id, customer_id, price FROM examples.marketplace.orders WHERE price > 50";
 
   @LocalServerPort int port;
   @Autowired FlinkSql sql;
@@ -47,16 +48,37 @@ class ControlPlaneBench {
     for (int i = -1; i < RUNS; i++) { // round -1 warms both paths up and is not counted
       String name = "bench_" + UUID.randomUUID().toString().substring(0, 8);
       long start = System.nanoTime();
-      api.sql("CREATE MATERIALIZED TABLE " + name + " FRESHNESS = INTERVAL '5' SECOND AS " + QUERY, "examples", "marketplace");
+      api.sql(
+          "CREATE MATERIALIZED TABLE " + name + " FRESHNESS = INTERVAL '5' SECOND AS " + QUERY,
+          "examples",
+          "marketplace");
       long createCall = (System.nanoTime() - start) / 1_000_000;
-      await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(50)).until(() ->
-          "RUNNING".equals(api.get("/v1/catalogs/examples/databases/marketplace/materialized-tables/" + name).body().path("status").path("phase").asString()));
+      await()
+          .atMost(Duration.ofSeconds(120))
+          .pollInterval(Duration.ofMillis(50))
+          .until(
+              () ->
+                  "RUNNING"
+                      .equals(
+                          api.get(
+                                  "/v1/catalogs/examples/databases/marketplace/materialized-tables/"
+                                      + name)
+                              .body()
+                              .path("status")
+                              .path("phase")
+                              .asString()));
       long viaTributary = (System.nanoTime() - start) / 1_000_000;
 
       start = System.nanoTime();
       String jobId = rawSubmission("raw_" + name);
-      await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(50)).until(() ->
-          jobs.overview().stream().anyMatch(j -> j.id().equals(jobId) && j.state() == FlinkJobs.JobState.RUNNING));
+      await()
+          .atMost(Duration.ofSeconds(120))
+          .pollInterval(Duration.ofMillis(50))
+          .until(
+              () ->
+                  jobs.overview().stream()
+                      .anyMatch(
+                          j -> j.id().equals(jobId) && j.state() == FlinkJobs.JobState.RUNNING));
       long viaGateway = (System.nanoTime() - start) / 1_000_000;
       if (i >= 0) {
         tributary.add(viaTributary);
@@ -68,8 +90,10 @@ class ControlPlaneBench {
     }
     double t = tributary.stream().mapToLong(Long::longValue).average().orElse(0);
     double r = raw.stream().mapToLong(Long::longValue).average().orElse(0);
-    System.out.printf("BENCH create-to-running: tributary %s ms (mean %.0f; of which the CREATE call, validation with Flink included, %s ms),"
-        + " raw gateway %s ms (mean %.0f), overhead %.1f%%%n", tributary, t, createCalls, raw, r, 100 * (t - r) / r);
+    System.out.printf(
+        "BENCH create-to-running: tributary %s ms (mean %.0f; of which the CREATE call, validation with Flink included, %s ms),"
+            + " raw gateway %s ms (mean %.0f), overhead %.1f%%%n",
+        tributary, t, createCalls, raw, r, 100 * (t - r) / r);
   }
 
   /** Topic, session, source tables, sink table, INSERT: what a user would do without Tributary. */
@@ -83,9 +107,17 @@ class ControlPlaneBench {
         sql.execute(session, table.getDdl());
       }
       sql.execute(session, "SET 'execution.checkpointing.interval' = '5 s'");
-      sql.execute(session, "CREATE TEMPORARY TABLE sink (order_id STRING, customer_id INT, price DOUBLE) WITH ('connector' = 'kafka',"
-          + " 'topic' = '" + topic + "', 'properties.bootstrap.servers' = '" + LocalStack.get().kafkaBootstrapServers() + "',"
-          + " 'value.format' = 'json', 'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = '" + topic + "')");
+      sql.execute(
+          session,
+          "CREATE TEMPORARY TABLE sink (order_id STRING, customer_id INT, price DOUBLE) WITH ('connector' = 'kafka',"
+              + " 'topic' = '"
+              + topic
+              + "', 'properties.bootstrap.servers' = '"
+              + LocalStack.get().kafkaBootstrapServers()
+              + "',"
+              + " 'value.format' = 'json', 'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = '"
+              + topic
+              + "')");
       return sql.execute(session, "INSERT INTO sink " + QUERY).jobId().orElseThrow();
     } finally {
       sql.closeSession(session);
@@ -96,7 +128,10 @@ class ControlPlaneBench {
   void getOneTableAt200RequestsPerSecond() throws Exception {
     Api api = new Api(port);
     String name = "bench_get_" + UUID.randomUUID().toString().substring(0, 8);
-    api.sql("CREATE MATERIALIZED TABLE " + name + " FRESHNESS = INTERVAL '5' SECOND AS " + QUERY, "examples", "marketplace");
+    api.sql(
+        "CREATE MATERIALIZED TABLE " + name + " FRESHNESS = INTERVAL '5' SECOND AS " + QUERY,
+        "examples",
+        "marketplace");
     String path = "/v1/catalogs/examples/databases/marketplace/materialized-tables/" + name;
     for (int i = 0; i < 2000; i++) {
       api.get(path); // warm-up
@@ -108,18 +143,25 @@ class ControlPlaneBench {
     for (int i = 0; i < requests; i++) {
       int n = i;
       // An open model: requests leave on schedule, 5 ms apart, whatever the answers do.
-      clients.schedule(() -> {
-        long start = System.nanoTime();
-        api.get(path);
-        latencies[n] = System.nanoTime() - start;
-        done.countDown();
-      }, n * 5L, TimeUnit.MILLISECONDS);
+      clients.schedule(
+          () -> {
+            long start = System.nanoTime();
+            api.get(path);
+            latencies[n] = System.nanoTime() - start;
+            done.countDown();
+          },
+          n * 5L,
+          TimeUnit.MILLISECONDS);
     }
     done.await(2, TimeUnit.MINUTES);
     clients.shutdown();
     java.util.Arrays.sort(latencies);
-    System.out.printf("BENCH get-one-table: %d requests at 200/s, p50 %.1f ms, p99 %.1f ms, max %.1f ms%n",
-        requests, latencies[requests / 2] / 1e6, latencies[requests * 99 / 100] / 1e6, latencies[requests - 1] / 1e6);
+    System.out.printf(
+        "BENCH get-one-table: %d requests at 200/s, p50 %.1f ms, p99 %.1f ms, max %.1f ms%n",
+        requests,
+        latencies[requests / 2] / 1e6,
+        latencies[requests * 99 / 100] / 1e6,
+        latencies[requests - 1] / 1e6);
     api.sql("DROP MATERIALIZED TABLE " + name, "examples", "marketplace");
   }
 }

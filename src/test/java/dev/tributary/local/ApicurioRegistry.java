@@ -81,19 +81,24 @@ final class ApicurioRegistry implements AutoCloseable {
             .redirectOutput(log.toFile())
             .start();
     ApicurioRegistry registry =
-        new ApicurioRegistry(process, URI.create("http://127.0.0.1:" + httpPort + "/apis/ccompat/v7"));
+        new ApicurioRegistry(
+            process, URI.create("http://127.0.0.1:" + httpPort + "/apis/ccompat/v7"));
     registry.awaitReady(URI.create("http://127.0.0.1:" + managementPort + "/health/ready"), log);
     return registry;
   }
 
   /**
-   * A Java 21+ runtime: {@code APICURIO_JAVA_HOME} or {@code -Dapicurio.java.home} if set, else
-   * the Temurin 25 JDK of these machines, else any Java 21+ under /usr/lib/jvm, else this JVM.
+   * A Java 21+ runtime: {@code APICURIO_JAVA_HOME} or {@code -Dapicurio.java.home} if set, else the
+   * Temurin 25 JDK of these machines, else any Java 21+ under /usr/lib/jvm, else this JVM.
    */
   static Path findJava() {
     List<Path> candidates = new ArrayList<>();
-    Optional.ofNullable(System.getProperty("apicurio.java.home")).map(Path::of).ifPresent(candidates::add);
-    Optional.ofNullable(System.getenv("APICURIO_JAVA_HOME")).map(Path::of).ifPresent(candidates::add);
+    Optional.ofNullable(System.getProperty("apicurio.java.home"))
+        .map(Path::of)
+        .ifPresent(candidates::add);
+    Optional.ofNullable(System.getenv("APICURIO_JAVA_HOME"))
+        .map(Path::of)
+        .ifPresent(candidates::add);
     candidates.add(Path.of("/usr/lib/jvm/temurin-25-jdk-amd64"));
     Path jvms = Path.of("/usr/lib/jvm");
     if (Files.isDirectory(jvms)) {
@@ -118,7 +123,9 @@ final class ApicurioRegistry implements AutoCloseable {
   private static int majorVersion(Path home) {
     Path release = home.resolve("release");
     if (!Files.isRegularFile(release)) {
-      return home.equals(Path.of(System.getProperty("java.home"))) ? Runtime.version().feature() : 0;
+      return home.equals(Path.of(System.getProperty("java.home")))
+          ? Runtime.version().feature()
+          : 0;
     }
     try {
       for (String line : Files.readAllLines(release)) {
@@ -143,7 +150,9 @@ final class ApicurioRegistry implements AutoCloseable {
       }
       try {
         HttpResponse<Void> response =
-            http.send(HttpRequest.newBuilder(health).GET().build(), HttpResponse.BodyHandlers.discarding());
+            http.send(
+                HttpRequest.newBuilder(health).GET().build(),
+                HttpResponse.BodyHandlers.discarding());
         if (response.statusCode() == 200) {
           return;
         }

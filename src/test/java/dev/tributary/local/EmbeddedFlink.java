@@ -14,8 +14,8 @@ import org.apache.flink.table.gateway.service.context.DefaultContext;
 import org.apache.flink.table.gateway.service.session.SessionManager;
 
 /**
- * A Flink MiniCluster with its REST endpoint (the JobManager API) and a SQL Gateway (REST v3)
- * that submits to it, both on loopback. The Kafka SQL connector is on this JVM's classpath.
+ * A Flink MiniCluster with its REST endpoint (the JobManager API) and a SQL Gateway (REST v3) that
+ * submits to it, both on loopback. The Kafka SQL connector is on this JVM's classpath.
  */
 final class EmbeddedFlink implements AutoCloseable {
 
@@ -28,7 +28,11 @@ final class EmbeddedFlink implements AutoCloseable {
   private final String savepointDir;
 
   private EmbeddedFlink(
-      MiniCluster cluster, SqlGateway gateway, URI restUrl, URI sqlGatewayUrl, String savepointDir) {
+      MiniCluster cluster,
+      SqlGateway gateway,
+      URI restUrl,
+      URI sqlGatewayUrl,
+      String savepointDir) {
     this.cluster = cluster;
     this.gateway = gateway;
     this.restUrl = restUrl;

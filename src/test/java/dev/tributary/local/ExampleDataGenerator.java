@@ -47,9 +47,12 @@ final class ExampleDataGenerator implements AutoCloseable {
     this.producer =
         new KafkaProducer<>(
             Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-                ProducerConfig.LINGER_MS_CONFIG, 5,
-                ProducerConfig.CLIENT_ID_CONFIG, "tributary-example-generator"),
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrapServers,
+                ProducerConfig.LINGER_MS_CONFIG,
+                5,
+                ProducerConfig.CLIENT_ID_CONFIG,
+                "tributary-example-generator"),
             new StringSerializer(),
             new StringSerializer());
     this.thread = new Thread(this::run, "example-data-generator");
@@ -58,7 +61,8 @@ final class ExampleDataGenerator implements AutoCloseable {
 
   /** Creates the example topics and starts feeding them. */
   static ExampleDataGenerator start(String bootstrapServers) throws Exception {
-    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
+    try (Admin admin =
+        Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
       List<NewTopic> topics =
           ExampleCatalog.TABLES.stream()
               .map(t -> new NewTopic(ExampleCatalog.topic(t), 1, (short) 1))
@@ -112,7 +116,8 @@ final class ExampleDataGenerator implements AutoCloseable {
 
   private void newCustomer() {
     int id = FIRST_CUSTOMER + customers++;
-    String name = NAMES.get(random.nextInt(NAMES.size())) + " " + (char) ('A' + random.nextInt(26)) + ".";
+    String name =
+        NAMES.get(random.nextInt(NAMES.size())) + " " + (char) ('A' + random.nextInt(26)) + ".";
     Map<String, Object> customer = new LinkedHashMap<>();
     customer.put("customer_id", id);
     customer.put("name", name);
@@ -139,7 +144,8 @@ final class ExampleDataGenerator implements AutoCloseable {
   }
 
   private void send(String table, String key, Map<String, Object> row) {
-    producer.send(new ProducerRecord<>(ExampleCatalog.topic(table), key, json.writeValueAsString(row)));
+    producer.send(
+        new ProducerRecord<>(ExampleCatalog.topic(table), key, json.writeValueAsString(row)));
   }
 
   private static byte[] longBytes(long value) {

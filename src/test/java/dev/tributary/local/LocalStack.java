@@ -21,8 +21,8 @@ import org.springframework.boot.SpringApplication;
 /**
  * Every server Tributary needs, real and on loopback: PostgreSQL, a KRaft Kafka broker, a Flink
  * MiniCluster with its SQL Gateway, and Apicurio Registry; plus the example catalog's topics and
- * their data generator. Started once per JVM and shared (by integration tests and by {@code
- * ./mvnw spring-boot:test-run}); stopped after the Spring contexts are closed.
+ * their data generator. Started once per JVM and shared (by integration tests and by {@code ./mvnw
+ * spring-boot:test-run}); stopped after the Spring contexts are closed.
  */
 public final class LocalStack {
 
@@ -105,7 +105,9 @@ public final class LocalStack {
     log.info("Local stack up in {} ms under {}", (System.nanoTime() - started) / 1_000_000, dir);
   }
 
-  /** Spring Boot settings that point the service at this stack, with its store in {@code database}. */
+  /**
+   * Spring Boot settings that point the service at this stack, with its store in {@code database}.
+   */
   public Map<String, Object> springProperties(String database) {
     Map<String, Object> p = new LinkedHashMap<>();
     p.put("spring.datasource.url", postgres.getJdbcUrl("postgres", createDatabase(database)));

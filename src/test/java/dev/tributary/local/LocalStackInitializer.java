@@ -7,24 +7,32 @@ import org.springframework.core.env.StandardEnvironment;
 
 /**
  * Points a Spring context at the {@link LocalStack}. Its settings rank below the command line,
- * system properties and environment variables (so SERVER_PORT or SPRING_DATASOURCE_URL still
- * win) and above application.yml.
+ * system properties and environment variables (so SERVER_PORT or SPRING_DATASOURCE_URL still win)
+ * and above application.yml.
  */
 public class LocalStackInitializer
     implements ApplicationContextInitializer<ConfigurableApplicationContext> {
 
-  private static final java.util.concurrent.atomic.AtomicInteger CONTEXTS = new java.util.concurrent.atomic.AtomicInteger();
+  private static final java.util.concurrent.atomic.AtomicInteger CONTEXTS =
+      new java.util.concurrent.atomic.AtomicInteger();
 
   /** "tributary" for the run command; a fresh database for each test context. */
   private static String databaseName(ConfigurableApplicationContext context) {
-    boolean test = context.getEnvironment().getProperty("org.springframework.boot.test.context.SpringBootTestContextBootstrapper") != null;
+    boolean test =
+        context
+                .getEnvironment()
+                .getProperty(
+                    "org.springframework.boot.test.context.SpringBootTestContextBootstrapper")
+            != null;
     return test ? "test_context_" + CONTEXTS.incrementAndGet() : "tributary";
   }
 
   @Override
   public void initialize(ConfigurableApplicationContext context) {
     var sources = context.getEnvironment().getPropertySources();
-    var stack = new MapPropertySource("localStack", LocalStack.get().springProperties(databaseName(context)));
+    var stack =
+        new MapPropertySource(
+            "localStack", LocalStack.get().springProperties(databaseName(context)));
     if (sources.contains(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME)) {
       sources.addAfter(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME, stack);
     } else {

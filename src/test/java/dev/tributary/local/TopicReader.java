@@ -16,17 +16,21 @@ public final class TopicReader {
   private TopicReader() {}
 
   /**
-   * Values read until at least {@code count} arrived or the timeout passed; {@code
-   * readCommitted} hides records of open or aborted transactions.
+   * Values read until at least {@code count} arrived or the timeout passed; {@code readCommitted}
+   * hides records of open or aborted transactions.
    */
   public static List<String> values(
       String bootstrapServers, String topic, int count, Duration timeout, boolean readCommitted) {
     Map<String, Object> config =
         Map.of(
-            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-            ConsumerConfig.GROUP_ID_CONFIG, "test-" + UUID.randomUUID(),
-            ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
-            ConsumerConfig.ISOLATION_LEVEL_CONFIG, readCommitted ? "read_committed" : "read_uncommitted");
+            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+            bootstrapServers,
+            ConsumerConfig.GROUP_ID_CONFIG,
+            "test-" + UUID.randomUUID(),
+            ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+            "earliest",
+            ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+            readCommitted ? "read_committed" : "read_uncommitted");
     List<String> values = new ArrayList<>();
     try (KafkaConsumer<String, String> consumer =
         new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {

@@ -46,15 +46,33 @@ final class FakeWorld {
   /** Fake ports around the given store (null: the in-memory one). */
   FakeWorld(ReconcileStore realStore) {
     reconcileStore = realStore == null ? store : realStore;
-    QueryPlanner planner = new QueryPlanner(flink, name -> Optional.of((Statement.CreateSourceTable) Parser.parse(
-        "CREATE TABLE " + name.sql() + " (order_id STRING, price DOUBLE) WITH ('connector' = 'kafka', 'topic' = 'orders')")));
-    Reconciler.Faults faults = step -> {
-      if (crashAt.remove(step)) {
-        throw new Crash(step);
-      }
-    };
-    reconciler = new Reconciler(reconcileStore, kafka, registry, flink, flink, planner,
-        new Reconciler.Settings("kafka:9092", "file:///savepoints", Duration.ofSeconds(30)), faults, Clock.systemUTC());
+    QueryPlanner planner =
+        new QueryPlanner(
+            flink,
+            name ->
+                Optional.of(
+                    (Statement.CreateSourceTable)
+                        Parser.parse(
+                            "CREATE TABLE "
+                                + name.sql()
+                                + " (order_id STRING, price DOUBLE) WITH ('connector' = 'kafka', 'topic' = 'orders')")));
+    Reconciler.Faults faults =
+        step -> {
+          if (crashAt.remove(step)) {
+            throw new Crash(step);
+          }
+        };
+    reconciler =
+        new Reconciler(
+            reconcileStore,
+            kafka,
+            registry,
+            flink,
+            flink,
+            planner,
+            new Reconciler.Settings("kafka:9092", "file:///savepoints", Duration.ofSeconds(30)),
+            faults,
+            Clock.systemUTC());
   }
 
   /** A process death in the middle of a pass. */
@@ -65,9 +83,12 @@ final class FakeWorld {
   }
 
   UUID create(String sql) {
-    Statement.CreateMaterializedTable create = (Statement.CreateMaterializedTable) Parser.parse(sql);
+    Statement.CreateMaterializedTable create =
+        (Statement.CreateMaterializedTable) Parser.parse(sql);
     UUID id = UUID.randomUUID();
-    store.rows.put(id, new Row(new ObjectName("c", "d", create.name().name()), TableSpec.of(create.definition())));
+    store.rows.put(
+        id,
+        new Row(new ObjectName("c", "d", create.name().name()), TableSpec.of(create.definition())));
     return id;
   }
 
@@ -147,8 +168,11 @@ final class FakeWorld {
 
     public Optional<TableSnapshot> load(UUID id) {
       Row r = rows.get(id);
-      return r == null ? Optional.empty()
-          : Optional.of(new TableSnapshot(id, r.name, r.generation, r.version, r.spec, r.deletion, r.phase, r.status));
+      return r == null
+          ? Optional.empty()
+          : Optional.of(
+              new TableSnapshot(
+                  id, r.name, r.generation, r.version, r.spec, r.deletion, r.phase, r.status));
     }
 
     public int attempt(UUID id) {
@@ -190,7 +214,8 @@ final class FakeWorld {
     public synchronized TopicState ensure(TopicSpec spec) {
       check();
       boolean created = !topics.containsKey(spec.name());
-      topics.putIfAbsent(spec.name(), new TopicState(spec.name(), spec.partitions(), 1, spec.configs(), false));
+      topics.putIfAbsent(
+          spec.name(), new TopicState(spec.name(), spec.partitions(), 1, spec.configs(), false));
       TopicState t = topics.get(spec.name());
       return new TopicState(t.name(), t.partitions(), 1, t.configs(), created);
     }
@@ -232,8 +257,11 @@ final class FakeWorld {
 
     public synchronized Optional<RegisteredSchema> latest(String subject) {
       List<Schema> versions = subjects.get(subject);
-      return versions == null ? Optional.empty()
-          : Optional.of(new RegisteredSchema(subject, versions.size(), versions.size(), versions.get(versions.size() - 1)));
+      return versions == null
+          ? Optional.empty()
+          : Optional.of(
+              new RegisteredSchema(
+                  subject, versions.size(), versions.size(), versions.get(versions.size() - 1)));
     }
 
     public synchronized boolean isCompatible(String subject, Schema schema) {
@@ -256,7 +284,8 @@ final class FakeWorld {
   static final class Flink implements FlinkSql, FlinkJobs {
     final Map<String, Map<String, String>> sessions = new HashMap<>();
     final Map<String, Job> jobs = new LinkedHashMap<>();
-    List<Column> schema = List.of(new Column("order_id", "STRING", true), new Column("price", "DOUBLE", true));
+    List<Column> schema =
+        List.of(new Column("order_id", "STRING", true), new Column("price", "DOUBLE", true));
     boolean down;
     int submissions;
 
@@ -300,14 +329,18 @@ final class FakeWorld {
     public synchronized StatementResult execute(Session session, String statement) {
       check();
       Map<String, String> settings = sessions.get(session.handle());
-      java.util.regex.Matcher set = java.util.regex.Pattern.compile("SET '([^']+)' = '([^']*)'").matcher(statement);
+      java.util.regex.Matcher set =
+          java.util.regex.Pattern.compile("SET '([^']+)' = '([^']*)'").matcher(statement);
       if (set.matches()) {
         settings.put(set.group(1), set.group(2));
       }
       if (statement.startsWith("INSERT")) {
         submissions++;
         String id = UUID.randomUUID().toString().replace("-", "");
-        jobs.put(id, new Job(id, settings.get("pipeline.name"), settings.get("execution.state-recovery.path")));
+        jobs.put(
+            id,
+            new Job(
+                id, settings.get("pipeline.name"), settings.get("execution.state-recovery.path")));
         return new StatementResult(List.of("job id"), List.of(List.of(id)), Optional.of(id));
       }
       return new StatementResult(List.of(), List.of(), Optional.empty());
@@ -329,14 +362,23 @@ final class FakeWorld {
 
     public synchronized List<JobSummary> overview() {
       check();
-      return jobs.values().stream().map(j -> new JobSummary(j.id, j.name, j.state, j.started)).toList();
+      return jobs.values().stream()
+          .map(j -> new JobSummary(j.id, j.name, j.state, j.started))
+          .toList();
     }
 
     public synchronized Optional<JobDetail> job(String jobId) {
       check();
       Job j = jobs.get(jobId);
-      return j == null ? Optional.empty()
-          : Optional.of(new JobDetail(j.id, j.name, j.state, Instant.EPOCH, j.state == JobState.FAILED ? Optional.of("boom") : Optional.empty()));
+      return j == null
+          ? Optional.empty()
+          : Optional.of(
+              new JobDetail(
+                  j.id,
+                  j.name,
+                  j.state,
+                  Instant.EPOCH,
+                  j.state == JobState.FAILED ? Optional.of("boom") : Optional.empty()));
     }
 
     public synchronized String triggerStopWithSavepoint(String jobId, String targetDirectory) {
@@ -349,7 +391,10 @@ final class FakeWorld {
 
     public synchronized SavepointStatus savepointStatus(String jobId, String triggerId) {
       check();
-      return new SavepointStatus(SavepointStatus.Phase.COMPLETED, Optional.ofNullable(jobs.get(jobId).savepoint), Optional.empty());
+      return new SavepointStatus(
+          SavepointStatus.Phase.COMPLETED,
+          Optional.ofNullable(jobs.get(jobId).savepoint),
+          Optional.empty());
     }
 
     public synchronized void cancel(String jobId) {
@@ -363,7 +408,10 @@ final class FakeWorld {
     public synchronized Optional<String> latestRestorePath(String jobId) {
       check();
       Job j = jobs.get(jobId);
-      return j == null ? Optional.empty() : Optional.of(j.savepoint != null ? j.savepoint : "file:///checkpoints/" + jobId + "/chk-7");
+      return j == null
+          ? Optional.empty()
+          : Optional.of(
+              j.savepoint != null ? j.savepoint : "file:///checkpoints/" + jobId + "/chk-7");
     }
   }
 

@@ -55,10 +55,16 @@ class LifecycleIT {
   }
 
   void awaitPhase(String name, String phase) {
-    await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(300)).untilAsserted(() -> {
-      JsonNode t = table(name);
-      assertThat(t.path("status").path("phase").asString()).as(t.toString()).isEqualTo(phase);
-    });
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .pollInterval(Duration.ofMillis(300))
+        .untilAsserted(
+            () -> {
+              JsonNode t = table(name);
+              assertThat(t.path("status").path("phase").asString())
+                  .as(t.toString())
+                  .isEqualTo(phase);
+            });
   }
 
   @Test
@@ -67,20 +73,35 @@ class LifecycleIT {
       ok(Files.readString(Path.of("src/test/resources/sql/seeds", file)));
     }
 
-    for (String name : List.of("high_value_orders", "all_orders", "orders_avro", "customer_orders")) {
+    for (String name :
+        List.of("high_value_orders", "all_orders", "orders_avro", "customer_orders")) {
       awaitPhase(name, "RUNNING");
       JsonNode status = table(name).path("status").path("details");
       assertThat(status.path("topic").asString()).isEqualTo(name);
       assertThat(status.path("jobId").asString()).hasSize(32);
-      SchemaRegistry.SchemaType type = name.equals("orders_avro") ? SchemaRegistry.SchemaType.AVRO : SchemaRegistry.SchemaType.JSON;
-      assertThat(registry.latest(name + "-value")).get().extracting(s -> s.schema().type()).isEqualTo(type);
+      SchemaRegistry.SchemaType type =
+          name.equals("orders_avro")
+              ? SchemaRegistry.SchemaType.AVRO
+              : SchemaRegistry.SchemaType.JSON;
+      assertThat(registry.latest(name + "-value"))
+          .get()
+          .extracting(s -> s.schema().type())
+          .isEqualTo(type);
     }
     String kafka = LocalStack.get().kafkaBootstrapServers();
-    List<String> highValue = TopicReader.values(kafka, "high_value_orders", 5, Duration.ofSeconds(60), false);
-    assertThat(highValue).hasSizeGreaterThanOrEqualTo(5)
-        .allSatisfy(row -> assertThat(JsonMapper.shared().readTree(row).path("price").asDouble()).isGreaterThan(50));
+    List<String> highValue =
+        TopicReader.values(kafka, "high_value_orders", 5, Duration.ofSeconds(60), false);
+    assertThat(highValue)
+        .hasSizeGreaterThanOrEqualTo(5)
+        .allSatisfy(
+            row ->
+                assertThat(JsonMapper.shared().readTree(row).path("price").asDouble())
+                    .isGreaterThan(50));
     assertThat(TopicReader.values(kafka, "customer_orders", 3, Duration.ofSeconds(60), false))
-        .allSatisfy(row -> assertThat(JsonMapper.shared().readTree(row).path("customer_name").asString()).isNotBlank());
+        .allSatisfy(
+            row ->
+                assertThat(JsonMapper.shared().readTree(row).path("customer_name").asString())
+                    .isNotBlank());
     JsonNode inferred = table("all_orders").path("status").path("details").path("schema");
     assertThat(inferred.valueStream().map(c -> c.path("name").asString()))
         .containsExactly("order_id", "customer_id", "product_id", "price", "event_time");
@@ -88,12 +109,14 @@ class LifecycleIT {
 
   @Test
   void shouldSuspendAndResumeWithoutLosingOrRepeatingARow() {
-    ok("CREATE MATERIALIZED TABLE order_ids FRESHNESS = INTERVAL '1' SECOND AS SELECT order_id, price FROM examples.marketplace.orders");
+    ok(
+        "CREATE MATERIALIZED TABLE order_ids FRESHNESS = INTERVAL '1' SECOND AS SELECT order_id, price FROM examples.marketplace.orders");
     awaitPhase("order_ids", "RUNNING");
 
     ok("ALTER MATERIALIZED TABLE order_ids SUSPEND");
     awaitPhase("order_ids", "STOPPED");
-    String savepoint = table("order_ids").path("status").path("details").path("savepointPath").asString();
+    String savepoint =
+        table("order_ids").path("status").path("details").path("savepointPath").asString();
     assertThat(savepoint).contains("savepoint-");
     JsonNode again = ok("ALTER MATERIALIZED TABLE order_ids SUSPEND").path(0);
     assertThat(again.path("outcome").asString()).isEqualTo("UNCHANGED");
@@ -102,20 +125,31 @@ class LifecycleIT {
     awaitPhase("order_ids", "RUNNING");
 
     String kafka = LocalStack.get().kafkaBootstrapServers();
-    List<String> source = TopicReader.values(kafka, ExampleCatalog.topic("orders"), Integer.MAX_VALUE, Duration.ofSeconds(3), false);
+    List<String> source =
+        TopicReader.values(
+            kafka, ExampleCatalog.topic("orders"), Integer.MAX_VALUE, Duration.ofSeconds(3), false);
     Set<String> expected = new HashSet<>();
     source.forEach(o -> expected.add(JsonMapper.shared().readTree(o).path("order_id").asString()));
-    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
-      List<String> sink = TopicReader.values(kafka, "order_ids", Integer.MAX_VALUE, Duration.ofSeconds(3), true);
-      List<String> ids = sink.stream().map(r -> JsonMapper.shared().readTree(r).path("order_id").asString()).toList();
-      assertThat(new HashSet<>(ids)).containsAll(expected);
-      assertThat(ids).doesNotHaveDuplicates();
-    });
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              List<String> sink =
+                  TopicReader.values(
+                      kafka, "order_ids", Integer.MAX_VALUE, Duration.ofSeconds(3), true);
+              List<String> ids =
+                  sink.stream()
+                      .map(r -> JsonMapper.shared().readTree(r).path("order_id").asString())
+                      .toList();
+              assertThat(new HashSet<>(ids)).containsAll(expected);
+              assertThat(ids).doesNotHaveDuplicates();
+            });
   }
 
   @Test
   void shouldDropTheJobTopicAndSubjects() {
-    ok("CREATE MATERIALIZED TABLE doomed FRESHNESS = INTERVAL '2' SECOND AS SELECT order_id FROM examples.marketplace.orders");
+    ok(
+        "CREATE MATERIALIZED TABLE doomed FRESHNESS = INTERVAL '2' SECOND AS SELECT order_id FROM examples.marketplace.orders");
     awaitPhase("doomed", "RUNNING");
     String jobId = table("doomed").path("status").path("details").path("jobId").asString();
 
@@ -126,95 +160,174 @@ class LifecycleIT {
     assertThat(topics.describe("doomed")).isEmpty();
     assertThat(registry.latest("doomed-value")).isEmpty();
     assertThat(jobs.job(jobId).orElseThrow().state()).isEqualTo(FlinkJobs.JobState.CANCELED);
-    assertThat(api.get("/v1/catalogs/examples/databases/marketplace/materialized-tables").body().path("items").toString()).doesNotContain("doomed");
+    assertThat(
+            api.get("/v1/catalogs/examples/databases/marketplace/materialized-tables")
+                .body()
+                .path("items")
+                .toString())
+        .doesNotContain("doomed");
   }
 
   @Test
   void shouldKeepAnUpsertTableKeyedAndPreviewItsRows() {
-    ok("CREATE MATERIALIZED TABLE orders_per_customer (customer_id INT, orders BIGINT NOT NULL, PRIMARY KEY (customer_id) NOT ENFORCED)"
-        + " FRESHNESS = INTERVAL '1' SECOND AS SELECT customer_id, COUNT(*) AS orders FROM examples.marketplace.orders GROUP BY customer_id");
+    ok(
+        "CREATE MATERIALIZED TABLE orders_per_customer (customer_id INT, orders BIGINT NOT NULL, PRIMARY KEY (customer_id) NOT ENFORCED)"
+            + " FRESHNESS = INTERVAL '1' SECOND AS SELECT customer_id, COUNT(*) AS orders FROM examples.marketplace.orders GROUP BY customer_id");
     awaitPhase("orders_per_customer", "RUNNING");
 
-    assertThat(topics.describe("orders_per_customer").orElseThrow().configs()).containsEntry("cleanup.policy", "compact");
+    assertThat(topics.describe("orders_per_customer").orElseThrow().configs())
+        .containsEntry("cleanup.policy", "compact");
     assertThat(registry.latest("orders_per_customer-key")).isPresent();
-    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-      JsonNode preview = api.get(TABLES + "orders_per_customer/preview?limit=5").body();
-      assertThat(preview.path("rows").size()).as(preview.toString()).isEqualTo(5);
-      assertThat(preview.path("rows").path(0).path("value").path("orders").asLong()).isPositive();
-      assertThat(preview.path("rows").path(0).path("key").path("customer_id").asInt()).isGreaterThanOrEqualTo(3000);
-    });
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> {
+              JsonNode preview = api.get(TABLES + "orders_per_customer/preview?limit=5").body();
+              assertThat(preview.path("rows").size()).as(preview.toString()).isEqualTo(5);
+              assertThat(preview.path("rows").path(0).path("value").path("orders").asLong())
+                  .isPositive();
+              assertThat(preview.path("rows").path(0).path("key").path("customer_id").asInt())
+                  .isGreaterThanOrEqualTo(3000);
+            });
   }
 
   @Test
   void shouldRefuseBadDefinitionsBeforeTouchingAnything() {
     topics.ensure(new Topics.TopicSpec("somebody_elses_topic", 1, Map.of()));
 
-    Answer foreign = api.sql("CREATE MATERIALIZED TABLE somebody_elses_topic AS SELECT order_id FROM examples.marketplace.orders", "examples", "marketplace");
-    Answer mismatch = api.sql("CREATE MATERIALIZED TABLE mismatched (order_id STRING, price INT) AS SELECT order_id, price FROM examples.marketplace.orders", "examples", "marketplace");
-    Answer updating = api.sql("CREATE MATERIALIZED TABLE unkeyed AS SELECT customer_id, COUNT(*) AS n FROM examples.marketplace.orders GROUP BY customer_id", "examples", "marketplace");
-    Answer unknown = api.sql("CREATE MATERIALIZED TABLE typo AS SELECT nope FROM examples.marketplace.orders", "examples", "marketplace");
+    Answer foreign =
+        api.sql(
+            "CREATE MATERIALIZED TABLE somebody_elses_topic AS SELECT order_id FROM examples.marketplace.orders",
+            "examples",
+            "marketplace");
+    Answer mismatch =
+        api.sql(
+            "CREATE MATERIALIZED TABLE mismatched (order_id STRING, price INT) AS SELECT order_id, price FROM examples.marketplace.orders",
+            "examples",
+            "marketplace");
+    Answer updating =
+        api.sql(
+            "CREATE MATERIALIZED TABLE unkeyed AS SELECT customer_id, COUNT(*) AS n FROM examples.marketplace.orders GROUP BY customer_id",
+            "examples",
+            "marketplace");
+    Answer unknown =
+        api.sql(
+            "CREATE MATERIALIZED TABLE typo AS SELECT nope FROM examples.marketplace.orders",
+            "examples",
+            "marketplace");
 
     assertThat(foreign.status()).isEqualTo(409);
-    assertThat(foreign.body().path("detail").asString()).contains("Topic somebody_elses_topic already exists");
+    assertThat(foreign.body().path("detail").asString())
+        .contains("Topic somebody_elses_topic already exists");
     assertThat(mismatch.status()).isEqualTo(400);
     assertThat(mismatch.body().path("code").asString()).isEqualTo("INVALID_QUERY");
-    assertThat(mismatch.body().path("problems").path(0).asString()).isEqualTo("Column 'price' is declared INT but the query produces DOUBLE");
+    assertThat(mismatch.body().path("problems").path(0).asString())
+        .isEqualTo("Column 'price' is declared INT but the query produces DOUBLE");
     assertThat(updating.body().path("detail").asString()).contains("needs a primary key");
-    assertThat(unknown.body().path("detail").asString()).contains("Column 'nope' not found in any table");
+    assertThat(unknown.body().path("detail").asString())
+        .contains("Column 'nope' not found in any table");
     assertThat(unknown.body().path("queryColumn").asInt()).isEqualTo(8);
     assertThat(api.get(TABLES + "mismatched").status()).isEqualTo(404);
   }
 
   @Test
   void shouldUpdateThroughTheResourceApiWithOptimisticConcurrency() {
-    Answer created = api.put(TABLES + "via_api", null,
-        Map.of("spec", Map.of("statement", "CREATE MATERIALIZED TABLE x FRESHNESS = INTERVAL '2' SECOND AS SELECT order_id, price FROM examples.marketplace.orders")));
+    Answer created =
+        api.put(
+            TABLES + "via_api",
+            null,
+            Map.of(
+                "spec",
+                Map.of(
+                    "statement",
+                    "CREATE MATERIALIZED TABLE x FRESHNESS = INTERVAL '2' SECOND AS SELECT order_id, price FROM examples.marketplace.orders")));
     assertThat(created.status()).as(created.text()).isEqualTo(201);
     long version = created.body().path("metadata").path("resourceVersion").asLong();
     awaitPhase("via_api", "RUNNING");
 
-    Answer stale = api.put(TABLES + "via_api", "\"" + (version + 7) + "\"", Map.of("spec", Map.of("stopped", true)));
-    Answer suspend = api.put(TABLES + "via_api", "\"" + table("via_api").path("metadata").path("resourceVersion").asLong() + "\"", Map.of("spec", Map.of("stopped", true)));
+    Answer stale =
+        api.put(
+            TABLES + "via_api",
+            "\"" + (version + 7) + "\"",
+            Map.of("spec", Map.of("stopped", true)));
+    Answer suspend =
+        api.put(
+            TABLES + "via_api",
+            "\"" + table("via_api").path("metadata").path("resourceVersion").asLong() + "\"",
+            Map.of("spec", Map.of("stopped", true)));
 
     assertThat(stale.status()).isEqualTo(409);
     assertThat(suspend.status()).as(suspend.text()).isEqualTo(200);
     awaitPhase("via_api", "STOPPED");
     assertThat(api.get(TABLES + "via_api/versions").body().size()).isEqualTo(1);
-    assertThat(api.get(TABLES + "via_api/versions/1").body().path("statement").asString()).contains("FRESHNESS = INTERVAL '2' SECOND");
-    assertThat(api.get(TABLES + "via_api/events").body().valueStream().map(e -> e.path("reason").asString()))
-        .contains("Created", "QueryValidated", "TopicCreated", "JobSubmitted", "JobRunning", "SuspendRequested", "Suspended");
-    assertThat(api.get(TABLES.substring(0, TABLES.length() - 1) + "?phase=STOPPED").body().path("items").toString()).contains("via_api");
+    assertThat(api.get(TABLES + "via_api/versions/1").body().path("statement").asString())
+        .contains("FRESHNESS = INTERVAL '2' SECOND");
+    assertThat(
+            api.get(TABLES + "via_api/events")
+                .body()
+                .valueStream()
+                .map(e -> e.path("reason").asString()))
+        .contains(
+            "Created",
+            "QueryValidated",
+            "TopicCreated",
+            "JobSubmitted",
+            "JobRunning",
+            "SuspendRequested",
+            "Suspended");
+    assertThat(
+            api.get(TABLES.substring(0, TABLES.length() - 1) + "?phase=STOPPED")
+                .body()
+                .path("items")
+                .toString())
+        .contains("via_api");
   }
 
   @Test
   void shouldEvolveTheQueryIntoANewJobWritingTheSameTopic() {
-    ok("CREATE MATERIALIZED TABLE evolving FRESHNESS = INTERVAL '2' SECOND AS SELECT order_id, price FROM examples.marketplace.orders");
+    ok(
+        "CREATE MATERIALIZED TABLE evolving FRESHNESS = INTERVAL '2' SECOND AS SELECT order_id, price FROM examples.marketplace.orders");
     awaitPhase("evolving", "RUNNING");
     String first = table("evolving").path("status").path("details").path("jobId").asString();
 
-    ok("ALTER MATERIALIZED TABLE evolving AS SELECT order_id, price FROM examples.marketplace.orders WHERE price > 90");
+    ok(
+        "ALTER MATERIALIZED TABLE evolving AS SELECT order_id, price FROM examples.marketplace.orders WHERE price > 90");
 
-    await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> {
-      JsonNode details = table("evolving").path("status").path("details");
-      assertThat(table("evolving").path("status").path("phase").asString()).isEqualTo("RUNNING");
-      assertThat(details.path("jobId").asString()).isNotEqualTo(first);
-      assertThat(details.path("pipelineName").asString()).endsWith("-v2");
-    });
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .untilAsserted(
+            () -> {
+              JsonNode details = table("evolving").path("status").path("details");
+              assertThat(table("evolving").path("status").path("phase").asString())
+                  .isEqualTo("RUNNING");
+              assertThat(details.path("jobId").asString()).isNotEqualTo(first);
+              assertThat(details.path("pipelineName").asString()).endsWith("-v2");
+            });
     assertThat(jobs.job(first).orElseThrow().state()).isEqualTo(FlinkJobs.JobState.CANCELED);
     assertThat(api.get(TABLES + "evolving/versions").body().size()).isEqualTo(2);
   }
 
   @Test
   void shouldRestartAFailingJobThenReportItFailedWithItsRootCause() {
-    ok("CREATE MATERIALIZED TABLE broken FRESHNESS = INTERVAL '2' SECOND AS SELECT order_id, CAST(order_id AS INT) AS n FROM examples.marketplace.orders");
+    ok(
+        "CREATE MATERIALIZED TABLE broken FRESHNESS = INTERVAL '2' SECOND AS SELECT order_id, CAST(order_id AS INT) AS n FROM examples.marketplace.orders");
 
-    await().atMost(Duration.ofSeconds(150)).pollInterval(Duration.ofMillis(500)).untilAsserted(() ->
-        assertThat(table("broken").path("status").path("phase").asString()).isEqualTo("FAILED"));
+    await()
+        .atMost(Duration.ofSeconds(150))
+        .pollInterval(Duration.ofMillis(500))
+        .untilAsserted(
+            () ->
+                assertThat(table("broken").path("status").path("phase").asString())
+                    .isEqualTo("FAILED"));
 
     JsonNode details = table("broken").path("status").path("details");
     assertThat(details.path("consecutiveFailures").asInt()).isEqualTo(5);
     assertThat(details.path("detail").asString()).startsWith("For input string: '");
-    assertThat(api.get(TABLES + "broken/events").body().valueStream().map(e -> e.path("reason").asString()))
+    assertThat(
+            api.get(TABLES + "broken/events")
+                .body()
+                .valueStream()
+                .map(e -> e.path("reason").asString()))
         .contains("JobFailed", "RetriesExhausted");
   }
 

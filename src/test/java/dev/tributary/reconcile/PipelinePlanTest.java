@@ -14,17 +14,26 @@ import org.junit.jupiter.api.Test;
 class PipelinePlanTest {
 
   static final List<FlinkSql.Column> COLUMNS =
-      List.of(new FlinkSql.Column("customer_id", "INT", false), new FlinkSql.Column("orders", "BIGINT", false));
+      List.of(
+          new FlinkSql.Column("customer_id", "INT", false),
+          new FlinkSql.Column("orders", "BIGINT", false));
 
   static PipelinePlan plan(String sql) {
-    return new PipelinePlan(new ObjectName("c", "d", "t"), "tributary-x-v1", Defaults.effective(FakeWorld.definition(sql)), COLUMNS, "kafka:9092");
+    return new PipelinePlan(
+        new ObjectName("c", "d", "t"),
+        "tributary-x-v1",
+        Defaults.effective(FakeWorld.definition(sql)),
+        COLUMNS,
+        "kafka:9092");
   }
 
   @Test
   void shouldMapTheKafkaOptionsToTopicConfigs() {
-    PipelinePlan p = plan("CREATE MATERIALIZED TABLE t DISTRIBUTED INTO 3 BUCKETS WITH ('kafka.retention.time' = '30 d',"
-        + " 'kafka.retention.size' = '1 gb', 'kafka.max-message-size' = '2 mb', 'kafka.compaction.time' = '1 h',"
-        + " 'kafka.cleanup-policy' = 'delete-compact') AS SELECT 1");
+    PipelinePlan p =
+        plan(
+            "CREATE MATERIALIZED TABLE t DISTRIBUTED INTO 3 BUCKETS WITH ('kafka.retention.time' = '30 d',"
+                + " 'kafka.retention.size' = '1 gb', 'kafka.max-message-size' = '2 mb', 'kafka.compaction.time' = '1 h',"
+                + " 'kafka.cleanup-policy' = 'delete-compact') AS SELECT 1");
 
     assertThat(p.topic().partitions()).isEqualTo(3);
     assertThat(p.topic().configs())
@@ -37,27 +46,41 @@ class PipelinePlanTest {
 
   @Test
   void shouldKeyAnUpsertTableByItsPrimaryKey() {
-    PipelinePlan p = plan("CREATE MATERIALIZED TABLE t (customer_id INT, orders BIGINT NOT NULL, PRIMARY KEY (customer_id) NOT ENFORCED)"
-        + " AS SELECT customer_id, COUNT(*) AS orders FROM o GROUP BY customer_id");
+    PipelinePlan p =
+        plan(
+            "CREATE MATERIALIZED TABLE t (customer_id INT, orders BIGINT NOT NULL, PRIMARY KEY (customer_id) NOT ENFORCED)"
+                + " AS SELECT customer_id, COUNT(*) AS orders FROM o GROUP BY customer_id");
 
     assertThat(p.keyColumns()).containsExactly("customer_id");
     assertThat(p.topic().configs()).containsEntry("cleanup.policy", "compact");
-    assertThat(p.subjects()).extracting(PipelinePlan.Subject::name).containsExactly("t-key", "t-value");
+    assertThat(p.subjects())
+        .extracting(PipelinePlan.Subject::name)
+        .containsExactly("t-key", "t-value");
     String sink = p.jobStatements().get(0);
-    assertThat(sink).contains("'connector' = 'upsert-kafka'", "PRIMARY KEY (`customer_id`) NOT ENFORCED",
-        "'sink.delivery-guarantee' = 'exactly-once'", "'sink.transactional-id-prefix' = 'tributary-x-v1'");
-    assertThat(p.sessionProperties("file:///sp")).containsEntry("pipeline.name", "tributary-x-v1")
-        .containsEntry("execution.state-recovery.path", "file:///sp").containsEntry("restart-strategy.type", "none");
+    assertThat(sink)
+        .contains(
+            "'connector' = 'upsert-kafka'",
+            "PRIMARY KEY (`customer_id`) NOT ENFORCED",
+            "'sink.delivery-guarantee' = 'exactly-once'",
+            "'sink.transactional-id-prefix' = 'tributary-x-v1'");
+    assertThat(p.sessionProperties("file:///sp"))
+        .containsEntry("pipeline.name", "tributary-x-v1")
+        .containsEntry("execution.state-recovery.path", "file:///sp")
+        .containsEntry("restart-strategy.type", "none");
   }
 
   @Test
   void shouldWriteAvroAndRegisterAnAvroSchemaForAvroRegistry() {
-    PipelinePlan p = plan("CREATE MATERIALIZED TABLE t WITH ('value.format' = 'avro-registry') AS SELECT 1");
+    PipelinePlan p =
+        plan("CREATE MATERIALIZED TABLE t WITH ('value.format' = 'avro-registry') AS SELECT 1");
 
-    assertThat(p.jobStatements().get(0)).contains("'value.format' = 'avro'", "'connector' = 'kafka'").doesNotContain("key.fields");
+    assertThat(p.jobStatements().get(0))
+        .contains("'value.format' = 'avro'", "'connector' = 'kafka'")
+        .doesNotContain("key.fields");
     SchemaRegistry.Schema value = p.subjects().get(0).schema();
     assertThat(value.type()).isEqualTo(SchemaRegistry.SchemaType.AVRO);
-    assertThat(value.text()).contains("\"type\":\"record\"", "\"name\":\"orders\"", "\"type\":\"long\"");
+    assertThat(value.text())
+        .contains("\"type\":\"record\"", "\"name\":\"orders\"", "\"type\":\"long\"");
   }
 
   @Test
@@ -66,23 +89,36 @@ class PipelinePlanTest {
 
     assertThat(plan("CREATE MATERIALIZED TABLE t AS SELECT 1").sourceStartOptions(now))
         .containsEntry("scan.startup.mode", "earliest-offset");
-    assertThat(plan("CREATE MATERIALIZED TABLE t START_MODE = FROM_NOW(INTERVAL '1' HOUR) AS SELECT 1").sourceStartOptions(now))
+    assertThat(
+            plan("CREATE MATERIALIZED TABLE t START_MODE = FROM_NOW(INTERVAL '1' HOUR) AS SELECT 1")
+                .sourceStartOptions(now))
         .containsEntry("scan.startup.mode", "timestamp")
-        .containsEntry("scan.startup.timestamp-millis", String.valueOf(now.minusSeconds(3600).toEpochMilli()));
-    assertThat(plan("CREATE MATERIALIZED TABLE t START_MODE = FROM_TIMESTAMP('2026-01-01 00:00:00') AS SELECT 1").sourceStartOptions(now))
-        .containsEntry("scan.startup.timestamp-millis", String.valueOf(Instant.parse("2026-01-01T00:00:00Z").toEpochMilli()));
+        .containsEntry(
+            "scan.startup.timestamp-millis", String.valueOf(now.minusSeconds(3600).toEpochMilli()));
+    assertThat(
+            plan("CREATE MATERIALIZED TABLE t START_MODE = FROM_TIMESTAMP('2026-01-01 00:00:00') AS SELECT 1")
+                .sourceStartOptions(now))
+        .containsEntry(
+            "scan.startup.timestamp-millis",
+            String.valueOf(Instant.parse("2026-01-01T00:00:00Z").toEpochMilli()));
   }
 
   @Test
   void shouldTakeFreshnessAsTheCheckpointInterval() {
-    assertThat(plan("CREATE MATERIALIZED TABLE t FRESHNESS = INTERVAL '30' SECOND AS SELECT 1").checkpointInterval()).hasSeconds(30);
+    assertThat(
+            plan("CREATE MATERIALIZED TABLE t FRESHNESS = INTERVAL '30' SECOND AS SELECT 1")
+                .checkpointInterval())
+        .hasSeconds(30);
     assertThat(plan("CREATE MATERIALIZED TABLE t AS SELECT 1").checkpointInterval()).hasMinutes(3);
   }
 
   @Test
   void shouldRefuseAFormatTheClusterCannotWrite() {
-    PipelinePlan p = plan("CREATE MATERIALIZED TABLE t WITH ('value.format' = 'proto-registry') AS SELECT 1");
+    PipelinePlan p =
+        plan("CREATE MATERIALIZED TABLE t WITH ('value.format' = 'proto-registry') AS SELECT 1");
 
-    assertThatThrownBy(p::jobStatements).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("proto-registry");
+    assertThatThrownBy(p::jobStatements)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("proto-registry");
   }
 }

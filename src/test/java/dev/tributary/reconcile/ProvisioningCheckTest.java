@@ -11,11 +11,14 @@ import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-/** CREATE-time checks: immediate answers when the dependencies answer, acceptance when they do not. */
+/**
+ * CREATE-time checks: immediate answers when the dependencies answer, acceptance when they do not.
+ */
 class ProvisioningCheckTest {
 
   FakeWorld world = new FakeWorld();
-  ProvisioningCheck check = new ProvisioningCheck(new QueryPlanner(world.flink, name -> Optional.empty()), world.kafka);
+  ProvisioningCheck check =
+      new ProvisioningCheck(new QueryPlanner(world.flink, name -> Optional.empty()), world.kafka);
   ObjectName table = new ObjectName("c", "d", "t");
 
   @Test
@@ -23,10 +26,15 @@ class ProvisioningCheckTest {
     world.flink.down = true;
     world.kafka.down = true;
 
-    assertThatCode(() -> {
-      check.checkNewTopic(table);
-      check.checkQuery(table, FakeWorld.definition("CREATE MATERIALIZED TABLE t (order_id INT) AS SELECT order_id FROM o"));
-    }).doesNotThrowAnyException();
+    assertThatCode(
+            () -> {
+              check.checkNewTopic(table);
+              check.checkQuery(
+                  table,
+                  FakeWorld.definition(
+                      "CREATE MATERIALIZED TABLE t (order_id INT) AS SELECT order_id FROM o"));
+            })
+        .doesNotThrowAnyException();
   }
 
   @Test
@@ -34,9 +42,16 @@ class ProvisioningCheckTest {
     world.flink.schema = List.of(new FlinkSql.Column("order_id", "STRING", true));
     world.kafka.ensure(new dev.tributary.reconcile.port.Topics.TopicSpec("t", 1, Map.of()));
 
-    assertThatThrownBy(() -> check.checkQuery(table, FakeWorld.definition("CREATE MATERIALIZED TABLE t (order_id INT) AS SELECT order_id FROM o")))
-        .isInstanceOf(ApiException.class).hasMessageContaining("Column 'order_id' is declared INT but the query produces STRING");
+    assertThatThrownBy(
+            () ->
+                check.checkQuery(
+                    table,
+                    FakeWorld.definition(
+                        "CREATE MATERIALIZED TABLE t (order_id INT) AS SELECT order_id FROM o")))
+        .isInstanceOf(ApiException.class)
+        .hasMessageContaining("Column 'order_id' is declared INT but the query produces STRING");
     assertThatThrownBy(() -> check.checkNewTopic(table))
-        .isInstanceOf(ApiException.class).hasMessageContaining("Topic t already exists");
+        .isInstanceOf(ApiException.class)
+        .hasMessageContaining("Topic t already exists");
   }
 }

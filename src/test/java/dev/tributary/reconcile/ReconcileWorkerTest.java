@@ -14,8 +14,14 @@ class ReconcileWorkerTest {
     FakeWorld world = new FakeWorld();
     UUID id = world.create("CREATE MATERIALIZED TABLE t AS SELECT order_id FROM o");
     world.converge(id);
-    ReconcileWorker worker = new ReconcileWorker(world.store, world.reconciler, world.flink,
-        new ReconcileWorker.Settings(Duration.ofMillis(10), 1, Duration.ofSeconds(1), 1, Duration.ZERO), "w");
+    ReconcileWorker worker =
+        new ReconcileWorker(
+            world.store,
+            world.reconciler,
+            world.flink,
+            new ReconcileWorker.Settings(
+                Duration.ofMillis(10), 1, Duration.ofSeconds(1), 1, Duration.ZERO),
+            "w");
 
     worker.watch();
     worker.watch();

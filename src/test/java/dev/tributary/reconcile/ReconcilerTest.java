@@ -13,7 +13,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /** The reconciler against stateful in-memory fakes of Kafka, the registry and Flink. */
 class ReconcilerTest {
 
-  static final String ORDERS = "CREATE MATERIALIZED TABLE high_value_orders AS SELECT order_id, price FROM examples.marketplace.orders WHERE price > 50";
+  static final String ORDERS =
+      "CREATE MATERIALIZED TABLE high_value_orders AS SELECT order_id, price FROM examples.marketplace.orders WHERE price > 50";
 
   FakeWorld world = new FakeWorld();
 
@@ -80,10 +81,13 @@ class ReconcilerTest {
     world.crashAt.add(step.equals("stop") ? "none" : step);
     world.converge(id);
 
-    assertThat(world.flink.live()).singleElement().satisfies(job -> {
-      assertThat(job.restoredFrom).isEqualTo(savepoint);
-      assertThat(job.name).isEqualTo("tributary-" + id + "-v1");
-    });
+    assertThat(world.flink.live())
+        .singleElement()
+        .satisfies(
+            job -> {
+              assertThat(job.restoredFrom).isEqualTo(savepoint);
+              assertThat(job.name).isEqualTo("tributary-" + id + "-v1");
+            });
     assertThat(world.flink.submissions).isEqualTo(2);
     assertThat(world.phase(id)).isEqualTo(Phase.RUNNING);
   }
@@ -111,15 +115,21 @@ class ReconcilerTest {
     world.converge(id);
     String old = world.status(id).jobId();
 
-    world.change(id, spec -> spec.withDefinition(FakeWorld.definition(ORDERS.replace("> 50", "> 90"))), true);
+    world.change(
+        id,
+        spec -> spec.withDefinition(FakeWorld.definition(ORDERS.replace("> 50", "> 90"))),
+        true);
     world.crashAt.add(step);
     world.converge(id);
 
     assertThat(world.flink.jobs.get(old).state).isEqualTo(JobState.CANCELED);
-    assertThat(world.flink.live()).singleElement().satisfies(job -> {
-      assertThat(job.name).isEqualTo("tributary-" + id + "-v2");
-      assertThat(job.restoredFrom).isNull();
-    });
+    assertThat(world.flink.live())
+        .singleElement()
+        .satisfies(
+            job -> {
+              assertThat(job.name).isEqualTo("tributary-" + id + "-v2");
+              assertThat(job.restoredFrom).isNull();
+            });
   }
 
   @Test
@@ -130,7 +140,9 @@ class ReconcilerTest {
     String failed = world.status(id).jobId();
     world.flink.fail(failed);
     world.converge(id);
-    assertThat(world.flink.live()).singleElement().satisfies(job -> assertThat(job.restoredFrom).endsWith(failed + "/chk-7"));
+    assertThat(world.flink.live())
+        .singleElement()
+        .satisfies(job -> assertThat(job.restoredFrom).endsWith(failed + "/chk-7"));
 
     for (int i = 0; i < 5; i++) {
       world.flink.live().forEach(j -> world.flink.fail(j.id));
@@ -139,12 +151,14 @@ class ReconcilerTest {
 
     assertThat(world.phase(id)).isEqualTo(Phase.FAILED);
     assertThat(world.status(id).detail()).isEqualTo("boom");
-    assertThat(world.status(id).condition(TableStatus.READY).reason()).isEqualTo(TableStatus.Reason.RetriesExhausted);
+    assertThat(world.status(id).condition(TableStatus.READY).reason())
+        .isEqualTo(TableStatus.Reason.RetriesExhausted);
     int submissions = world.flink.submissions;
     world.converge(id);
     assertThat(world.flink.submissions).as("FAILED stays failed").isEqualTo(submissions);
 
-    world.change(id, spec -> spec, false); // ALTER ... RESUME of a FAILED table bumps the generation
+    world.change(
+        id, spec -> spec, false); // ALTER ... RESUME of a FAILED table bumps the generation
     world.converge(id);
     assertThat(world.phase(id)).isEqualTo(Phase.RUNNING);
   }
@@ -163,7 +177,8 @@ class ReconcilerTest {
     world.flink.down = false;
     world.kafka.down = true;
     world.converge(id);
-    assertThat(world.status(id).condition(TableStatus.READY).message()).startsWith("Waiting for KAFKA");
+    assertThat(world.status(id).condition(TableStatus.READY).message())
+        .startsWith("Waiting for KAFKA");
 
     world.kafka.down = false;
     world.converge(id);
@@ -172,7 +187,9 @@ class ReconcilerTest {
 
   @Test
   void shouldNeverAdoptATopicThatIsNotItsOwn() {
-    world.kafka.ensure(new dev.tributary.reconcile.port.Topics.TopicSpec("high_value_orders", 3, java.util.Map.of()));
+    world.kafka.ensure(
+        new dev.tributary.reconcile.port.Topics.TopicSpec(
+            "high_value_orders", 3, java.util.Map.of()));
     UUID id = world.create(ORDERS);
 
     world.converge(id);
@@ -186,25 +203,32 @@ class ReconcilerTest {
 
   @Test
   void shouldFailAnInvalidQueryOnceAndWaitForAChange() {
-    world.flink.schema = List.of(new dev.tributary.reconcile.port.FlinkSql.Column("order_id", "INT", true));
-    UUID id = world.create("CREATE MATERIALIZED TABLE t (order_id STRING) AS SELECT order_id FROM o");
+    world.flink.schema =
+        List.of(new dev.tributary.reconcile.port.FlinkSql.Column("order_id", "INT", true));
+    UUID id =
+        world.create("CREATE MATERIALIZED TABLE t (order_id STRING) AS SELECT order_id FROM o");
 
     world.converge(id);
 
     assertThat(world.phase(id)).isEqualTo(Phase.FAILED);
-    assertThat(world.status(id).detail()).isEqualTo("Column 'order_id' is declared STRING but the query produces INT");
+    assertThat(world.status(id).detail())
+        .isEqualTo("Column 'order_id' is declared STRING but the query produces INT");
     assertThat(world.store.events.stream().filter("InvalidQuery"::equals)).hasSize(1);
   }
 
   @Test
   void shouldNotRunAFullRefreshTableAsAContinuousJob() {
-    UUID id = world.create("CREATE MATERIALIZED TABLE daily FRESHNESS = INTERVAL '1' DAY AS SELECT order_id FROM o");
+    UUID id =
+        world.create(
+            "CREATE MATERIALIZED TABLE daily FRESHNESS = INTERVAL '1' DAY AS SELECT order_id FROM o");
 
     world.converge(id);
 
     assertThat(world.flink.submissions).isZero();
     assertThat(world.kafka.topics).isEmpty();
     assertThat(world.phase(id)).isEqualTo(Phase.PENDING);
-    assertThat(world.status(id).condition(TableStatus.READY).message()).contains("REFRESH_MODE = FULL").contains("not supported yet");
+    assertThat(world.status(id).condition(TableStatus.READY).message())
+        .contains("REFRESH_MODE = FULL")
+        .contains("not supported yet");
   }
 }

@@ -40,24 +40,28 @@ class ReplicasIT {
   void shouldNeverSubmitATableTwiceWhenTwoReplicasReconcileTogether() throws Exception {
     String catalog = "replicas_" + UUID.randomUUID().toString().substring(0, 8);
     for (int i = 0; i < TABLES; i++) {
-      Statement.CreateMaterializedTable create = (Statement.CreateMaterializedTable)
-          Parser.parse("CREATE MATERIALIZED TABLE t" + i + " AS SELECT order_id, price FROM orders");
+      Statement.CreateMaterializedTable create =
+          (Statement.CreateMaterializedTable)
+              Parser.parse(
+                  "CREATE MATERIALIZED TABLE t" + i + " AS SELECT order_id, price FROM orders");
       tables.create(new ObjectName(catalog, "db", "t" + i), create.definition(), false, false);
     }
     FakeWorld world = new FakeWorld(store);
-    List<ReconcileWorker> replicas = List.of(worker(world, "replica-a"), worker(world, "replica-b"));
+    List<ReconcileWorker> replicas =
+        List.of(worker(world, "replica-a"), worker(world, "replica-b"));
     ExecutorService threads = Executors.newFixedThreadPool(2);
     AtomicBoolean stop = new AtomicBoolean();
     List<AtomicInteger> claimed = List.of(new AtomicInteger(), new AtomicInteger());
     for (int r = 0; r < 2; r++) {
       ReconcileWorker replica = replicas.get(r);
       AtomicInteger count = claimed.get(r);
-      threads.submit(() -> {
-        while (!stop.get()) {
-          count.addAndGet(replica.runOnce());
-        }
-        return null;
-      });
+      threads.submit(
+          () -> {
+            while (!stop.get()) {
+              count.addAndGet(replica.runOnce());
+            }
+            return null;
+          });
     }
 
     try {
@@ -74,25 +78,41 @@ class ReplicasIT {
     List<String> names = new ArrayList<>();
     world.flink.jobs.values().forEach(j -> names.add(j.name));
     assertThat(names).doesNotHaveDuplicates();
-    List<UUID> ours = jdbc.queryForList(
-        "SELECT t.id FROM materialized_table t JOIN catalog_database d ON d.id = t.database_id JOIN catalog c ON c.id = d.catalog_id"
-            + " WHERE c.name = ?", UUID.class, catalog);
-    assertThat(ours).hasSize(TABLES).allSatisfy(id ->
-        assertThat(names.stream().filter(n -> n.startsWith("tributary-" + id + "-"))).hasSize(1));
-    assertThat(claimed).allSatisfy(c -> assertThat(c.get()).as("both replicas worked").isPositive());
+    List<UUID> ours =
+        jdbc.queryForList(
+            "SELECT t.id FROM materialized_table t JOIN catalog_database d ON d.id = t.database_id JOIN catalog c ON c.id = d.catalog_id"
+                + " WHERE c.name = ?",
+            UUID.class,
+            catalog);
+    assertThat(ours)
+        .hasSize(TABLES)
+        .allSatisfy(
+            id ->
+                assertThat(names.stream().filter(n -> n.startsWith("tributary-" + id + "-")))
+                    .hasSize(1));
+    assertThat(claimed)
+        .allSatisfy(c -> assertThat(c.get()).as("both replicas worked").isPositive());
   }
 
   private ReconcileWorker worker(FakeWorld world, String owner) {
-    ReconcileWorker worker = new ReconcileWorker(store, world.reconciler, world.flink,
-        new ReconcileWorker.Settings(Duration.ofMillis(50), 3, Duration.ofSeconds(30), 2), owner);
+    ReconcileWorker worker =
+        new ReconcileWorker(
+            store,
+            world.reconciler,
+            world.flink,
+            new ReconcileWorker.Settings(Duration.ofMillis(50), 3, Duration.ofSeconds(30), 2),
+            owner);
     worker.startPassesOnly();
     return worker;
   }
 
   private int running(String catalog) {
-    Integer n = jdbc.queryForObject(
-        "SELECT count(*) FROM materialized_table t JOIN catalog_database d ON d.id = t.database_id JOIN catalog c ON c.id = d.catalog_id"
-            + " WHERE c.name = ? AND t.phase = 'RUNNING'", Integer.class, catalog);
+    Integer n =
+        jdbc.queryForObject(
+            "SELECT count(*) FROM materialized_table t JOIN catalog_database d ON d.id = t.database_id JOIN catalog c ON c.id = d.catalog_id"
+                + " WHERE c.name = ? AND t.phase = 'RUNNING'",
+            Integer.class,
+            catalog);
     return n == null ? 0 : n;
   }
 }

@@ -20,7 +20,11 @@ class ResyncBench {
     FakeWorld world = new FakeWorld();
     List<UUID> ids = new java.util.ArrayList<>();
     for (int i = 0; i < TABLES; i++) {
-      ids.add(world.create("CREATE MATERIALIZED TABLE t" + i + " FRESHNESS = INTERVAL '10' SECOND AS SELECT order_id, price FROM orders"));
+      ids.add(
+          world.create(
+              "CREATE MATERIALIZED TABLE t"
+                  + i
+                  + " FRESHNESS = INTERVAL '10' SECOND AS SELECT order_id, price FROM orders"));
     }
     ids.forEach(world::converge);
     assertThat(ids).allSatisfy(id -> assertThat(world.phase(id)).isEqualTo(Phase.RUNNING));
@@ -33,8 +37,12 @@ class ResyncBench {
         world.reconciler.reconcile(world.store.load(id).orElseThrow(), overview);
       }
       long millis = (System.nanoTime() - start) / 1_000_000;
-      System.out.printf("BENCH resync: %d RUNNING tables, 1 overview call, %d ms (round %d)%n", TABLES, millis, round + 1);
+      System.out.printf(
+          "BENCH resync: %d RUNNING tables, 1 overview call, %d ms (round %d)%n",
+          TABLES, millis, round + 1);
     }
-    assertThat(world.flink.submissions).as("a no-change pass submits nothing").isEqualTo(submissions);
+    assertThat(world.flink.submissions)
+        .as("a no-change pass submits nothing")
+        .isEqualTo(submissions);
   }
 }

@@ -8,8 +8,33 @@ import java.util.Random;
 public final class Mutations {
 
   private static final String[] NOISE = {
-    "'", "\"", "`", "(", ")", ";", "--", "/*", "*/", ",", "=", "<", ">", "..", "AS", "SELECT",
-    "WITH", "INTERVAL", "NOT NULL", "\u0000", "\uD83D\uDE00", "\u00e9\u00e8", "\t\n", "''", "``", "-1", "99999999999999999999"
+    "'",
+    "\"",
+    "`",
+    "(",
+    ")",
+    ";",
+    "--",
+    "/*",
+    "*/",
+    ",",
+    "=",
+    "<",
+    ">",
+    "..",
+    "AS",
+    "SELECT",
+    "WITH",
+    "INTERVAL",
+    "NOT NULL",
+    "\u0000",
+    "\uD83D\uDE00",
+    "\u00e9\u00e8",
+    "\t\n",
+    "''",
+    "``",
+    "-1",
+    "99999999999999999999"
   };
 
   private Mutations() {}

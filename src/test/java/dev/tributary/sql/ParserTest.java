@@ -49,10 +49,13 @@ class ParserTest {
             Column.metadata("ts", "TIMESTAMP_LTZ(3)", "timestamp", true, null),
             Column.metadata("part", "INT", null, true, null),
             Column.computed("total", "amount * 2", "doubled"));
-    assertThat(s.watermark()).isEqualTo(new TableSchema.Watermark("ts", "ts - INTERVAL '5' SECOND"));
+    assertThat(s.watermark())
+        .isEqualTo(new TableSchema.Watermark("ts", "ts - INTERVAL '5' SECOND"));
     assertThat(s.primaryKey()).isEqualTo(new TableSchema.PrimaryKey("pk", List.of("id")));
     assertThat(s.expectations())
-        .containsExactly(new TableSchema.Expectation("positive", "amount > 0", TableSchema.OnViolation.FAIL_UPDATE));
+        .containsExactly(
+            new TableSchema.Expectation(
+                "positive", "amount > 0", TableSchema.OnViolation.FAIL_UPDATE));
     assertRoundTrip(t);
   }
 
@@ -71,8 +74,12 @@ class ParserTest {
 
     assertThat(a).isEqualTo(b);
     MaterializedTableDefinition d = a.definition();
-    assertThat(d.startMode()).isEqualTo(new StartMode(StartMode.Kind.FROM_NOW, new Clauses.Interval(2, Clauses.TimeUnit.HOUR), null));
-    assertThat(d.distribution()).isEqualTo(new Clauses.Distribution(Clauses.Distribution.Algorithm.RANGE, List.of("a"), 4));
+    assertThat(d.startMode())
+        .isEqualTo(
+            new StartMode(
+                StartMode.Kind.FROM_NOW, new Clauses.Interval(2, Clauses.TimeUnit.HOUR), null));
+    assertThat(d.distribution())
+        .isEqualTo(new Clauses.Distribution(Clauses.Distribution.Algorithm.RANGE, List.of("a"), 4));
     assertThat(d.refreshMode()).isEqualTo(Clauses.RefreshMode.FULL);
     assertRoundTrip(a);
   }
@@ -81,11 +88,19 @@ class ParserTest {
   void shouldParseAllStartModes() {
     for (String mode :
         List.of(
-            "FROM_BEGINNING", "FROM_NOW", "FROM_NOW(INTERVAL '10' MINUTE)", "FROM_TIMESTAMP('2026-01-01 00:00:00')",
-            "FROM_TIMESTAMP(1767225600000)", "RESUME_OR_FROM_BEGINNING", "RESUME_OR_FROM_NOW",
-            "RESUME_OR_FROM_NOW(INTERVAL '1' DAY)", "RESUME_OR_FROM_TIMESTAMP('2026-01-01 00:00:00')")) {
-      CreateMaterializedTable t = create("CREATE MATERIALIZED TABLE t START_MODE = " + mode + " AS SELECT 1");
-      assertThat(Printer.startMode(t.definition().startMode())).isEqualTo(mode.replace("'10' MINUTE", "'10' MINUTE"));
+            "FROM_BEGINNING",
+            "FROM_NOW",
+            "FROM_NOW(INTERVAL '10' MINUTE)",
+            "FROM_TIMESTAMP('2026-01-01 00:00:00')",
+            "FROM_TIMESTAMP(1767225600000)",
+            "RESUME_OR_FROM_BEGINNING",
+            "RESUME_OR_FROM_NOW",
+            "RESUME_OR_FROM_NOW(INTERVAL '1' DAY)",
+            "RESUME_OR_FROM_TIMESTAMP('2026-01-01 00:00:00')")) {
+      CreateMaterializedTable t =
+          create("CREATE MATERIALIZED TABLE t START_MODE = " + mode + " AS SELECT 1");
+      assertThat(Printer.startMode(t.definition().startMode()))
+          .isEqualTo(mode.replace("'10' MINUTE", "'10' MINUTE"));
       assertRoundTrip(t);
     }
   }
@@ -95,30 +110,44 @@ class ParserTest {
     String query =
         "SELECT ';' AS semi, /* ; */ (SELECT 1) AS one -- ; trailing\n  FROM `a;b` WHERE x = \"y;\"";
     List<Parser.Parsed> script =
-        Parser.parseScript("CREATE MATERIALIZED TABLE t AS " + query + "; DROP MATERIALIZED TABLE t");
+        Parser.parseScript(
+            "CREATE MATERIALIZED TABLE t AS " + query + "; DROP MATERIALIZED TABLE t");
 
     assertThat(script).hasSize(2);
-    assertThat(((CreateMaterializedTable) script.get(0).statement()).definition().query()).isEqualTo(query);
-    assertThat(script.get(1).statement()).isEqualTo(new Statement.DropMaterializedTable(ObjectName.of("t"), false));
+    assertThat(((CreateMaterializedTable) script.get(0).statement()).definition().query())
+        .isEqualTo(query);
+    assertThat(script.get(1).statement())
+        .isEqualTo(new Statement.DropMaterializedTable(ObjectName.of("t"), false));
   }
 
   @Test
   void shouldParseEveryAlterAction() {
     Map<String, String> kinds =
         Map.ofEntries(
-            Map.entry("ADD (k TIMESTAMP_LTZ(3) METADATA FROM 'timestamp' VIRTUAL)", "ALTER_MATERIALIZED_TABLE_ADD_COLUMN"),
+            Map.entry(
+                "ADD (k TIMESTAMP_LTZ(3) METADATA FROM 'timestamp' VIRTUAL)",
+                "ALTER_MATERIALIZED_TABLE_ADD_COLUMN"),
             Map.entry("ADD (p AS price * 1.21)", "ALTER_MATERIALIZED_TABLE_ADD_COLUMN"),
-            Map.entry("MODIFY WATERMARK FOR ts AS ts - INTERVAL '1' SECOND", "ALTER_MATERIALIZED_TABLE_MODIFY_WATERMARK"),
+            Map.entry(
+                "MODIFY WATERMARK FOR ts AS ts - INTERVAL '1' SECOND",
+                "ALTER_MATERIALIZED_TABLE_MODIFY_WATERMARK"),
             Map.entry("DROP WATERMARK", "ALTER_MATERIALIZED_TABLE_DROP_WATERMARK"),
-            Map.entry("SET ('kafka.retention.time' = '30 d', 'value.format' = 'avro-registry')", "ALTER_MATERIALIZED_TABLE_SET_OPTIONS"),
+            Map.entry(
+                "SET ('kafka.retention.time' = '30 d', 'value.format' = 'avro-registry')",
+                "ALTER_MATERIALIZED_TABLE_SET_OPTIONS"),
             Map.entry("RESET ('kafka.retention.time')", "ALTER_MATERIALIZED_TABLE_RESET_OPTIONS"),
             Map.entry("SUSPEND", "ALTER_MATERIALIZED_TABLE_SUSPEND"),
             Map.entry("RESUME WITH ('parallelism' = '2')", "ALTER_MATERIALIZED_TABLE_RESUME"),
-            Map.entry("REFRESH PARTITION (ds = '2026-05-19', hr = 3)", "ALTER_MATERIALIZED_TABLE_REFRESH"),
-            Map.entry("SET FRESHNESS = INTERVAL '1' MINUTE", "ALTER_MATERIALIZED_TABLE_SET_FRESHNESS"),
+            Map.entry(
+                "REFRESH PARTITION (ds = '2026-05-19', hr = 3)",
+                "ALTER_MATERIALIZED_TABLE_REFRESH"),
+            Map.entry(
+                "SET FRESHNESS = INTERVAL '1' MINUTE", "ALTER_MATERIALIZED_TABLE_SET_FRESHNESS"),
             Map.entry("SET REFRESH MODE = CONTINUOUS", "ALTER_MATERIALIZED_TABLE_SET_REFRESH_MODE"),
             Map.entry("REFRESH MODE = FULL AS SELECT 2", "ALTER_MATERIALIZED_TABLE_EVOLVE"),
-            Map.entry("(a INT) WITH ('value.format' = 'raw') AS SELECT 2 AS a", "ALTER_MATERIALIZED_TABLE_EVOLVE"));
+            Map.entry(
+                "(a INT) WITH ('value.format' = 'raw') AS SELECT 2 AS a",
+                "ALTER_MATERIALIZED_TABLE_EVOLVE"));
     kinds.forEach(
         (action, kind) -> {
           Statement s = Parser.parse("ALTER MATERIALIZED TABLE db.t " + action);
@@ -130,12 +159,17 @@ class ParserTest {
   @Test
   void shouldParseShowDescribeSelectUseAndDrop() {
     assertThat(Parser.parse("show materialized tables in cat.db like 'order%'"))
-        .isEqualTo(new Statement.ShowMaterializedTables(new ObjectName(null, "cat", "db"), "order%"));
-    assertThat(Parser.parse("SHOW CREATE MATERIALIZED TABLE t")).isEqualTo(new Statement.ShowCreateMaterializedTable(ObjectName.of("t")));
-    assertThat(Parser.parse("DESC db.t")).isEqualTo(new Statement.Describe(new ObjectName(null, "db", "t")));
+        .isEqualTo(
+            new Statement.ShowMaterializedTables(new ObjectName(null, "cat", "db"), "order%"));
+    assertThat(Parser.parse("SHOW CREATE MATERIALIZED TABLE t"))
+        .isEqualTo(new Statement.ShowCreateMaterializedTable(ObjectName.of("t")));
+    assertThat(Parser.parse("DESC db.t"))
+        .isEqualTo(new Statement.Describe(new ObjectName(null, "db", "t")));
     assertThat(Parser.parse("USE CATALOG examples")).isEqualTo(new Statement.Use("examples", null));
-    assertThat(Parser.parse("USE examples.marketplace")).isEqualTo(new Statement.Use("examples", "marketplace"));
-    assertThat(Parser.parse("DROP TABLE IF EXISTS t")).isEqualTo(new Statement.DropTable(ObjectName.of("t"), true));
+    assertThat(Parser.parse("USE examples.marketplace"))
+        .isEqualTo(new Statement.Use("examples", "marketplace"));
+    assertThat(Parser.parse("DROP TABLE IF EXISTS t"))
+        .isEqualTo(new Statement.DropTable(ObjectName.of("t"), true));
     Statement select =
         Parser.parse(
             "SELECT table_name, status FROM information_schema.materialized_tables"
@@ -166,9 +200,14 @@ class ParserTest {
                 + " PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'kafka', 'topic' = 'orders')");
 
     assertThat(pipeline.kind()).isEqualTo("CREATE_PIPELINE_TABLE");
-    assertThat(((Statement.CreatePipelineTable) pipeline).flow()).isEqualTo(new Statement.Flow(null, null, true, "SELECT id FROM s"));
-    assertThat(flow).isEqualTo(new Statement.CreateFlow(ObjectName.of("f"), ObjectName.of("t"), true, "SELECT * FROM s2"));
-    assertThat(((Statement.CreateSourceTable) source).options()).containsEntry("connector", "kafka");
+    assertThat(((Statement.CreatePipelineTable) pipeline).flow())
+        .isEqualTo(new Statement.Flow(null, null, true, "SELECT id FROM s"));
+    assertThat(flow)
+        .isEqualTo(
+            new Statement.CreateFlow(
+                ObjectName.of("f"), ObjectName.of("t"), true, "SELECT * FROM s2"));
+    assertThat(((Statement.CreateSourceTable) source).options())
+        .containsEntry("connector", "kafka");
     assertRoundTrip(pipeline);
     assertRoundTrip(flow);
     assertRoundTrip(source);
@@ -177,11 +216,17 @@ class ParserTest {
   @Test
   void shouldWriteOutEveryDefaultInTheEffectiveDefinition() {
     MaterializedTableDefinition keyed =
-        Defaults.effective(create("CREATE MATERIALIZED TABLE t (id INT, n BIGINT, PRIMARY KEY (id) NOT ENFORCED) AS SELECT 1").definition());
+        Defaults.effective(
+            create(
+                    "CREATE MATERIALIZED TABLE t (id INT, n BIGINT, PRIMARY KEY (id) NOT ENFORCED) AS SELECT 1")
+                .definition());
     MaterializedTableDefinition daily =
-        Defaults.effective(create("CREATE MATERIALIZED TABLE t FRESHNESS = INTERVAL '1' DAY AS SELECT 1").definition());
+        Defaults.effective(
+            create("CREATE MATERIALIZED TABLE t FRESHNESS = INTERVAL '1' DAY AS SELECT 1")
+                .definition());
 
-    assertThat(keyed.distribution()).isEqualTo(new Clauses.Distribution(Clauses.Distribution.Algorithm.HASH, List.of("id"), 6));
+    assertThat(keyed.distribution())
+        .isEqualTo(new Clauses.Distribution(Clauses.Distribution.Algorithm.HASH, List.of("id"), 6));
     assertThat(keyed.options())
         .containsEntry("changelog.mode", "upsert")
         .containsEntry("kafka.cleanup-policy", "compact")
@@ -190,7 +235,10 @@ class ParserTest {
     assertThat(keyed.freshness()).isEqualTo(new Clauses.Interval(3, Clauses.TimeUnit.MINUTE));
     assertThat(keyed.refreshMode()).isEqualTo(Clauses.RefreshMode.CONTINUOUS);
     assertThat(keyed.startMode()).isEqualTo(StartMode.of(StartMode.Kind.RESUME_OR_FROM_BEGINNING));
-    assertThat(daily.options()).containsEntry("changelog.mode", "append").containsEntry("kafka.cleanup-policy", "delete").doesNotContainKey("key.format");
+    assertThat(daily.options())
+        .containsEntry("changelog.mode", "append")
+        .containsEntry("kafka.cleanup-policy", "delete")
+        .doesNotContainKey("key.format");
     assertThat(daily.distribution()).isEqualTo(new Clauses.Distribution(null, List.of(), 6));
     assertThat(daily.refreshMode()).isEqualTo(Clauses.RefreshMode.FULL);
   }

@@ -24,7 +24,10 @@ class QueryReferencesTest {
   void shouldLookInsideStreamButSkipTableFunctionsAndStrings() {
     assertThat(QueryReferences.tables("SELECT * FROM STREAM(samples.tpch.orders)"))
         .containsExactly(new ObjectName("samples", "tpch", "orders"));
-    assertThat(QueryReferences.tables("SELECT * FROM STREAM read_files('s3://x', format => 'json')")).isEmpty();
-    assertThat(QueryReferences.tables("SELECT 'FROM fake' AS x FROM real_one")).containsExactly(ObjectName.of("real_one"));
+    assertThat(
+            QueryReferences.tables("SELECT * FROM STREAM read_files('s3://x', format => 'json')"))
+        .isEmpty();
+    assertThat(QueryReferences.tables("SELECT 'FROM fake' AS x FROM real_one"))
+        .containsExactly(ObjectName.of("real_one"));
   }
 }

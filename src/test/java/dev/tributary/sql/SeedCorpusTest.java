@@ -69,7 +69,8 @@ class SeedCorpusTest {
 
   @Test
   void shouldRefuseTheElidedFragmentWithAClearMessage() throws IOException {
-    String fragment = Files.readString(Path.of("src/test/resources/sql/fragments/003-11-distributed-range.sql"));
+    String fragment =
+        Files.readString(Path.of("src/test/resources/sql/fragments/003-11-distributed-range.sql"));
 
     assertThatThrownBy(() -> Parser.parseScript(fragment))
         .isInstanceOfSatisfying(
@@ -77,7 +78,9 @@ class SeedCorpusTest {
             e -> {
               assertThat(e.line()).isEqualTo(3);
               assertThat(e.column()).isEqualTo(3);
-              assertThat(e.getMessage()).startsWith("Expected COMMENT, PARTITIONED BY").contains("found '.'");
+              assertThat(e.getMessage())
+                  .startsWith("Expected COMMENT, PARTITIONED BY")
+                  .contains("found '.'");
             });
   }
 }

@@ -19,10 +19,13 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
-/** Generated and mutated statements over HTTP: never a 5xx, every refusal a problem with a message. */
+/**
+ * Generated and mutated statements over HTTP: never a 5xx, every refusal a problem with a message.
+ */
 @TributaryIT
 // Statement semantics only: no reconciler, so nothing is provisioned from these definitions.
-@org.springframework.test.context.TestPropertySource(properties = "tributary.reconciler.enabled=false")
+@org.springframework.test.context.TestPropertySource(
+    properties = "tributary.reconciler.enabled=false")
 class StatementFuzzIT {
 
   @LocalServerPort int port;

@@ -18,7 +18,8 @@ import tools.jackson.databind.JsonNode;
 /** POST /v1/statements and /v1/statements/validate against the running service and its store. */
 @TributaryIT
 // Statement semantics only: no reconciler, so nothing is provisioned from these definitions.
-@org.springframework.test.context.TestPropertySource(properties = "tributary.reconciler.enabled=false")
+@org.springframework.test.context.TestPropertySource(
+    properties = "tributary.reconciler.enabled=false")
 class StatementsIT {
 
   @LocalServerPort int port;
@@ -47,18 +48,24 @@ class StatementsIT {
 
   @Test
   void shouldStoreTheSeedExamplesRunVerbatim() throws IOException {
-    String script = Files.readString(Path.of("src/test/resources/sql/seeds/000-00.sql"))
-        + Files.readString(Path.of("src/test/resources/sql/seeds/000-01.sql"))
-        + Files.readString(Path.of("src/test/resources/sql/seeds/000-02.sql"))
-        + Files.readString(Path.of("src/test/resources/sql/seeds/000-03.sql"));
+    String script =
+        Files.readString(Path.of("src/test/resources/sql/seeds/000-00.sql"))
+            + Files.readString(Path.of("src/test/resources/sql/seeds/000-01.sql"))
+            + Files.readString(Path.of("src/test/resources/sql/seeds/000-02.sql"))
+            + Files.readString(Path.of("src/test/resources/sql/seeds/000-03.sql"));
 
     JsonNode results = ok(script);
 
-    assertThat(results.valueStream().map(r -> r.path("outcome").asString())).containsOnly("CREATED");
-    assertThat(results.path(0).path("resource").path("name").asString()).isEqualTo("high_value_orders");
+    assertThat(results.valueStream().map(r -> r.path("outcome").asString()))
+        .containsOnly("CREATED");
+    assertThat(results.path(0).path("resource").path("name").asString())
+        .isEqualTo("high_value_orders");
     JsonNode show = ok("SHOW MATERIALIZED TABLES").path(0);
-    assertThat(column(show, 0)).containsExactly("all_orders", "customer_orders", "high_value_orders", "orders_avro");
-    JsonNode status = ok("SELECT table_name, status, generation FROM information_schema.materialized_tables WHERE table_name LIKE '%orders'").path(0);
+    assertThat(column(show, 0))
+        .containsExactly("all_orders", "customer_orders", "high_value_orders", "orders_avro");
+    JsonNode status =
+        ok("SELECT table_name, status, generation FROM information_schema.materialized_tables WHERE table_name LIKE '%orders'")
+            .path(0);
     assertThat(column(status, 1)).containsOnly("PENDING");
   }
 
@@ -79,8 +86,12 @@ class StatementsIT {
 
   @Test
   void shouldKeepNothingOfAScriptWhenOneStatementFails() {
-    Answer failed = sql("CREATE MATERIALIZED TABLE a AS SELECT 1; CREATE MATERIALIZED TABLE b AS SELECT 2; CREATE MATERIALIZED TABLE a AS SELECT 3");
-    Answer invalid = sql("CREATE MATERIALIZED TABLE c AS SELECT 1;\nCREATE MATERIALIZED TABLE d WITH ('kafka.retention.time' = 'forever') AS SELECT 2");
+    Answer failed =
+        sql(
+            "CREATE MATERIALIZED TABLE a AS SELECT 1; CREATE MATERIALIZED TABLE b AS SELECT 2; CREATE MATERIALIZED TABLE a AS SELECT 3");
+    Answer invalid =
+        sql(
+            "CREATE MATERIALIZED TABLE c AS SELECT 1;\nCREATE MATERIALIZED TABLE d WITH ('kafka.retention.time' = 'forever') AS SELECT 2");
 
     assertThat(failed.status()).isEqualTo(409);
     assertThat(failed.body().path("statementIndex").asInt()).isEqualTo(2);
@@ -89,24 +100,35 @@ class StatementsIT {
     assertThat(invalid.body().path("statementIndex").asInt()).isEqualTo(1);
     assertThat(invalid.body().path("line").asInt()).isEqualTo(2);
     assertThat(invalid.body().path("column").asInt()).isEqualTo(35);
-    assertThat(invalid.body().path("snippet").asString()).endsWith("\n                                  ^");
+    assertThat(invalid.body().path("snippet").asString())
+        .endsWith("\n                                  ^");
     assertThat(ok("SHOW MATERIALIZED TABLES").path(0).path("rows").size()).isZero();
   }
 
   @Test
   void shouldShowTheEffectiveDefinitionAndRecordEveryVersion() {
-    ok("CREATE MATERIALIZED TABLE totals (customer_id INT, n BIGINT, PRIMARY KEY (customer_id) NOT ENFORCED)"
-        + " AS SELECT customer_id, COUNT(*) AS n FROM examples.marketplace.orders GROUP BY customer_id");
+    ok(
+        "CREATE MATERIALIZED TABLE totals (customer_id INT, n BIGINT, PRIMARY KEY (customer_id) NOT ENFORCED)"
+            + " AS SELECT customer_id, COUNT(*) AS n FROM examples.marketplace.orders GROUP BY customer_id");
     ok("ALTER MATERIALIZED TABLE totals SET ('kafka.retention.time' = '30 d')");
 
-    String ddl = ok("SHOW CREATE MATERIALIZED TABLE totals").path(0).path("rows").path(0).path(0).asString();
-    JsonNode status = ok("SELECT generation, refresh_mode, freshness FROM information_schema.materialized_tables WHERE table_name = 'totals'").path(0);
+    String ddl =
+        ok("SHOW CREATE MATERIALIZED TABLE totals").path(0).path("rows").path(0).path(0).asString();
+    JsonNode status =
+        ok("SELECT generation, refresh_mode, freshness FROM information_schema.materialized_tables WHERE table_name = 'totals'")
+            .path(0);
 
     assertThat(ddl)
         .startsWith("CREATE MATERIALIZED TABLE `" + catalog + "`.`db`.`totals` (")
         .contains("DISTRIBUTED BY HASH(`customer_id`) INTO 6 BUCKETS")
-        .contains("'changelog.mode' = 'upsert'", "'kafka.cleanup-policy' = 'compact'", "'kafka.retention.time' = '30 d'")
-        .contains("FRESHNESS = INTERVAL '3' MINUTE", "REFRESH_MODE = CONTINUOUS", "START_MODE = RESUME_OR_FROM_BEGINNING");
+        .contains(
+            "'changelog.mode' = 'upsert'",
+            "'kafka.cleanup-policy' = 'compact'",
+            "'kafka.retention.time' = '30 d'")
+        .contains(
+            "FRESHNESS = INTERVAL '3' MINUTE",
+            "REFRESH_MODE = CONTINUOUS",
+            "START_MODE = RESUME_OR_FROM_BEGINNING");
     assertThat(status.path("rows").path(0).path(0).asInt()).isEqualTo(2);
     assertThat(status.path("rows").path(0).path(1).asString()).isEqualTo("CONTINUOUS");
     // The printed form is itself a valid statement.
@@ -120,17 +142,20 @@ class StatementsIT {
 
     List<String> outcomes =
         ok("ALTER MATERIALIZED TABLE s SUSPEND; ALTER MATERIALIZED TABLE s SUSPEND; ALTER MATERIALIZED TABLE s RESUME; ALTER MATERIALIZED TABLE s RESUME")
-            .valueStream().map(r -> r.path("outcome").asString()).toList();
+            .valueStream()
+            .map(r -> r.path("outcome").asString())
+            .toList();
 
     assertThat(outcomes).containsExactly("REQUESTED", "UNCHANGED", "REQUESTED", "UNCHANGED");
   }
 
   @Test
   void shouldDescribeShowLineageAndAnswerInformationSchema() {
-    ok("CREATE MATERIALIZED TABLE customer_orders (order_id STRING, customer_name STRING, price DOUBLE) AS"
-        + " SELECT o.order_id, c.name AS customer_name, o.price FROM examples.marketplace.orders o"
-        + " JOIN examples.marketplace.customers c ON o.customer_id = c.customer_id;"
-        + " CREATE MATERIALIZED TABLE big_spenders AS SELECT * FROM customer_orders WHERE price > 90");
+    ok(
+        "CREATE MATERIALIZED TABLE customer_orders (order_id STRING, customer_name STRING, price DOUBLE) AS"
+            + " SELECT o.order_id, c.name AS customer_name, o.price FROM examples.marketplace.orders o"
+            + " JOIN examples.marketplace.customers c ON o.customer_id = c.customer_id;"
+            + " CREATE MATERIALIZED TABLE big_spenders AS SELECT * FROM customer_orders WHERE price > 90");
 
     JsonNode describe = ok("DESCRIBE customer_orders").path(0);
     JsonNode lineage = ok("SHOW MATERIALIZED TABLE customer_orders").path(0);
@@ -144,25 +169,32 @@ class StatementsIT {
             "[\"reads\",\"examples.marketplace.customers\",\"SOURCE_TABLE\"]",
             "[\"read_by\",\"" + catalog + ".db.big_spenders\",\"MATERIALIZED_TABLE\"]");
     assertThat(inferred.status()).isEqualTo(409);
-    assertThat(source.path("rows").path(4).path(5).asString()).isEqualTo("event_time - INTERVAL '5' SECOND");
+    assertThat(source.path("rows").path(4).path(5).asString())
+        .isEqualTo("event_time - INTERVAL '5' SECOND");
   }
 
   @Test
   void shouldKeepPipelineTablesWithTheirFlowsAndSourceTables() {
-    ok("CREATE TABLE raw (id INT, ts TIMESTAMP(3)) WITH ('connector' = 'datagen');"
-        + " CREATE TABLE events (CONSTRAINT positive_id EXPECT (id > 0) ON VIOLATION DROP ROW)"
-        + " FLOW INSERT BY NAME SELECT id FROM raw;"
-        + " CREATE FLOW backfill AS INSERT ONCE INTO events BY NAME SELECT id FROM raw");
+    ok(
+        "CREATE TABLE raw (id INT, ts TIMESTAMP(3)) WITH ('connector' = 'datagen');"
+            + " CREATE TABLE events (CONSTRAINT positive_id EXPECT (id > 0) ON VIOLATION DROP ROW)"
+            + " FLOW INSERT BY NAME SELECT id FROM raw;"
+            + " CREATE FLOW backfill AS INSERT ONCE INTO events BY NAME SELECT id FROM raw");
 
-    String ddl = ok("SHOW CREATE MATERIALIZED TABLE events").path(0).path("rows").path(0).path(0).asString();
+    String ddl =
+        ok("SHOW CREATE MATERIALIZED TABLE events").path(0).path("rows").path(0).path(0).asString();
     JsonNode tables = ok("SHOW TABLES").path(0);
     Answer dropRead = sql("DROP TABLE raw");
     Answer secondFlow = sql("CREATE FLOW backfill AS INSERT INTO events BY NAME SELECT 1");
 
-    assertThat(ddl).contains("FLOW INSERT BY NAME").contains("CREATE FLOW `backfill` AS INSERT ONCE INTO `events` BY NAME");
-    assertThat(tables.path("rows").toString()).isEqualTo("[[\"events\",\"PIPELINE_TABLE\"],[\"raw\",\"SOURCE_TABLE\"]]");
+    assertThat(ddl)
+        .contains("FLOW INSERT BY NAME")
+        .contains("CREATE FLOW `backfill` AS INSERT ONCE INTO `events` BY NAME");
+    assertThat(tables.path("rows").toString())
+        .isEqualTo("[[\"events\",\"PIPELINE_TABLE\"],[\"raw\",\"SOURCE_TABLE\"]]");
     assertThat(dropRead.status()).isEqualTo(409);
-    assertThat(dropRead.body().path("detail").asString()).contains("is read by " + catalog + ".db.events");
+    assertThat(dropRead.body().path("detail").asString())
+        .contains("is read by " + catalog + ".db.events");
     assertThat(secondFlow.body().path("code").asString()).isEqualTo("ALREADY_EXISTS");
   }
 
@@ -174,22 +206,31 @@ class StatementsIT {
     assertThat(answer.contentType()).isEqualTo("application/problem+json");
     JsonNode problem = answer.body();
     assertThat(problem.path("code").asString()).isEqualTo("SQL_SYNTAX_ERROR");
-    assertThat(problem.path("type").asString()).isEqualTo("https://tributary.dev/problems/sql-syntax-error");
+    assertThat(problem.path("type").asString())
+        .isEqualTo("https://tributary.dev/problems/sql-syntax-error");
     assertThat(problem.path("statementIndex").asInt()).isEqualTo(1);
     assertThat(problem.path("line").asInt()).isEqualTo(2);
     assertThat(problem.path("column").asInt()).isEqualTo(28);
-    assertThat(problem.path("detail").asString()).startsWith("Expected ADD, MODIFY WATERMARK").endsWith("but found 'SUSPNED'");
-    assertThat(problem.path("snippet").asString()).isEqualTo("ALTER MATERIALIZED TABLE t SUSPNED\n                           ^");
+    assertThat(problem.path("detail").asString())
+        .startsWith("Expected ADD, MODIFY WATERMARK")
+        .endsWith("but found 'SUSPNED'");
+    assertThat(problem.path("snippet").asString())
+        .isEqualTo("ALTER MATERIALIZED TABLE t SUSPNED\n                           ^");
   }
 
   @Test
   void shouldValidateWithoutSideEffectsAndReturnTheCanonicalForm() {
-    Answer answer = api.post("/v1/statements/validate",
-        java.util.Map.of("statement", "create materialized table x with ('value.format'='avro-registry') as select 1"));
+    Answer answer =
+        api.post(
+            "/v1/statements/validate",
+            java.util.Map.of(
+                "statement",
+                "create materialized table x with ('value.format'='avro-registry') as select 1"));
 
     assertThat(answer.status()).isEqualTo(200);
     assertThat(answer.body().path("results").path(0).path("statement").asString())
-        .isEqualTo("CREATE MATERIALIZED TABLE `x`\nWITH (\n  'value.format' = 'avro-registry'\n)\nAS\nselect 1");
+        .isEqualTo(
+            "CREATE MATERIALIZED TABLE `x`\nWITH (\n  'value.format' = 'avro-registry'\n)\nAS\nselect 1");
     assertThat(sql("DESCRIBE x").status()).isEqualTo(404);
   }
 

@@ -16,7 +16,8 @@ class EmbeddedDatabaseIT {
   static String latestMigration() throws java.io.IOException {
     try (var files = java.nio.file.Files.list(java.nio.file.Path.of("db"))) {
       return String.valueOf(
-          files.map(p -> p.getFileName().toString())
+          files
+              .map(p -> p.getFileName().toString())
               .filter(n -> n.matches("V\\d+__.*\\.sql"))
               .mapToInt(n -> Integer.parseInt(n.substring(1, n.indexOf("__"))))
               .max()
@@ -34,7 +35,8 @@ class EmbeddedDatabaseIT {
       JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
 
       assertThat(postgres.getPort()).isPositive();
-      assertThat(jdbc.queryForObject("SELECT max(version) FROM flyway_schema_history", String.class))
+      assertThat(
+              jdbc.queryForObject("SELECT max(version) FROM flyway_schema_history", String.class))
           .isEqualTo(latestMigration());
       assertThat(jdbc.queryForObject("SELECT current_setting('port')", Integer.class))
           .isEqualTo(postgres.getPort());

@@ -50,8 +50,11 @@ class StoreIT {
     assertThat(read.getGeneration()).isEqualTo(1);
     assertThat(read.getObservedGeneration()).isZero();
     assertThat(read.qualifiedName()).isEqualTo(db.qualifiedName() + ".orders_by_customer");
-    assertThat(jdbc.queryForObject(
-            "SELECT spec -> 'definition' ->> 'query' FROM materialized_table WHERE id = ?", String.class, table.getId()))
+    assertThat(
+            jdbc.queryForObject(
+                "SELECT spec -> 'definition' ->> 'query' FROM materialized_table WHERE id = ?",
+                String.class,
+                table.getId()))
         .isEqualTo("SELECT 1");
     assertThat(versions.findByKeyTableIdOrderByKeyVersion(table.getId()))
         .singleElement()

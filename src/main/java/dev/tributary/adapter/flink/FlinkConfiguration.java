@@ -16,13 +16,15 @@ class FlinkConfiguration {
   GatewayFlinkSql flinkSql(TributaryProperties properties) {
     TributaryProperties.Flink flink = properties.flink();
     return new GatewayFlinkSql(
-        HttpClients.restClient(flink.sqlGatewayUrl(), flink.requestTimeout()).build(), flink.statementTimeout());
+        HttpClients.restClient(flink.sqlGatewayUrl(), flink.requestTimeout()).build(),
+        flink.statementTimeout());
   }
 
   @Bean
   RestFlinkJobs flinkJobs(TributaryProperties properties) {
     TributaryProperties.Flink flink = properties.flink();
-    return new RestFlinkJobs(HttpClients.restClient(flink.restUrl(), flink.requestTimeout()).build());
+    return new RestFlinkJobs(
+        HttpClients.restClient(flink.restUrl(), flink.requestTimeout()).build());
   }
 
   @Bean

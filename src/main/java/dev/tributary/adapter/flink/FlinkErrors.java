@@ -7,8 +7,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Reads what went wrong out of the stack traces that Flink's REST APIs return as error text. A
- * user must see "Column 'nope' not found in any table", not a trace.
+ * Reads what went wrong out of the stack traces that Flink's REST APIs return as error text. A user
+ * must see "Column 'nope' not found in any table", not a trace.
  */
 final class FlinkErrors {
 

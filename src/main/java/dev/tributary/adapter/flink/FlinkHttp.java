@@ -47,8 +47,7 @@ final class FlinkHttp {
 
   static Answer send(RestClient.RequestHeadersSpec<?> request, String what) {
     try {
-      return request.exchange(
-          (req, res) -> new Answer(res.getStatusCode().value(), readJson(res)));
+      return request.exchange((req, res) -> new Answer(res.getStatusCode().value(), readJson(res)));
     } catch (ResourceAccessException e) {
       throw new DependencyUnavailableException(
           ExternalSystem.FLINK,
@@ -68,7 +67,9 @@ final class FlinkHttp {
 
   static Optional<String> text(JsonNode node, String field) {
     JsonNode value = node.path(field);
-    return value.isMissingNode() || value.isNull() ? Optional.empty() : Optional.of(value.asString());
+    return value.isMissingNode() || value.isNull()
+        ? Optional.empty()
+        : Optional.of(value.asString());
   }
 
   private static JsonNode readJson(ClientHttpResponse response) throws IOException {
@@ -79,7 +80,9 @@ final class FlinkHttp {
     try {
       return JsonMapper.shared().readTree(text);
     } catch (JacksonException e) {
-      return JsonMapper.shared().createObjectNode().set("errors", JsonMapper.shared().createArrayNode().add(text));
+      return JsonMapper.shared()
+          .createObjectNode()
+          .set("errors", JsonMapper.shared().createArrayNode().add(text));
     }
   }
 }

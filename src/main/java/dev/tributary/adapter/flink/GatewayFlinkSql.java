@@ -29,7 +29,9 @@ public class GatewayFlinkSql implements FlinkSql {
   private final RestClient http;
   private final Duration statementTimeout;
 
-  /** @param http a client whose base URL is the gateway's */
+  /**
+   * @param http a client whose base URL is the gateway's
+   */
   public GatewayFlinkSql(RestClient http, Duration statementTimeout) {
     this.http = http;
     this.statementTimeout = statementTimeout;
@@ -142,7 +144,11 @@ public class GatewayFlinkSql implements FlinkSql {
   private StatementResult fetchAll(Session session, String operation) {
     long deadline = System.nanoTime() + statementTimeout.toNanos();
     String uri =
-        "/v3/sessions/" + session.handle() + "/operations/" + operation + "/result/0?rowFormat=JSON";
+        "/v3/sessions/"
+            + session.handle()
+            + "/operations/"
+            + operation
+            + "/result/0?rowFormat=JSON";
     List<String> columns = List.of();
     List<List<Object>> rows = new ArrayList<>();
     Optional<String> jobId = Optional.empty();
@@ -179,7 +185,9 @@ public class GatewayFlinkSql implements FlinkSql {
       }
       if (System.nanoTime() > deadline) {
         throw new DependencyUnavailableException(
-            ExternalSystem.FLINK, "No result from the SQL Gateway within " + statementTimeout, null);
+            ExternalSystem.FLINK,
+            "No result from the SQL Gateway within " + statementTimeout,
+            null);
       }
       if ("NOT_READY".equals(type)) {
         sleep(pause);
@@ -198,7 +206,8 @@ public class GatewayFlinkSql implements FlinkSql {
   private void closeOperation(Session session, String operation) {
     FlinkHttp.send(
         http.delete()
-            .uri("/v3/sessions/{session}/operations/{operation}/close", session.handle(), operation),
+            .uri(
+                "/v3/sessions/{session}/operations/{operation}/close", session.handle(), operation),
         "close an operation");
   }
 

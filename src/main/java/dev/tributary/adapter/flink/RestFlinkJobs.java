@@ -14,7 +14,9 @@ public class RestFlinkJobs implements FlinkJobs {
 
   private final RestClient http;
 
-  /** @param http a client whose base URL is the JobManager's REST endpoint */
+  /**
+   * @param http a client whose base URL is the JobManager's REST endpoint
+   */
   public RestFlinkJobs(RestClient http) {
     this.http = http;
   }
@@ -76,14 +78,16 @@ public class RestFlinkJobs implements FlinkJobs {
             http.get().uri("/jobs/{id}/savepoints/{trigger}", jobId, triggerId),
             "read savepoint status of job " + jobId);
     if (!"COMPLETED".equals(answer.path("status").path("id").asString())) {
-      return new SavepointStatus(SavepointStatus.Phase.IN_PROGRESS, Optional.empty(), Optional.empty());
+      return new SavepointStatus(
+          SavepointStatus.Phase.IN_PROGRESS, Optional.empty(), Optional.empty());
     }
     JsonNode operation = answer.path("operation");
     Optional<String> location = FlinkHttp.text(operation, "location");
     if (location.isPresent()) {
       return new SavepointStatus(SavepointStatus.Phase.COMPLETED, location, Optional.empty());
     }
-    String cause = FlinkErrors.rootMessage(operation.path("failure-cause").path("stack-trace").asString(""));
+    String cause =
+        FlinkErrors.rootMessage(operation.path("failure-cause").path("stack-trace").asString(""));
     return new SavepointStatus(SavepointStatus.Phase.FAILED, Optional.empty(), Optional.of(cause));
   }
 
@@ -103,7 +107,9 @@ public class RestFlinkJobs implements FlinkJobs {
 
   @Override
   public Optional<String> latestRestorePath(String jobId) {
-    FlinkHttp.Answer answer = FlinkHttp.send(http.get().uri("/jobs/{id}/checkpoints", jobId), "read checkpoints of job " + jobId);
+    FlinkHttp.Answer answer =
+        FlinkHttp.send(
+            http.get().uri("/jobs/{id}/checkpoints", jobId), "read checkpoints of job " + jobId);
     if (answer.status() == 404) {
       return Optional.empty();
     }
@@ -113,8 +119,10 @@ public class RestFlinkJobs implements FlinkJobs {
     JsonNode latest = answer.body().path("latest");
     JsonNode checkpoint = latest.path("completed");
     JsonNode savepoint = latest.path("savepoint");
-    JsonNode newest = savepoint.path("id").asLong(-1) > checkpoint.path("id").asLong(-1) ? savepoint : checkpoint;
-    return FlinkHttp.text(newest, "external_path").filter(p -> !p.isBlank() && !p.equals("<checkpoint-not-externally-addressable>"));
+    JsonNode newest =
+        savepoint.path("id").asLong(-1) > checkpoint.path("id").asLong(-1) ? savepoint : checkpoint;
+    return FlinkHttp.text(newest, "external_path")
+        .filter(p -> !p.isBlank() && !p.equals("<checkpoint-not-externally-addressable>"));
   }
 
   /** Cluster overview (task managers and slots), for the health indicator. */

@@ -22,25 +22,39 @@ class KafkaConfiguration {
     int timeoutMs = (int) kafka.requestTimeout().toMillis();
     return Admin.create(
         Map.of(
-            AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
-            AdminClientConfig.CLIENT_ID_CONFIG, "tributary-admin",
-            AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, timeoutMs,
-            AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, timeoutMs));
+            AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+            kafka.bootstrapServers(),
+            AdminClientConfig.CLIENT_ID_CONFIG,
+            "tributary-admin",
+            AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG,
+            timeoutMs,
+            AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
+            timeoutMs));
   }
 
   @Bean
   KafkaTopics kafkaTopics(Admin kafkaAdmin, TributaryProperties properties) {
     TributaryProperties.Kafka kafka = properties.kafka();
-    return new KafkaTopics(kafkaAdmin, kafka.requestTimeout(), () -> new KafkaConsumer<>(
-        Map.of(
-            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
-            ConsumerConfig.CLIENT_ID_CONFIG, "tributary-preview",
-            ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
-            ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
-            ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) kafka.requestTimeout().toMillis(),
-            ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) kafka.requestTimeout().toMillis()),
-        new StringDeserializer(),
-        new StringDeserializer()));
+    return new KafkaTopics(
+        kafkaAdmin,
+        kafka.requestTimeout(),
+        () ->
+            new KafkaConsumer<>(
+                Map.of(
+                    ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                    kafka.bootstrapServers(),
+                    ConsumerConfig.CLIENT_ID_CONFIG,
+                    "tributary-preview",
+                    ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+                    "read_committed",
+                    ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+                    false,
+                    ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG,
+                    (int) kafka.requestTimeout().toMillis(),
+                    ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
+                    (int) kafka.requestTimeout().toMillis()),
+                new StringDeserializer(),
+                new StringDeserializer()));
   }
 
   @Bean

@@ -31,18 +31,24 @@ public class KafkaTopics implements Topics {
 
   private final Admin admin;
   private final Duration timeout;
-  private final java.util.function.Supplier<org.apache.kafka.clients.consumer.Consumer<String, String>> consumers;
+  private final java.util.function.Supplier<
+          org.apache.kafka.clients.consumer.Consumer<String, String>>
+      consumers;
 
   public KafkaTopics(Admin admin, Duration timeout) {
-    this(admin, timeout, () -> {
-      throw new UnsupportedOperationException("No consumer configured");
-    });
+    this(
+        admin,
+        timeout,
+        () -> {
+          throw new UnsupportedOperationException("No consumer configured");
+        });
   }
 
   public KafkaTopics(
       Admin admin,
       Duration timeout,
-      java.util.function.Supplier<org.apache.kafka.clients.consumer.Consumer<String, String>> consumers) {
+      java.util.function.Supplier<org.apache.kafka.clients.consumer.Consumer<String, String>>
+          consumers) {
     this.admin = admin;
     this.timeout = timeout;
     this.consumers = consumers;
@@ -52,7 +58,8 @@ public class KafkaTopics implements Topics {
   public List<TopicRecord> latest(String name, int limit) {
     Optional<TopicState> topic = describe(name);
     if (topic.isEmpty()) {
-      throw new RemoteSystemException(ExternalSystem.KAFKA, "Topic " + name + " does not exist", false);
+      throw new RemoteSystemException(
+          ExternalSystem.KAFKA, "Topic " + name + " does not exist", false);
     }
     try (var consumer = consumers.get()) {
       List<org.apache.kafka.common.TopicPartition> partitions = new ArrayList<>();
@@ -60,8 +67,10 @@ public class KafkaTopics implements Topics {
         partitions.add(new org.apache.kafka.common.TopicPartition(name, p));
       }
       consumer.assign(partitions);
-      Map<org.apache.kafka.common.TopicPartition, Long> ends = consumer.endOffsets(partitions, timeout);
-      Map<org.apache.kafka.common.TopicPartition, Long> begins = consumer.beginningOffsets(partitions, timeout);
+      Map<org.apache.kafka.common.TopicPartition, Long> ends =
+          consumer.endOffsets(partitions, timeout);
+      Map<org.apache.kafka.common.TopicPartition, Long> begins =
+          consumer.beginningOffsets(partitions, timeout);
       long remaining = 0;
       for (var partition : partitions) {
         // Up to limit from each partition's end; the newest overall are picked below.
@@ -73,7 +82,15 @@ public class KafkaTopics implements Topics {
       long deadline = System.nanoTime() + timeout.toNanos();
       while (remaining > 0 && System.nanoTime() < deadline) {
         var batch = consumer.poll(Duration.ofMillis(200));
-        batch.forEach(r -> records.add(new TopicRecord(r.partition(), r.offset(), java.time.Instant.ofEpochMilli(r.timestamp()), r.key(), r.value())));
+        batch.forEach(
+            r ->
+                records.add(
+                    new TopicRecord(
+                        r.partition(),
+                        r.offset(),
+                        java.time.Instant.ofEpochMilli(r.timestamp()),
+                        r.key(),
+                        r.value())));
         boolean done = true;
         for (var partition : partitions) {
           // read_committed stops at the last stable offset; transaction markers take offsets too.
@@ -85,10 +102,13 @@ public class KafkaTopics implements Topics {
           break;
         }
       }
-      records.sort(java.util.Comparator.comparing(TopicRecord::timestamp).thenComparing(TopicRecord::offset));
+      records.sort(
+          java.util.Comparator.comparing(TopicRecord::timestamp)
+              .thenComparing(TopicRecord::offset));
       return List.copyOf(records.subList(Math.max(0, records.size() - limit), records.size()));
     } catch (org.apache.kafka.common.KafkaException e) {
-      throw new DependencyUnavailableException(ExternalSystem.KAFKA, "read topic " + name + ": " + e.getMessage(), e);
+      throw new DependencyUnavailableException(
+          ExternalSystem.KAFKA, "read topic " + name + ": " + e.getMessage(), e);
     }
   }
 
@@ -161,7 +181,8 @@ public class KafkaTopics implements Topics {
     int replicas =
         description.partitions().isEmpty() ? 0 : description.partitions().get(0).replicas().size();
     return Optional.of(
-        new TopicState(name, description.partitions().size(), replicas, Map.copyOf(overrides), false));
+        new TopicState(
+            name, description.partitions().size(), replicas, Map.copyOf(overrides), false));
   }
 
   @Override
@@ -196,7 +217,8 @@ public class KafkaTopics implements Topics {
   }
 
   /** Waits; false instead of an exception when the future failed with {@code expected}. */
-  private boolean completes(KafkaFuture<?> future, Class<? extends Exception> expected, String what) {
+  private boolean completes(
+      KafkaFuture<?> future, Class<? extends Exception> expected, String what) {
     return !outcome(future, expected, what).expectedFailure();
   }
 

@@ -20,11 +20,14 @@ import tools.jackson.databind.JsonNode;
  */
 public class ConfluentSchemaRegistry implements SchemaRegistry {
 
-  static final MediaType CONTENT_TYPE = MediaType.parseMediaType("application/vnd.schemaregistry.v1+json");
+  static final MediaType CONTENT_TYPE =
+      MediaType.parseMediaType("application/vnd.schemaregistry.v1+json");
 
   private final RestClient http;
 
-  /** @param http a client whose base URL is the registry's, prefix included */
+  /**
+   * @param http a client whose base URL is the registry's, prefix included
+   */
   public ConfluentSchemaRegistry(RestClient http) {
     this.http = http;
   }
@@ -168,7 +171,8 @@ public class ConfluentSchemaRegistry implements SchemaRegistry {
         org.springframework.http.client.ClientHttpResponse response, int status) {
       String text;
       try {
-        text = new String(response.getBody().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        text =
+            new String(response.getBody().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
       } catch (java.io.IOException e) {
         text = "";
       }
@@ -190,8 +194,7 @@ public class ConfluentSchemaRegistry implements SchemaRegistry {
       return switch (status) {
         case 409 -> new IncompatibleSchemaException(text);
         case 422 -> new InvalidSchemaException(text);
-        default ->
-            new RemoteSystemException(ExternalSystem.SCHEMA_REGISTRY, text, status >= 500);
+        default -> new RemoteSystemException(ExternalSystem.SCHEMA_REGISTRY, text, status >= 500);
       };
     }
   }

@@ -18,7 +18,8 @@ class SchemaRegistryConfiguration {
     TributaryProperties.SchemaRegistry registry = properties.schemaRegistry();
     RestClient http =
         HttpClients.restClient(registry.url(), registry.requestTimeout())
-            .defaultHeader(HttpHeaders.CONTENT_TYPE, ConfluentSchemaRegistry.CONTENT_TYPE.toString())
+            .defaultHeader(
+                HttpHeaders.CONTENT_TYPE, ConfluentSchemaRegistry.CONTENT_TYPE.toString())
             .build();
     return new ConfluentSchemaRegistry(http);
   }
@@ -29,9 +30,15 @@ class SchemaRegistryConfiguration {
     return () -> {
       String url = properties.schemaRegistry().url().toString();
       try {
-        return Health.up().withDetail("url", url).withDetail("subjects", registry.subjects().size()).build();
+        return Health.up()
+            .withDetail("url", url)
+            .withDetail("subjects", registry.subjects().size())
+            .build();
       } catch (RuntimeException e) {
-        return Health.down().withDetail("url", url).withDetail("error", String.valueOf(e.getMessage())).build();
+        return Health.down()
+            .withDetail("url", url)
+            .withDetail("error", String.valueOf(e.getMessage()))
+            .build();
       }
     };
   }

@@ -22,8 +22,8 @@ public interface FlinkJobs {
   void cancel(String jobId);
 
   /**
-   * The newest completed checkpoint or savepoint of the job, to restart it from; also answers for
-   * a job that already ended (a crash between a stop's trigger and recording it loses nothing).
+   * The newest completed checkpoint or savepoint of the job, to restart it from; also answers for a
+   * job that already ended (a crash between a stop's trigger and recording it loses nothing).
    */
   Optional<String> latestRestorePath(String jobId);
 

@@ -54,8 +54,8 @@ public interface FlinkSql {
   }
 
   /**
-   * Flink rejected a statement. {@code line} and {@code column} are those Flink reported (0 when
-   * it did not); {@code causes} is the chain of messages, outermost first.
+   * Flink rejected a statement. {@code line} and {@code column} are those Flink reported (0 when it
+   * did not); {@code causes} is the chain of messages, outermost first.
    */
   final class StatementFailedException extends RemoteSystemException {
     private final int line;

@@ -16,11 +16,14 @@ public interface Topics {
 
   void delete(String name);
 
-  /** The newest committed records of the topic, up to {@code limit}, oldest first; empty if none. */
+  /**
+   * The newest committed records of the topic, up to {@code limit}, oldest first; empty if none.
+   */
   java.util.List<TopicRecord> latest(String name, int limit);
 
   /** A record as read back: where it is and its key and value as text. */
-  record TopicRecord(int partition, long offset, java.time.Instant timestamp, String key, String value) {}
+  record TopicRecord(
+      int partition, long offset, java.time.Instant timestamp, String key, String value) {}
 
   /** What a topic should look like; configs are topic-level overrides such as retention.ms. */
   record TopicSpec(String name, int partitions, Map<String, String> configs) {

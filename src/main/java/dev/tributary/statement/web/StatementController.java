@@ -28,25 +28,30 @@ class StatementController {
   @PostMapping
   @Operation(
       summary = "Run a statement or a script",
-      description = "The whole script is parsed and validated first; it then runs in one transaction,"
-          + " so when any statement fails nothing of it is kept. Errors are problem documents with a code,"
-          + " the statement index, line, column and a snippet.")
+      description =
+          "The whole script is parsed and validated first; it then runs in one transaction,"
+              + " so when any statement fails nothing of it is kept. Errors are problem documents with a code,"
+              + " the statement index, line, column and a snippet.")
   ScriptResponse execute(@Valid @RequestBody StatementRequest request) {
-    return new ScriptResponse(statements.execute(request.statement(), request.catalog(), request.database()));
+    return new ScriptResponse(
+        statements.execute(request.statement(), request.catalog(), request.database()));
   }
 
   @PostMapping("/validate")
   @Operation(
       summary = "Parse and validate a script without running it",
-      description = "No side effects. Returns each statement's kind and canonical form; CI can run it as a linter.")
+      description =
+          "No side effects. Returns each statement's kind and canonical form; CI can run it as a linter.")
   ScriptResponse validate(@Valid @RequestBody StatementRequest request) {
     return new ScriptResponse(statements.validate(request.statement()));
   }
 
   record StatementRequest(
       @Schema(example = "SHOW MATERIALIZED TABLES") @NotBlank String statement,
-      @Schema(description = "Current catalog for unqualified names", example = "examples") String catalog,
-      @Schema(description = "Current database for unqualified names", example = "marketplace") String database) {}
+      @Schema(description = "Current catalog for unqualified names", example = "examples")
+          String catalog,
+      @Schema(description = "Current database for unqualified names", example = "marketplace")
+          String database) {}
 
   record ScriptResponse(List<StatementResult> results) {}
 }

@@ -48,7 +48,8 @@ class MaterializedTableController {
   private final ProvisioningCheck checks;
   private final Topics topics;
 
-  MaterializedTableController(MaterializedTableService tables, ProvisioningCheck checks, Topics topics) {
+  MaterializedTableController(
+      MaterializedTableService tables, ProvisioningCheck checks, Topics topics) {
     this.tables = tables;
     this.checks = checks;
     this.topics = topics;
@@ -56,32 +57,47 @@ class MaterializedTableController {
 
   @GetMapping
   @Operation(summary = "List materialized tables, optionally by phase, a page at a time")
-  PageResponse list(@PathVariable String catalog, @PathVariable String database,
+  PageResponse list(
+      @PathVariable String catalog,
+      @PathVariable String database,
       @RequestParam(required = false) Phase phase,
-      @RequestParam(defaultValue = "0") int page, @RequestParam(defaultValue = "50") int size) {
+      @RequestParam(defaultValue = "0") int page,
+      @RequestParam(defaultValue = "50") int size) {
     if (page < 0 || size < 1 || size > 500) {
-      throw new ApiException(ErrorCode.VALIDATION_FAILED, "page must be >= 0 and size between 1 and 500");
+      throw new ApiException(
+          ErrorCode.VALIDATION_FAILED, "page must be >= 0 and size between 1 and 500");
     }
-    List<MaterializedTable> all = tables.list(catalog, database).stream().filter(t -> phase == null || t.getPhase() == phase).toList();
-    List<Resource> items = all.stream().skip((long) page * size).limit(size).map(this::resource).toList();
+    List<MaterializedTable> all =
+        tables.list(catalog, database).stream()
+            .filter(t -> phase == null || t.getPhase() == phase)
+            .toList();
+    List<Resource> items =
+        all.stream().skip((long) page * size).limit(size).map(this::resource).toList();
     return new PageResponse(items, page, size, all.size());
   }
 
   @GetMapping("/{name}")
   @Operation(summary = "Get one materialized table: spec, status, conditions, topic, subjects, job")
-  ResponseEntity<Resource> get(@PathVariable String catalog, @PathVariable String database, @PathVariable String name) {
+  ResponseEntity<Resource> get(
+      @PathVariable String catalog, @PathVariable String database, @PathVariable String name) {
     MaterializedTable table = tables.get(new ObjectName(catalog, database, name));
     return withEtag(HttpStatus.OK, resource(table));
   }
 
   @PutMapping("/{name}")
   @Transactional
-  @Operation(summary = "Create or update from JSON",
-      description = "spec.statement (a CREATE [OR ALTER] MATERIALIZED TABLE) or spec.definition (as GET returns it);"
-          + " spec.stopped suspends or resumes. Send the resourceVersion you read (If-Match or metadata.resourceVersion):"
-          + " a stale one is refused with 409.")
-  ResponseEntity<Resource> put(@PathVariable String catalog, @PathVariable String database, @PathVariable String name,
-      @RequestHeader(value = HttpHeaders.IF_MATCH, required = false) String ifMatch, @RequestBody PutRequest request) {
+  @Operation(
+      summary = "Create or update from JSON",
+      description =
+          "spec.statement (a CREATE [OR ALTER] MATERIALIZED TABLE) or spec.definition (as GET returns it);"
+              + " spec.stopped suspends or resumes. Send the resourceVersion you read (If-Match or metadata.resourceVersion):"
+              + " a stale one is refused with 409.")
+  ResponseEntity<Resource> put(
+      @PathVariable String catalog,
+      @PathVariable String database,
+      @PathVariable String name,
+      @RequestHeader(value = HttpHeaders.IF_MATCH, required = false) String ifMatch,
+      @RequestBody PutRequest request) {
     ObjectName id = new ObjectName(catalog, database, name);
     if (request.spec() == null) {
       throw new ApiException(ErrorCode.VALIDATION_FAILED, "'spec' is required");
@@ -89,9 +105,17 @@ class MaterializedTableController {
     MaterializedTableDefinition definition = definition(request.spec());
     var existing = tables.find(id);
     Long expected = expectedVersion(ifMatch, request.metadata());
-    if (existing.isPresent() && expected != null && existing.get().getResourceVersion() != expected) {
-      throw new ApiException(ErrorCode.CONFLICT, "Stale resourceVersion " + expected + "; the table is at "
-          + existing.get().getResourceVersion() + ". Read it again and retry", Map.of("resourceVersion", existing.get().getResourceVersion()));
+    if (existing.isPresent()
+        && expected != null
+        && existing.get().getResourceVersion() != expected) {
+      throw new ApiException(
+          ErrorCode.CONFLICT,
+          "Stale resourceVersion "
+              + expected
+              + "; the table is at "
+              + existing.get().getResourceVersion()
+              + ". Read it again and retry",
+          Map.of("resourceVersion", existing.get().getResourceVersion()));
     }
     if (existing.isEmpty()) {
       checks.checkNewTopic(id);
@@ -100,17 +124,23 @@ class MaterializedTableController {
       checks.checkQuery(id, definition);
       tables.create(id, definition, true, false);
     } else if (existing.isEmpty()) {
-      throw new ApiException(ErrorCode.VALIDATION_FAILED, "A new table needs spec.statement or spec.definition");
+      throw new ApiException(
+          ErrorCode.VALIDATION_FAILED, "A new table needs spec.statement or spec.definition");
     }
     if (request.spec().stopped() != null) {
-      tables.alter(id, request.spec().stopped() ? new Statement.Suspend() : new Statement.Resume(Map.of()));
+      tables.alter(
+          id, request.spec().stopped() ? new Statement.Suspend() : new Statement.Resume(Map.of()));
     }
-    return withEtag(existing.isPresent() ? HttpStatus.OK : HttpStatus.CREATED, resource(tables.get(id)));
+    return withEtag(
+        existing.isPresent() ? HttpStatus.OK : HttpStatus.CREATED, resource(tables.get(id)));
   }
 
   @DeleteMapping("/{name}")
-  @Operation(summary = "Drop: the job is cancelled, topic and subjects deleted, then the definition removed (kept in history)")
-  ResponseEntity<Resource> delete(@PathVariable String catalog, @PathVariable String database, @PathVariable String name) {
+  @Operation(
+      summary =
+          "Drop: the job is cancelled, topic and subjects deleted, then the definition removed (kept in history)")
+  ResponseEntity<Resource> delete(
+      @PathVariable String catalog, @PathVariable String database, @PathVariable String name) {
     ObjectName id = new ObjectName(catalog, database, name);
     tables.drop(id, false);
     return ResponseEntity.accepted().body(resource(tables.get(id)));
@@ -118,28 +148,55 @@ class MaterializedTableController {
 
   @GetMapping("/{name}/versions")
   @Operation(summary = "Every definition the table has had")
-  List<VersionResponse> versions(@PathVariable String catalog, @PathVariable String database, @PathVariable String name) {
-    return tables.versions(tables.get(new ObjectName(catalog, database, name))).stream().map(VersionResponse::of).toList();
+  List<VersionResponse> versions(
+      @PathVariable String catalog, @PathVariable String database, @PathVariable String name) {
+    return tables.versions(tables.get(new ObjectName(catalog, database, name))).stream()
+        .map(VersionResponse::of)
+        .toList();
   }
 
   @GetMapping("/{name}/versions/{version}")
   @Operation(summary = "One version, with its SHOW CREATE text")
-  VersionResponse version(@PathVariable String catalog, @PathVariable String database, @PathVariable String name, @PathVariable long version) {
+  VersionResponse version(
+      @PathVariable String catalog,
+      @PathVariable String database,
+      @PathVariable String name,
+      @PathVariable long version) {
     return tables.versions(tables.get(new ObjectName(catalog, database, name))).stream()
-        .filter(v -> v.version() == version).findFirst().map(VersionResponse::of)
-        .orElseThrow(() -> new ApiException(ErrorCode.NOT_FOUND, "Version " + version + " of " + catalog + "." + database + "." + name + " does not exist"));
+        .filter(v -> v.version() == version)
+        .findFirst()
+        .map(VersionResponse::of)
+        .orElseThrow(
+            () ->
+                new ApiException(
+                    ErrorCode.NOT_FOUND,
+                    "Version "
+                        + version
+                        + " of "
+                        + catalog
+                        + "."
+                        + database
+                        + "."
+                        + name
+                        + " does not exist"));
   }
 
   @GetMapping("/{name}/events")
   @Operation(summary = "What the reconciler did to the table, and why")
-  List<EventResponse> events(@PathVariable String catalog, @PathVariable String database, @PathVariable String name) {
+  List<EventResponse> events(
+      @PathVariable String catalog, @PathVariable String database, @PathVariable String name) {
     return tables.events(tables.get(new ObjectName(catalog, database, name))).stream()
-        .map(e -> new EventResponse(e.getAt(), e.getType().name(), e.getReason(), e.getMessage())).toList();
+        .map(e -> new EventResponse(e.getAt(), e.getType().name(), e.getReason(), e.getMessage()))
+        .toList();
   }
 
   @GetMapping("/{name}/preview")
-  @Operation(summary = "The latest rows of the backing topic, decoded as JSON (committed rows only)")
-  PreviewResponse preview(@PathVariable String catalog, @PathVariable String database, @PathVariable String name,
+  @Operation(
+      summary = "The latest rows of the backing topic, decoded as JSON (committed rows only)")
+  PreviewResponse preview(
+      @PathVariable String catalog,
+      @PathVariable String database,
+      @PathVariable String name,
       @RequestParam(defaultValue = "10") int limit) {
     if (limit < 1 || limit > 1000) {
       throw new ApiException(ErrorCode.VALIDATION_FAILED, "limit must be between 1 and 1000");
@@ -147,11 +204,18 @@ class MaterializedTableController {
     MaterializedTable table = tables.get(new ObjectName(catalog, database, name));
     String topic = Json.read(table.getStatus(), JsonNode.class).path("topic").asString(null);
     if (topic == null) {
-      throw new ApiException(ErrorCode.CONFLICT, table.objectName() + " has no topic yet (phase " + table.getPhase() + ")");
+      throw new ApiException(
+          ErrorCode.CONFLICT,
+          table.objectName() + " has no topic yet (phase " + table.getPhase() + ")");
     }
-    List<PreviewRow> rows = topics.latest(topic, limit).stream()
-        .sorted(Comparator.comparing(Topics.TopicRecord::timestamp))
-        .map(r -> new PreviewRow(r.partition(), r.offset(), r.timestamp(), json(r.key()), json(r.value()))).toList();
+    List<PreviewRow> rows =
+        topics.latest(topic, limit).stream()
+            .sorted(Comparator.comparing(Topics.TopicRecord::timestamp))
+            .map(
+                r ->
+                    new PreviewRow(
+                        r.partition(), r.offset(), r.timestamp(), json(r.key()), json(r.value())))
+            .toList();
     return new PreviewResponse(topic, rows);
   }
 
@@ -161,43 +225,72 @@ class MaterializedTableController {
       if (statement instanceof Statement.CreateMaterializedTable create) {
         return create.definition();
       }
-      throw new ApiException(ErrorCode.VALIDATION_FAILED, "spec.statement must be a CREATE [OR ALTER] MATERIALIZED TABLE, not " + statement.kind());
+      throw new ApiException(
+          ErrorCode.VALIDATION_FAILED,
+          "spec.statement must be a CREATE [OR ALTER] MATERIALIZED TABLE, not " + statement.kind());
     }
     if (spec.definition() != null) {
       try {
         return Json.read(Json.write(spec.definition()), MaterializedTableDefinition.class);
       } catch (RuntimeException e) {
-        throw new ApiException(ErrorCode.VALIDATION_FAILED, "spec.definition cannot be read: " + e.getMessage());
+        throw new ApiException(
+            ErrorCode.VALIDATION_FAILED, "spec.definition cannot be read: " + e.getMessage());
       }
     }
     return null;
   }
 
   private static Long expectedVersion(String ifMatch, Map<String, Object> metadata) {
-    String value = ifMatch != null ? ifMatch.replace("\"", "").replace("W/", "").strip()
-        : metadata != null && metadata.get("resourceVersion") != null ? String.valueOf(metadata.get("resourceVersion")) : null;
+    String value =
+        ifMatch != null
+            ? ifMatch.replace("\"", "").replace("W/", "").strip()
+            : metadata != null && metadata.get("resourceVersion") != null
+                ? String.valueOf(metadata.get("resourceVersion"))
+                : null;
     if (value == null || value.equals("*")) {
       return null;
     }
     try {
       return Long.parseLong(value);
     } catch (NumberFormatException e) {
-      throw new ApiException(ErrorCode.VALIDATION_FAILED, "resourceVersion must be a number, was '" + value + "'");
+      throw new ApiException(
+          ErrorCode.VALIDATION_FAILED, "resourceVersion must be a number, was '" + value + "'");
     }
   }
 
   private Resource resource(MaterializedTable t) {
     TableSpec spec = tables.spec(t);
-    Metadata metadata = new Metadata(t.getDatabase().getCatalog().getName(), t.getDatabase().getName(), t.getName(),
-        t.getId().toString(), t.getGeneration(), t.getResourceVersion(), t.getCreatedAt(), t.getUpdatedAt());
-    SpecResponse specResponse = new SpecResponse(MaterializedTableService.showCreate(t.objectName(), spec), spec.definition(), spec.stopped());
+    Metadata metadata =
+        new Metadata(
+            t.getDatabase().getCatalog().getName(),
+            t.getDatabase().getName(),
+            t.getName(),
+            t.getId().toString(),
+            t.getGeneration(),
+            t.getResourceVersion(),
+            t.getCreatedAt(),
+            t.getUpdatedAt());
+    SpecResponse specResponse =
+        new SpecResponse(
+            MaterializedTableService.showCreate(t.objectName(), spec),
+            spec.definition(),
+            spec.stopped());
     JsonNode status = Json.read(t.getStatus(), JsonNode.class);
-    return new Resource("tributary.dev/v1", "MaterializedTable", metadata, specResponse,
-        new StatusResponse(t.isDeletionRequested() ? Phase.DELETING : t.getPhase(), t.getObservedGeneration(), status));
+    return new Resource(
+        "tributary.dev/v1",
+        "MaterializedTable",
+        metadata,
+        specResponse,
+        new StatusResponse(
+            t.isDeletionRequested() ? Phase.DELETING : t.getPhase(),
+            t.getObservedGeneration(),
+            status));
   }
 
   private static ResponseEntity<Resource> withEtag(HttpStatus status, Resource resource) {
-    return ResponseEntity.status(status).eTag("\"" + resource.metadata().resourceVersion() + "\"").body(resource);
+    return ResponseEntity.status(status)
+        .eTag("\"" + resource.metadata().resourceVersion() + "\"")
+        .body(resource);
   }
 
   private static JsonNode json(String text) {
@@ -215,10 +308,22 @@ class MaterializedTableController {
 
   record SpecRequest(String statement, Map<String, Object> definition, Boolean stopped) {}
 
-  record Resource(String apiVersion, String kind, Metadata metadata, SpecResponse spec, StatusResponse status) {}
+  record Resource(
+      String apiVersion,
+      String kind,
+      Metadata metadata,
+      SpecResponse spec,
+      StatusResponse status) {}
 
-  record Metadata(String catalog, String database, String name, String uid, long generation, long resourceVersion,
-      Instant createdAt, Instant updatedAt) {}
+  record Metadata(
+      String catalog,
+      String database,
+      String name,
+      String uid,
+      long generation,
+      long resourceVersion,
+      Instant createdAt,
+      Instant updatedAt) {}
 
   record SpecResponse(String statement, MaterializedTableDefinition definition, boolean stopped) {}
 
@@ -228,7 +333,8 @@ class MaterializedTableController {
 
   record VersionResponse(long version, String qualifiedName, String statement, Instant createdAt) {
     static VersionResponse of(MaterializedTableVersion v) {
-      return new VersionResponse(v.version(), v.getQualifiedName(), v.getDefinition(), v.getCreatedAt());
+      return new VersionResponse(
+          v.version(), v.getQualifiedName(), v.getDefinition(), v.getCreatedAt());
     }
   }
 

@@ -63,7 +63,8 @@ class FlinkErrorsTest {
 
   @Test
   void shouldFallBackToTheFirstLineOfAnUnstructuredError() {
-    assertThat(FlinkErrors.rootMessage("Job 42 not found\nmore text")).isEqualTo("Job 42 not found");
+    assertThat(FlinkErrors.rootMessage("Job 42 not found\nmore text"))
+        .isEqualTo("Job 42 not found");
     assertThat(FlinkErrors.position(FlinkErrors.causes("no position here"))).isEmpty();
   }
 }

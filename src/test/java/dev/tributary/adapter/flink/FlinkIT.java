@@ -134,19 +134,26 @@ class FlinkIT {
             () ->
                 jobs.overview().stream()
                     .anyMatch(
-                        j -> j.id().equals(jobId) && j.name().equals(name) && j.state() == JobState.RUNNING));
+                        j ->
+                            j.id().equals(jobId)
+                                && j.name().equals(name)
+                                && j.state() == JobState.RUNNING));
     List<String> rows =
         TopicReader.values(
             LocalStack.get().kafkaBootstrapServers(), sink, 5, Duration.ofSeconds(60), false);
     assertThat(rows).hasSizeGreaterThanOrEqualTo(5);
     assertThat(rows)
         .allSatisfy(
-            row -> assertThat(JsonMapper.shared().readTree(row).path("price").asDouble()).isGreaterThan(50));
+            row ->
+                assertThat(JsonMapper.shared().readTree(row).path("price").asDouble())
+                    .isGreaterThan(50));
 
     String trigger = jobs.triggerStopWithSavepoint(jobId, LocalStack.get().savepointDir());
     await()
         .atMost(Duration.ofSeconds(60))
-        .until(() -> jobs.savepointStatus(jobId, trigger).phase() != SavepointStatus.Phase.IN_PROGRESS);
+        .until(
+            () ->
+                jobs.savepointStatus(jobId, trigger).phase() != SavepointStatus.Phase.IN_PROGRESS);
 
     SavepointStatus status = jobs.savepointStatus(jobId, trigger);
     assertThat(status.phase()).isEqualTo(SavepointStatus.Phase.COMPLETED);
@@ -190,7 +197,10 @@ class FlinkIT {
 
     String cause = jobs.job(jobId).orElseThrow().failureCause().orElseThrow();
     // The root cause, not "Could not forward element" or another wrapper.
-    assertThat(cause).startsWith("For input string: '").doesNotContain("\tat ").doesNotContain("\n");
+    assertThat(cause)
+        .startsWith("For input string: '")
+        .doesNotContain("\tat ")
+        .doesNotContain("\n");
   }
 
   @Test

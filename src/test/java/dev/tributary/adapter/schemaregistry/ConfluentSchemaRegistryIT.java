@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tributary.TributaryIT;
+import dev.tributary.local.LocalStack;
 import dev.tributary.reconcile.port.DependencyUnavailableException;
 import dev.tributary.reconcile.port.RemoteSystemException;
 import dev.tributary.reconcile.port.SchemaRegistry.Compatibility;
@@ -12,13 +13,12 @@ import dev.tributary.reconcile.port.SchemaRegistry.InvalidSchemaException;
 import dev.tributary.reconcile.port.SchemaRegistry.RegisteredSchema;
 import dev.tributary.reconcile.port.SchemaRegistry.Schema;
 import dev.tributary.reconcile.port.SchemaRegistry.SchemaType;
-import dev.tributary.local.LocalStack;
+import dev.tributary.system.HttpClients;
 import java.net.URI;
 import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
-import dev.tributary.system.HttpClients;
 
 @TributaryIT
 class ConfluentSchemaRegistryIT {
@@ -103,7 +103,8 @@ class ConfluentSchemaRegistryIT {
   @Test
   void shouldRaiseInvalidWhenSchemaCannotBeParsed() {
     assertThatThrownBy(
-            () -> registry.register(subject(), new Schema(SchemaType.AVRO, "{\"type\":\"recrod\"}")))
+            () ->
+                registry.register(subject(), new Schema(SchemaType.AVRO, "{\"type\":\"recrod\"}")))
         .isInstanceOf(InvalidSchemaException.class);
   }
 
@@ -150,15 +151,15 @@ class ConfluentSchemaRegistryIT {
         new ConfluentSchemaRegistry(
             HttpClients.restClient(withoutPrefix, Duration.ofSeconds(5)).build());
 
-    assertThatThrownBy(() -> wrongUrl.latest(subject()))
-        .isInstanceOf(RemoteSystemException.class);
+    assertThatThrownBy(() -> wrongUrl.latest(subject())).isInstanceOf(RemoteSystemException.class);
   }
 
   @Test
   void shouldReportUnavailableWhenRegistryCannotBeReached() {
     ConfluentSchemaRegistry unreachable =
         new ConfluentSchemaRegistry(
-            HttpClients.restClient(URI.create("http://127.0.0.1:1/apis/ccompat/v7"), Duration.ofSeconds(2))
+            HttpClients.restClient(
+                    URI.create("http://127.0.0.1:1/apis/ccompat/v7"), Duration.ofSeconds(2))
                 .build());
 
     assertThatThrownBy(() -> unreachable.latest(subject()))
