@@ -101,8 +101,27 @@ public final class LocalStack {
       }
     }
     starters.shutdown();
+    watchPostgres(dir.resolve("postgres"));
     stopOrder.add(0, ExampleDataGenerator.start(kafka.bootstrapServers()));
     log.info("Local stack up in {} ms under {}", (System.nanoTime() - started) / 1_000_000, dir);
+  }
+
+  /**
+   * PostgreSQL runs as its own processes: if this JVM dies without stopping it (SIGKILL), a
+   * watchdog stops the postgres started on our data directory, and only that one.
+   */
+  private static void watchPostgres(Path dataDir) throws IOException {
+    long jvm = ProcessHandle.current().pid();
+    String script =
+        "while kill -0 "
+            + jvm
+            + " 2>/dev/null; do sleep 1; done; pkill -INT -f -- \"-D "
+            + dataDir
+            + "\" || true";
+    new ProcessBuilder("sh", "-c", script)
+        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+        .redirectError(ProcessBuilder.Redirect.DISCARD)
+        .start();
   }
 
   /**
