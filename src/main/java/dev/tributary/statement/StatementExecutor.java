@@ -144,16 +144,26 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
   @Override
   public StatementResult select(Statement.Select s) {
     ObjectName from = s.from();
-    if (!"information_schema".equalsIgnoreCase(from.database())
-        || !"materialized_tables".equalsIgnoreCase(from.name())) {
-      throw new ApiException(
-          ErrorCode.UNSUPPORTED_STATEMENT,
-          "Only information_schema.materialized_tables can be queried here; reading "
-              + from
-              + " is not supported");
+    if ("information_schema".equalsIgnoreCase(from.database())
+        && "materialized_tables".equalsIgnoreCase(from.name())) {
+      String inCatalog = from.catalog() != null ? from.catalog() : catalog;
+      TableQueries.Rows rows = queries.informationSchema(inCatalog, s);
+      return rows(rows.columns(), rows.rows());
     }
-    String inCatalog = from.catalog() != null ? from.catalog() : catalog;
-    TableQueries.Rows rows = queries.informationSchema(inCatalog, s);
+    ObjectName name = resolve(from);
+    var table = tables.find(name);
+    if (table.isEmpty()) {
+      throw new ApiException(
+          catalogs.findSourceTable(name).isPresent()
+              ? ErrorCode.UNSUPPORTED_STATEMENT
+              : ErrorCode.NOT_FOUND,
+          catalogs.findSourceTable(name).isPresent()
+              ? "Reading source table "
+                  + name
+                  + " is not supported here; query a materialized table over it"
+              : "Table " + name + " does not exist");
+    }
+    TableQueries.Rows rows = queries.tableRows(table.get(), s);
     return rows(rows.columns(), rows.rows());
   }
 
