@@ -36,6 +36,36 @@ public record PipelinePlan(
   private static final Map<String, String> FLINK_FORMATS =
       Map.of("json-registry", "json", "avro-registry", "avro", "raw", "raw");
 
+  /** A short hash of everything that shapes the Flink job, and nothing else. */
+  public record Fingerprint(String value) {}
+
+  /**
+   * What the job depends on: the query, the columns it writes, the key, the changelog mode and the
+   * formats. Topic options, FRESHNESS, comments, watermarks and START_MODE are left out: changing
+   * them must not restart the job without its state.
+   */
+  public static Fingerprint fingerprint(
+      MaterializedTableDefinition effective, List<FlinkSql.Column> columns) {
+    String shape =
+        String.join(
+            "\n",
+            effective.query(),
+            columns.toString(),
+            String.valueOf(effective.schema() == null ? null : effective.schema().primaryKey()),
+            effective.distribution().columns().toString(),
+            String.valueOf(effective.options().get("changelog.mode")),
+            String.valueOf(effective.options().get("key.format")),
+            String.valueOf(effective.options().get("value.format")));
+    try {
+      byte[] hash =
+          java.security.MessageDigest.getInstance("SHA-256")
+              .digest(shape.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      return new Fingerprint(java.util.HexFormat.of().formatHex(hash, 0, 4));
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   /** A subject to register, and its schema. */
   public record Subject(String name, SchemaRegistry.Schema schema) {}
 

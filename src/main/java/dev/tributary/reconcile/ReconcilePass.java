@@ -40,8 +40,13 @@ final class ReconcilePass {
     return Next.resync(resync);
   }
 
-  String pipelineName() {
-    return "tributary-" + table.id() + "-v" + table.definitionVersion();
+  /**
+   * The job's name: the table and a fingerprint of what shapes the job. Stable across suspend,
+   * resume and changes that do not touch the job (topic options, comments, watermarks), so those
+   * keep the job and its state; a new query or schema gives a new name, which is an evolution.
+   */
+  String pipelineName(PipelinePlan.Fingerprint fingerprint) {
+    return "tributary-" + table.id() + "-" + fingerprint.value();
   }
 
   /** Writes status only when it differs from what is stored. */

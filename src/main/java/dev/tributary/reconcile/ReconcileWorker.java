@@ -34,7 +34,7 @@ public class ReconcileWorker implements SmartLifecycle {
   }
 
   private static final java.util.regex.Pattern PIPELINE =
-      java.util.regex.Pattern.compile("tributary-([0-9a-f-]{36})-v\\d+");
+      java.util.regex.Pattern.compile("tributary-([0-9a-f-]{36})-[0-9a-f]{8}");
   private final java.util.Map<String, FlinkJobs.JobState> lastSeen = new java.util.HashMap<>();
   private long lastWatch;
 

@@ -136,7 +136,7 @@ public class Reconciler {
     PipelinePlan plan =
         new PipelinePlan(
             p.table.name(),
-            p.pipelineName(),
+            p.pipelineName(PipelinePlan.fingerprint(effective, p.status.schema())),
             effective,
             p.status.schema(),
             settings.bootstrapServers());

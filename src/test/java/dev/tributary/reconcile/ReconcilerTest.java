@@ -46,7 +46,7 @@ class ReconcilerTest {
     assertThat(status.condition(TableStatus.READY).status()).isEqualTo("True");
     assertThat(status.condition(TableStatus.TOPIC_READY).status()).isEqualTo("True");
     assertThat(status.condition(TableStatus.SCHEMA_REGISTERED).status()).isEqualTo("True");
-    assertThat(status.pipelineName()).isEqualTo("tributary-" + id + "-v1");
+    assertThat(status.pipelineName()).matches("tributary-" + id + "-[0-9a-f]{8}");
   }
 
   @ParameterizedTest
@@ -86,7 +86,7 @@ class ReconcilerTest {
         .satisfies(
             job -> {
               assertThat(job.restoredFrom).isEqualTo(savepoint);
-              assertThat(job.name).isEqualTo("tributary-" + id + "-v1");
+              assertThat(job.name).isEqualTo(world.flink.jobs.get(first).name);
             });
     assertThat(world.flink.submissions).isEqualTo(2);
     assertThat(world.phase(id)).isEqualTo(Phase.RUNNING);
@@ -127,7 +127,9 @@ class ReconcilerTest {
         .singleElement()
         .satisfies(
             job -> {
-              assertThat(job.name).isEqualTo("tributary-" + id + "-v2");
+              assertThat(job.name)
+                  .startsWith("tributary-" + id + "-")
+                  .isNotEqualTo(world.flink.jobs.get(old).name);
               assertThat(job.restoredFrom).isNull();
             });
   }
@@ -230,5 +232,26 @@ class ReconcilerTest {
     assertThat(world.status(id).condition(TableStatus.READY).message())
         .contains("REFRESH_MODE = FULL")
         .contains("not supported yet");
+  }
+
+  @Test
+  void shouldKeepTheJobAndItsStateWhenOnlyTopicOptionsChange() {
+    UUID id = world.create(ORDERS);
+    world.converge(id);
+    String job = world.status(id).jobId();
+
+    world.change(
+        id,
+        spec ->
+            spec.withDefinition(
+                spec.definition().withOptions(java.util.Map.of("kafka.retention.time", "30 d"))),
+        true);
+    world.converge(id);
+
+    assertThat(world.flink.submissions).isEqualTo(1);
+    assertThat(world.flink.live()).singleElement().satisfies(j -> assertThat(j.id).isEqualTo(job));
+    assertThat(world.kafka.topics.get("high_value_orders").configs())
+        .containsEntry("retention.ms", "2592000000");
+    assertThat(world.phase(id)).isEqualTo(Phase.RUNNING);
   }
 }
