@@ -25,20 +25,30 @@ import tools.jackson.databind.JsonNode;
 class DependencyOutageIT {
 
   static TcpProxy registry;
+  static TcpProxy gateway;
+  static TcpProxy jobManager;
 
   @DynamicPropertySource
-  static void registryBehindProxy(DynamicPropertyRegistry properties) throws IOException {
-    var url = LocalStack.get().registryUrl();
+  static void dependenciesBehindProxies(DynamicPropertyRegistry properties) throws IOException {
+    LocalStack stack = LocalStack.get();
+    var url = stack.registryUrl();
     registry = new TcpProxy(url.getPort());
+    gateway = new TcpProxy(stack.sqlGatewayUrl().getPort());
+    jobManager = new TcpProxy(stack.flinkRestUrl().getPort());
     properties.add(
         "tributary.schema-registry.url",
         () -> "http://127.0.0.1:" + registry.port() + url.getPath());
     properties.add("tributary.schema-registry.request-timeout", () -> "2s");
+    properties.add("tributary.flink.sql-gateway-url", () -> "http://127.0.0.1:" + gateway.port());
+    properties.add("tributary.flink.rest-url", () -> "http://127.0.0.1:" + jobManager.port());
+    properties.add("tributary.flink.request-timeout", () -> "5s");
   }
 
   @AfterAll
-  static void closeProxy() throws IOException {
+  static void closeProxies() throws IOException {
     registry.close();
+    gateway.close();
+    jobManager.close();
   }
 
   @LocalServerPort int port;
@@ -93,6 +103,51 @@ class DependencyOutageIT {
                 assertThat(api.get(path).body().path("status").path("phase").asString())
                     .isEqualTo("RUNNING"));
     api.sql("DROP MATERIALIZED TABLE outage_orders", "examples", "marketplace");
+    await().atMost(Duration.ofSeconds(60)).until(() -> api.get(path).status() == 404);
+  }
+
+  @Test
+  void shouldAcceptWhileFlinkIsDownAndValidateOnceItIsBack() {
+    Api api = new Api(port);
+    String path = "/v1/catalogs/examples/databases/marketplace/materialized-tables/outage_flink";
+    gateway.cut();
+    jobManager.cut();
+
+    Answer created =
+        api.sql(
+            "CREATE MATERIALIZED TABLE outage_flink FRESHNESS = INTERVAL '2' SECOND AS"
+                + " SELECT order_id, price FROM examples.marketplace.orders",
+            "examples",
+            "marketplace");
+
+    assertThat(created.status()).as(created.text()).isEqualTo(200);
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              JsonNode ready =
+                  api.get(path)
+                      .body()
+                      .path("status")
+                      .path("details")
+                      .path("conditions")
+                      .valueStream()
+                      .filter(c -> c.path("type").asString().equals("Ready"))
+                      .findFirst()
+                      .orElseThrow();
+              assertThat(ready.path("message").asString()).startsWith("Waiting for FLINK");
+            });
+
+    gateway.restore();
+    jobManager.restore();
+
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .untilAsserted(
+            () ->
+                assertThat(api.get(path).body().path("status").path("phase").asString())
+                    .isEqualTo("RUNNING"));
+    api.sql("DROP MATERIALIZED TABLE outage_flink", "examples", "marketplace");
     await().atMost(Duration.ofSeconds(60)).until(() -> api.get(path).status() == 404);
   }
 }
