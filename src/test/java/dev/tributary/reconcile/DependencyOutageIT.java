@@ -53,101 +53,95 @@ class DependencyOutageIT {
 
   @LocalServerPort int port;
 
-  @Test
-  void shouldAcceptWaitAndConvergeWhenTheRegistryComesBack() {
-    Api api = new Api(port);
-    String path = "/v1/catalogs/examples/databases/marketplace/materialized-tables/outage_orders";
-    registry.cut();
+  /** The Ready condition of the table at {@code path}. */
+  static JsonNode ready(Api api, String path) {
+    return api.get(path)
+        .body()
+        .path("status")
+        .path("details")
+        .path("conditions")
+        .valueStream()
+        .filter(c -> c.path("type").asString().equals("Ready"))
+        .findFirst()
+        .orElseThrow();
+  }
 
+  /** Drops the table and waits until it is gone (topic, subjects and job with it). */
+  static void dropAndAwaitGone(Api api, String name, String path) {
+    api.sql("DROP MATERIALIZED TABLE " + name, "examples", "marketplace");
+    await().atMost(Duration.ofSeconds(60)).until(() -> api.get(path).status() == 404);
+  }
+
+  /** Creates a table over the example orders; the answer must be 200 whatever is down. */
+  static void create(Api api, String name) {
     Answer created =
         api.sql(
-            "CREATE MATERIALIZED TABLE outage_orders FRESHNESS = INTERVAL '2' SECOND AS"
+            "CREATE MATERIALIZED TABLE "
+                + name
+                + " FRESHNESS = INTERVAL '2' SECOND AS"
                 + " SELECT order_id, price FROM examples.marketplace.orders",
             "examples",
             "marketplace");
-
     assertThat(created.status()).as(created.text()).isEqualTo(200);
-    await()
-        .atMost(Duration.ofSeconds(60))
-        .untilAsserted(
-            () -> {
-              JsonNode status = api.get(path).body().path("status");
-              JsonNode ready =
-                  status
-                      .path("details")
-                      .path("conditions")
-                      .valueStream()
-                      .filter(c -> c.path("type").asString().equals("Ready"))
-                      .findFirst()
-                      .orElseThrow();
-              assertThat(ready.path("reason").asString()).isEqualTo("DependencyUnavailable");
-              assertThat(ready.path("message").asString())
-                  .startsWith("Waiting for SCHEMA_REGISTRY");
-              assertThat(status.path("phase").asString()).isNotEqualTo("RUNNING");
-            });
-    assertThat(
-            api.get("/actuator/health")
-                .body()
-                .path("components")
-                .path("schemaRegistry")
-                .path("status")
-                .asString())
-        .isEqualTo("DOWN");
+  }
 
-    registry.restore();
-
+  static void awaitRunning(Api api, String path) {
     await()
         .atMost(Duration.ofSeconds(90))
         .untilAsserted(
             () ->
                 assertThat(api.get(path).body().path("status").path("phase").asString())
                     .isEqualTo("RUNNING"));
-    api.sql("DROP MATERIALIZED TABLE outage_orders", "examples", "marketplace");
-    await().atMost(Duration.ofSeconds(60)).until(() -> api.get(path).status() == 404);
+  }
+
+  static String path(String name) {
+    return "/v1/catalogs/examples/databases/marketplace/materialized-tables/" + name;
+  }
+
+  @Test
+  void shouldAcceptWaitAndConvergeWhenTheRegistryComesBack() {
+    Api api = new Api(port);
+    registry.cut();
+
+    create(api, "outage_orders");
+
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              assertThat(ready(api, path("outage_orders")).path("reason").asString())
+                  .isEqualTo("DependencyUnavailable");
+              assertThat(ready(api, path("outage_orders")).path("message").asString())
+                  .startsWith("Waiting for SCHEMA_REGISTRY");
+            });
+    JsonNode health = api.get("/actuator/health").body().path("components");
+    assertThat(health.path("schemaRegistry").path("status").asString()).isEqualTo("DOWN");
+
+    registry.restore();
+
+    awaitRunning(api, path("outage_orders"));
+    dropAndAwaitGone(api, "outage_orders", path("outage_orders"));
   }
 
   @Test
   void shouldAcceptWhileFlinkIsDownAndValidateOnceItIsBack() {
     Api api = new Api(port);
-    String path = "/v1/catalogs/examples/databases/marketplace/materialized-tables/outage_flink";
     gateway.cut();
     jobManager.cut();
 
-    Answer created =
-        api.sql(
-            "CREATE MATERIALIZED TABLE outage_flink FRESHNESS = INTERVAL '2' SECOND AS"
-                + " SELECT order_id, price FROM examples.marketplace.orders",
-            "examples",
-            "marketplace");
+    create(api, "outage_flink");
 
-    assertThat(created.status()).as(created.text()).isEqualTo(200);
     await()
         .atMost(Duration.ofSeconds(60))
         .untilAsserted(
-            () -> {
-              JsonNode ready =
-                  api.get(path)
-                      .body()
-                      .path("status")
-                      .path("details")
-                      .path("conditions")
-                      .valueStream()
-                      .filter(c -> c.path("type").asString().equals("Ready"))
-                      .findFirst()
-                      .orElseThrow();
-              assertThat(ready.path("message").asString()).startsWith("Waiting for FLINK");
-            });
+            () ->
+                assertThat(ready(api, path("outage_flink")).path("message").asString())
+                    .startsWith("Waiting for FLINK"));
 
     gateway.restore();
     jobManager.restore();
 
-    await()
-        .atMost(Duration.ofSeconds(90))
-        .untilAsserted(
-            () ->
-                assertThat(api.get(path).body().path("status").path("phase").asString())
-                    .isEqualTo("RUNNING"));
-    api.sql("DROP MATERIALIZED TABLE outage_flink", "examples", "marketplace");
-    await().atMost(Duration.ofSeconds(60)).until(() -> api.get(path).status() == 404);
+    awaitRunning(api, path("outage_flink"));
+    dropAndAwaitGone(api, "outage_flink", path("outage_flink"));
   }
 }
