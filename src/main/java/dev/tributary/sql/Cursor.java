@@ -3,7 +3,6 @@ package dev.tributary.sql;
 import dev.tributary.system.ErrorCode;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 
 /** A position in the token list, with the checks and verbatim captures the parsers share. */
@@ -288,9 +287,5 @@ final class Cursor {
 
   SqlException error(ErrorCode code, String message, Token at, String expected) {
     return SqlException.at(code, message, source, at.start(), expected);
-  }
-
-  static String upper(String s) {
-    return s.toUpperCase(Locale.ROOT);
   }
 }

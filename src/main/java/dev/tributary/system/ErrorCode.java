@@ -17,6 +17,7 @@ public enum ErrorCode {
   NOT_FOUND(404, "Resource not found"),
   CONFLICT(409, "Resource conflict"),
   ALREADY_EXISTS(409, "Resource already exists"),
+  REMOTE_ERROR(502, "A dependency refused the request"),
   DEPENDENCY_UNAVAILABLE(503, "A dependency is unavailable"),
   INTERNAL_ERROR(500, "Internal error");
 

@@ -74,7 +74,11 @@ class ProblemAdvice extends ResponseEntityExceptionHandler {
 
   @ExceptionHandler(RemoteSystemException.class)
   ProblemDetail handleRemote(RemoteSystemException e) {
-    ProblemDetail problem = problem(ErrorCode.DEPENDENCY_UNAVAILABLE, e.getMessage());
+    // Unreachable (worth retrying) is 503; a remote refusal is 502 and retrying will not help.
+    ProblemDetail problem =
+        problem(
+            e.retryable() ? ErrorCode.DEPENDENCY_UNAVAILABLE : ErrorCode.REMOTE_ERROR,
+            e.getMessage());
     problem.setProperty("system", e.system().name());
     return problem;
   }
