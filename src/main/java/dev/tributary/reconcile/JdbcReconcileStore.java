@@ -12,6 +12,7 @@ import java.util.Optional;
 import java.util.UUID;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
+import org.springframework.transaction.annotation.Transactional;
 
 /**
  * {@link ReconcileStore} in PostgreSQL: claiming due rows with a lease (FOR UPDATE SKIP LOCKED, so
@@ -69,7 +70,7 @@ public class JdbcReconcileStore implements ReconcileStore {
         jdbc.query(
             """
         SELECT t.id, c.name AS catalog, d.name AS database, t.name, t.generation, t.spec, t.deletion_requested,
-               t.phase, t.status, t.attempt,
+               t.phase, t.status, t.attempt, t.observed_generation,
                (SELECT max(version) FROM materialized_table_version v WHERE v.table_id = t.id) AS definition_version
         FROM materialized_table t JOIN catalog_database d ON d.id = t.database_id JOIN catalog c ON c.id = d.catalog_id
         WHERE t.id = ?""",
@@ -83,7 +84,8 @@ public class JdbcReconcileStore implements ReconcileStore {
                     Json.read(rs.getString("spec"), TableSpec.class),
                     rs.getBoolean("deletion_requested"),
                     Phase.valueOf(rs.getString("phase")),
-                    status(rs.getString("status"))),
+                    status(rs.getString("status")),
+                    rs.getLong("observed_generation")),
             id);
     return rows.stream().findFirst();
   }
@@ -134,15 +136,45 @@ public class JdbcReconcileStore implements ReconcileStore {
     }
   }
 
+  /**
+   * Marks version {@code failed} as failed with the cause, and makes version {@code to}'s
+   * definition current again, as a new version: the API's columns are written here, once, because
+   * the user's change could not be carried out.
+   */
+  @Override
+  @Transactional
+  public void rollBack(UUID id, long failed, long to, String cause) {
+    jdbc.update(
+        "UPDATE materialized_table_version SET outcome = 'ROLLED_BACK', failure = ? WHERE table_id = ? AND version = ?",
+        cause,
+        id,
+        failed);
+    jdbc.update(
+        """
+        UPDATE materialized_table t SET spec = jsonb_set(v.spec, '{stopped}', t.spec -> 'stopped'),
+          definition = v.definition, generation = t.generation + 1,
+          resource_version = t.resource_version + 1, updated_at = now()
+        FROM materialized_table_version v
+        WHERE t.id = ? AND v.table_id = t.id AND v.version = ?""",
+        id,
+        to);
+    jdbc.update(
+        """
+        INSERT INTO materialized_table_version (table_id, version, qualified_name, spec, definition, created_at, outcome)
+        SELECT t.id, t.generation, v.qualified_name, t.spec, t.definition, now(), 'RESTORED_' || ?
+        FROM materialized_table t JOIN materialized_table_version v ON v.table_id = t.id AND v.version = ?
+        WHERE t.id = ?""",
+        String.valueOf(to),
+        to,
+        id);
+  }
+
   @Override
   public void delete(UUID id) {
     jdbc.update("DELETE FROM materialized_table WHERE id = ? AND deletion_requested", id);
   }
 
   static TableStatus status(String json) {
-    if (json == null || json.isBlank() || json.equals("{}")) {
-      return TableStatus.initial();
-    }
-    return Json.read(json, TableStatus.class);
+    return TableStatus.parse(json);
   }
 }

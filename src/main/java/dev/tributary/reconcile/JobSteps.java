@@ -1,32 +1,63 @@
 package dev.tributary.reconcile;
 
 import dev.tributary.reconcile.Reconciler.Next;
+import dev.tributary.reconcile.TableStatus.Evolution;
 import dev.tributary.reconcile.TableStatus.Reason;
 import dev.tributary.reconcile.port.FlinkJobs;
 import dev.tributary.reconcile.port.FlinkJobs.JobState;
 import dev.tributary.reconcile.port.FlinkJobs.JobSummary;
 import dev.tributary.reconcile.port.FlinkSql;
+import dev.tributary.reconcile.port.Topics;
+import dev.tributary.sql.Clauses;
 import dev.tributary.table.Phase;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
+import java.util.stream.Collectors;
 
-/** Keeping the job running: observe it, submit it, restart it after a failure with backoff. */
+/**
+ * Keeping the job running: observe it, submit it, restart it after a failure with backoff, and hold
+ * a new definition to its readiness window. State restores only into the job shape that wrote it; a
+ * new shape starts its sources where START_MODE says, which for the RESUME_OR_* modes is where the
+ * previous job stopped (the offsets its sources committed under the table's group).
+ */
 final class JobSteps {
 
   private final FlinkSql sql;
   private final FlinkJobs jobs;
+  private final Topics topics;
   private final QueryPlanner planner;
+  private final Transitions transitions;
+  private final Reconciler.Settings settings;
   private final Reconciler.Faults faults;
   private final Clock clock;
 
   JobSteps(
-      FlinkSql sql, FlinkJobs jobs, QueryPlanner planner, Reconciler.Faults faults, Clock clock) {
+      FlinkSql sql,
+      FlinkJobs jobs,
+      Topics topics,
+      QueryPlanner planner,
+      Transitions transitions,
+      Reconciler.Settings settings,
+      Reconciler.Faults faults,
+      Clock clock) {
     this.sql = sql;
     this.jobs = jobs;
+    this.topics = topics;
     this.planner = planner;
+    this.transitions = transitions;
+    this.settings = settings;
     this.faults = faults;
     this.clock = clock;
+  }
+
+  /** The consumer group under which a table's jobs commit their source offsets. */
+  static String group(UUID table) {
+    return "tributary-" + table;
   }
 
   Next ensureJob(ReconcilePass p, PipelinePlan plan, Optional<JobSummary> live) {
@@ -34,12 +65,18 @@ final class JobSteps {
       return observeRunning(p, live.get());
     }
     Optional<JobSummary> last = p.lastJob(plan.pipelineName());
+    Evolution evolution = p.status.evolution();
+    if (evolution != null && last.isPresent() && last.get().state() == JobState.FAILED) {
+      return transitions.rollBack(p, failureCause(last.get()));
+    }
+    if (evolution != null && overdue(evolution)) {
+      return transitions.rollBack(p, "no running job within " + window());
+    }
     if (p.status.failedGeneration() > 0 && p.table.generation() > p.status.failedGeneration()) {
       // The user resumed or changed a FAILED table: a fresh round of attempts.
       p.status = p.status.toBuilder().failedAt(0).failures(0).build();
       if (last.isPresent() && last.get().state() == JobState.FAILED) {
-        return submit(
-            p, plan, jobs.latestRestorePath(last.get().id()).orElse(p.status.savepointPath()), 0);
+        return submit(p, plan, restorePoint(p, plan, last), 0);
       }
     }
     if (last.isPresent() && last.get().state() == JobState.FAILED) {
@@ -57,12 +94,20 @@ final class JobSteps {
               .with(TableStatus.READY, true, Reason.Completed, "The query completed");
       return p.save(Phase.RUNNING, s, p.resync());
     }
-    // A job that ended while it should run: resubmit, restoring whatever state it left.
-    String restore = p.status.savepointPath();
-    if (restore == null && last.isPresent()) {
-      restore = jobs.latestRestorePath(last.get().id()).orElse(null);
+    // A job that ended while it should run, a resume, or a new definition: submit it.
+    return submit(p, plan, restorePoint(p, plan, last), p.status.consecutiveFailures());
+  }
+
+  /**
+   * The savepoint or checkpoint to restore: only one written by a job of this very pipeline (same
+   * query, columns, key and formats), since another shape's state does not fit its operators.
+   */
+  private String restorePoint(ReconcilePass p, PipelinePlan plan, Optional<JobSummary> last) {
+    if (p.status.savepointPath() != null
+        && plan.pipelineName().equals(p.status.savepointPipeline())) {
+      return p.status.savepointPath();
     }
-    return submit(p, plan, restore, p.status.consecutiveFailures());
+    return last.flatMap(j -> jobs.latestRestorePath(j.id())).orElse(null);
   }
 
   private Next observeRunning(ReconcilePass p, JobSummary job) {
@@ -74,20 +119,52 @@ final class JobSteps {
           default -> Phase.CREATING;
         };
     boolean running = next == Phase.RUNNING;
+    Evolution evolution = p.status.evolution();
+    if (evolution != null && !running && overdue(evolution)) {
+      return transitions.rollBack(p, "job " + job.id() + " not running within " + window());
+    }
     // Failures count as consecutive until a job has stayed up for a while.
     boolean stable =
         running
             && job.startTime() != null
             && job.startTime().isBefore(clock.instant().minus(Reconciler.STABLE_AFTER));
-    TableStatus s =
+    TableStatus.Builder b =
         p.status.toBuilder()
             .job(job.id(), job.startTime())
             .failures(stable ? 0 : p.status.consecutiveFailures())
             .stopRequested(false)
             .savepoint(null, null)
-            .build();
-    s =
-        s.with(
+            .savepointOf(null);
+    Next after = running ? p.resync() : Next.soon();
+    if (evolution != null && running) {
+      Instant since = evolution.runningSince() != null ? evolution.runningSince() : clock.instant();
+      Duration left = Duration.between(clock.instant(), since.plus(settings.readinessWindow()));
+      if (left.isNegative() || left.isZero()) {
+        p.event(
+            "NORMAL",
+            "EvolutionCompleted",
+            "Version "
+                + p.table.definitionVersion()
+                + " ran for "
+                + window()
+                + "; the evolution from version "
+                + evolution.fromVersion()
+                + " is complete");
+        b.evolution(null);
+      } else {
+        b.evolution(
+            new Evolution(
+                evolution.fromVersion(),
+                evolution.fromPipeline(),
+                evolution.savepointPath(),
+                evolution.startedAt(),
+                since));
+        after = new Next(left.plusMillis(100), false);
+      }
+    }
+    TableStatus s =
+        b.build()
+            .with(
                 TableStatus.JOB_RUNNING,
                 running,
                 running ? Reason.JobRunning : Reason.Provisioning,
@@ -101,12 +178,11 @@ final class JobSteps {
       p.event("NORMAL", "JobRunning", "Job " + job.id() + " is running");
       s = s.toBuilder().detail(null).build();
     }
-    return p.save(next, s, running ? p.resync() : Next.soon());
+    return p.save(next, s, after);
   }
 
   private Next restartFailed(ReconcilePass p, PipelinePlan plan, JobSummary failed) {
-    String cause =
-        jobs.job(failed.id()).flatMap(FlinkJobs.JobDetail::failureCause).orElse("the job failed");
+    String cause = failureCause(failed);
     int failures = p.status.consecutiveFailures() + (failed.id().equals(p.status.jobId()) ? 1 : 0);
     if (failures >= Reconciler.MAX_FAILURES) {
       if (p.phase != Phase.FAILED) {
@@ -160,36 +236,48 @@ final class JobSteps {
       p.save(Phase.FAILING, s, null);
       return new Next(backoff, true);
     }
-    String restore = jobs.latestRestorePath(failed.id()).orElse(p.status.savepointPath());
+    String restore =
+        jobs.latestRestorePath(failed.id()).orElse(restorePoint(p, plan, Optional.empty()));
     return submit(p, plan, restore, p.status.consecutiveFailures());
   }
 
   private Next submit(ReconcilePass p, PipelinePlan plan, String restorePath, int failures) {
     // Intent first: the pipeline name is recorded before the job exists, and a later pass adopts
     // a job of that name instead of submitting another.
+    long interval = plan.checkpointInterval().toMillis();
     p.save(
         p.phase == Phase.PENDING || p.phase == Phase.STOPPED ? Phase.CREATING : p.phase,
         p.status.toBuilder()
             .pipelineName(plan.pipelineName())
             .job(null, null)
+            .jobRuns(p.table.definitionVersion(), interval)
             .failures(failures)
             .build(),
         null);
     faults.at("submit");
-    String jobId =
-        planner.inSession(
-            p.table.name(),
-            p.table.spec().definition().query(),
-            plan.sourceStartOptions(clock.instant()),
-            plan.sessionProperties(restorePath),
-            session -> {
-              for (String statement : plan.jobStatements()) {
-                sql.execute(session, statement);
-              }
-              return sql.execute(session, plan.insert())
-                  .jobId()
-                  .orElseThrow(() -> new IllegalStateException("The INSERT returned no job id"));
-            });
+    Map<String, String> positions = new LinkedHashMap<>();
+    String jobId;
+    try {
+      jobId =
+          planner.inSession(
+              p.table.name(),
+              p.table.spec().definition().query(),
+              starts(p, plan, restorePath != null, positions),
+              plan.sessionProperties(restorePath),
+              session -> {
+                for (String statement : plan.jobStatements()) {
+                  sql.execute(session, statement);
+                }
+                return sql.execute(session, plan.insert())
+                    .jobId()
+                    .orElseThrow(() -> new IllegalStateException("The INSERT returned no job id"));
+              });
+    } catch (FlinkSql.StatementFailedException e) {
+      if (p.status.evolution() != null) {
+        return transitions.rollBack(p, "Flink refused the new job: " + e.getMessage());
+      }
+      throw e;
+    }
     p.event(
         "NORMAL",
         "JobSubmitted",
@@ -198,7 +286,9 @@ final class JobSteps {
             + " ("
             + plan.pipelineName()
             + ")"
-            + (restorePath == null ? "" : " from " + restorePath));
+            + (restorePath == null
+                ? "; sources start at " + positions
+                : " restoring " + restorePath));
     faults.at("submitted");
     TableStatus s =
         p.status.toBuilder()
@@ -207,5 +297,66 @@ final class JobSteps {
             .with(
                 TableStatus.JOB_RUNNING, false, Reason.JobSubmitted, "Job " + jobId + " submitted");
     return p.save(Phase.CREATING, s, new Next(Duration.ofMillis(100), false));
+  }
+
+  /**
+   * Options for each Kafka source of the job: the table's consumer group (sources commit their
+   * offsets there at every checkpoint and savepoint) and where to start without restored state. The
+   * RESUME_OR_* modes continue a source from the group's committed offsets when it has them, so a
+   * new definition reads each source row once across the change; a source read for the first time,
+   * and the FROM_* modes, start where START_MODE says. Restored state always wins.
+   */
+  private QueryPlanner.SourceOptions starts(
+      ReconcilePass p, PipelinePlan plan, boolean restoring, Map<String, String> positions) {
+    String group = group(p.table.id());
+    Clauses.StartMode mode = plan.effective().startMode();
+    boolean resume = mode.kind().name().startsWith("RESUME_OR_");
+    Map<String, Map<Integer, Long>> committed =
+        resume && !restoring ? topics.committedOffsets(group) : Map.of();
+    Map<String, String> fallback = plan.sourceStartOptions(clock.instant());
+    return options -> {
+      Map<String, String> extra = new LinkedHashMap<>();
+      extra.put("properties.group.id", group);
+      String topic = options.get("topic");
+      if (!"kafka".equals(options.get("connector")) || topic == null) {
+        return extra;
+      }
+      Map<Integer, Long> offsets = committed.get(topic);
+      if (offsets != null && !offsets.isEmpty()) {
+        extra.put("scan.startup.mode", "specific-offsets");
+        extra.put(
+            "scan.startup.specific-offsets",
+            offsets.entrySet().stream()
+                .map(e -> "partition:" + e.getKey() + ",offset:" + e.getValue())
+                .collect(Collectors.joining(";")));
+        positions.put(topic, "committed offsets " + offsets);
+      } else {
+        extra.putAll(fallback);
+        positions.put(topic, describe(mode));
+      }
+      return extra;
+    };
+  }
+
+  private static String describe(Clauses.StartMode mode) {
+    return switch (mode.kind()) {
+      case FROM_BEGINNING, RESUME_OR_FROM_BEGINNING -> "the beginning";
+      case FROM_NOW, RESUME_OR_FROM_NOW -> "now";
+      case FROM_TIMESTAMP, RESUME_OR_FROM_TIMESTAMP -> "timestamp " + mode.timestamp();
+    };
+  }
+
+  private boolean overdue(Evolution evolution) {
+    Instant from = evolution.runningSince() != null ? null : evolution.startedAt();
+    return from != null
+        && clock.instant().isAfter(from.plus(settings.readinessWindow()).plusSeconds(30));
+  }
+
+  private String window() {
+    return settings.readinessWindow().toSeconds() + " s";
+  }
+
+  private String failureCause(JobSummary job) {
+    return jobs.job(job.id()).flatMap(FlinkJobs.JobDetail::failureCause).orElse("the job failed");
   }
 }

@@ -33,6 +33,19 @@ public record PipelinePlan(
     String bootstrapServers) {
 
   static final String SINK = "tributary_sink";
+
+  /**
+   * Topic configs that the definition owns: set from its options, and removed from the topic (back
+   * to the broker's default) when the option is reset.
+   */
+  public static final List<String> MANAGED_TOPIC_CONFIGS =
+      List.of(
+          "cleanup.policy",
+          "retention.ms",
+          "retention.bytes",
+          "max.message.bytes",
+          "min.compaction.lag.ms");
+
   private static final Map<String, String> FLINK_FORMATS =
       Map.of("json-registry", "json", "avro-registry", "avro", "raw", "raw");
 

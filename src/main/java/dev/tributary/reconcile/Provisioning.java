@@ -6,7 +6,10 @@ import dev.tributary.reconcile.port.SchemaRegistry;
 import dev.tributary.reconcile.port.Topics;
 import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.table.Phase;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 /** The steps that give a table its place in the world: a validated query, a topic, subjects. */
@@ -91,19 +94,10 @@ final class Provisioning {
           "NORMAL",
           "TopicCreated",
           "Created topic " + spec.name() + " with " + spec.partitions() + " partitions");
+    } else if (existing.get().partitions() != spec.partitions()) {
+      repartition(p, spec, existing.get());
     } else {
-      java.util.Map<String, String> drift = new java.util.HashMap<>();
-      spec.configs()
-          .forEach(
-              (k, v) -> {
-                if (!v.equals(existing.get().configs().get(k))) {
-                  drift.put(k, v);
-                }
-              });
-      if (!drift.isEmpty()) {
-        topics.alterConfigs(spec.name(), drift);
-        p.event("NORMAL", "TopicUpdated", "Set " + drift + " on topic " + spec.name());
-      }
+      alignConfigs(p, spec, existing.get());
     }
     p.status =
         p.status.with(
@@ -112,6 +106,55 @@ final class Provisioning {
             Reason.TopicCreated,
             "Topic " + spec.name() + " is ready");
     return null;
+  }
+
+  /**
+   * Topic configs the definition owns are set to its values; one it no longer sets (RESET) is
+   * removed from the topic, so the broker's default applies again. Other configs are left alone.
+   */
+  private void alignConfigs(ReconcilePass p, Topics.TopicSpec spec, Topics.TopicState existing) {
+    Map<String, String> drift = new HashMap<>();
+    for (String key : PipelinePlan.MANAGED_TOPIC_CONFIGS) {
+      String want = spec.configs().get(key);
+      String have = existing.configs().get(key);
+      if (!Objects.equals(want, have)) {
+        drift.put(key, want);
+      }
+    }
+    if (!drift.isEmpty()) {
+      topics.alterConfigs(spec.name(), drift);
+      p.event(
+          "NORMAL",
+          "TopicUpdated",
+          "Set " + drift + " on topic " + spec.name() + " (null: broker default)");
+    }
+  }
+
+  /**
+   * A new bucket count: an empty topic is created again with it (the plan refuses the change for a
+   * topic with records, whose keys would move between partitions).
+   */
+  private void repartition(ReconcilePass p, Topics.TopicSpec spec, Topics.TopicState existing) {
+    if (topics.hasRecords(spec.name())) {
+      String message =
+          "Topic "
+              + spec.name()
+              + " has "
+              + existing.partitions()
+              + " partitions and holds records; "
+              + spec.partitions()
+              + " buckets need DROP and CREATE";
+      p.event("WARNING", "TopicConflict", message);
+      throw new IllegalArgumentException(message);
+    }
+    faults.at("repartition");
+    topics.delete(spec.name());
+    topics.ensure(spec);
+    p.status = p.status.toBuilder().topic(spec.name(), spec.partitions()).build();
+    p.event(
+        "NORMAL",
+        "TopicUpdated",
+        "Created empty topic " + spec.name() + " again with " + spec.partitions() + " partitions");
   }
 
   void ensureSubjects(ReconcilePass p, PipelinePlan plan) {

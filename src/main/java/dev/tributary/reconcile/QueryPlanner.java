@@ -32,6 +32,17 @@ public class QueryPlanner {
     Optional<Statement.CreateSourceTable> declaration(ObjectName name);
   }
 
+  /**
+   * Extra options for a Kafka source of a job, given the source's own options: a consumer group and
+   * where to start. A {@code scan.startup.mode} among them replaces the source's own.
+   */
+  @FunctionalInterface
+  public interface SourceOptions {
+    Map<String, String> apply(Map<String, String> sourceOptions);
+
+    SourceOptions NONE = options -> Map.of();
+  }
+
   /** What a query produces: its columns and whether it emits updates. */
   public record QueryShape(List<FlinkSql.Column> columns, FlinkSql.ChangelogMode changelogMode) {}
 
@@ -105,7 +116,7 @@ public class QueryPlanner {
           inSession(
               table,
               definition.query(),
-              Map.of(),
+              SourceOptions.NONE,
               Map.of(),
               session ->
                   new QueryShape(
@@ -147,7 +158,7 @@ public class QueryPlanner {
   public <T> T inSession(
       ObjectName table,
       String query,
-      Map<String, String> startOptions,
+      SourceOptions startOptions,
       Map<String, String> sessionProperties,
       Function<FlinkSql.Session, T> work) {
     FlinkSql.Session session = sql.openSession("tributary-" + table.name(), sessionProperties);
@@ -165,7 +176,7 @@ public class QueryPlanner {
    * Catalogs, databases and tables to declare so that the query resolves, then USE the table's
    * database.
    */
-  List<String> declarations(ObjectName table, String query, Map<String, String> startOptions) {
+  List<String> declarations(ObjectName table, String query, SourceOptions startOptions) {
     List<String> statements = new ArrayList<>();
     Set<String> catalogs = new LinkedHashSet<>();
     Set<String> databases = new LinkedHashSet<>();
@@ -191,9 +202,13 @@ public class QueryPlanner {
     }
     for (Statement.CreateSourceTable source : sources) {
       Map<String, String> options = new HashMap<>(source.options());
-      if ("kafka".equals(options.get("connector")) && !startOptions.isEmpty()) {
-        options.keySet().removeIf(k -> k.startsWith("scan.startup."));
-        options.putAll(startOptions);
+      String connector = options.get("connector");
+      if ("kafka".equals(connector) || "upsert-kafka".equals(connector)) {
+        Map<String, String> extra = startOptions.apply(source.options());
+        if (extra.containsKey("scan.startup.mode")) {
+          options.keySet().removeIf(k -> k.startsWith("scan.startup."));
+        }
+        options.putAll(extra);
       }
       statements.add(
           Printer.print(
@@ -203,6 +218,18 @@ public class QueryPlanner {
     statements.add(
         "USE " + Printer.identifier(table.catalog()) + "." + Printer.identifier(table.database()));
     return statements;
+  }
+
+  /** The declared tables (sources and other materialized tables) that a query reads. */
+  public List<ObjectName> sources(ObjectName table, String query) {
+    List<ObjectName> names = new ArrayList<>();
+    for (ObjectName reference : QueryReferences.tables(query)) {
+      ObjectName name = reference.resolve(table.catalog(), table.database());
+      if (!names.contains(name) && catalog.declaration(name).isPresent()) {
+        names.add(name);
+      }
+    }
+    return names;
   }
 
   private static List<ObjectName> sourcesAndSelf(
@@ -245,7 +272,8 @@ public class QueryPlanner {
     return problems;
   }
 
-  static String normalize(String type) {
+  /** A Flink type in canonical form, so that the same type compares equal however written. */
+  public static String normalize(String type) {
     String t = type.toUpperCase(Locale.ROOT).replaceAll("\\s+", " ").replace(", ", ",").strip();
     return switch (t) {
       case "VARCHAR(2147483647)" -> "STRING";

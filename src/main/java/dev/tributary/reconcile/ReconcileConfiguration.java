@@ -63,7 +63,8 @@ class ReconcileConfiguration {
       FlinkJobs jobs,
       QueryPlanner planner,
       TributaryProperties properties,
-      @Value("${tributary.reconciler.resync:30s}") Duration resync) {
+      @Value("${tributary.reconciler.resync:30s}") Duration resync,
+      @Value("${tributary.reconciler.readiness-window:60s}") Duration readinessWindow) {
     return new Reconciler(
         store,
         topics,
@@ -72,7 +73,10 @@ class ReconcileConfiguration {
         jobs,
         planner,
         new Reconciler.Settings(
-            properties.kafka().bootstrapServers(), properties.flink().savepointDir(), resync),
+            properties.kafka().bootstrapServers(),
+            properties.flink().savepointDir(),
+            resync,
+            readinessWindow),
         Reconciler.Faults.NONE,
         Clock.systemUTC());
   }

@@ -6,6 +6,8 @@ import dev.tributary.reconcile.port.FlinkJobs.JobSummary;
 import dev.tributary.reconcile.port.RemoteSystemException;
 import dev.tributary.table.Phase;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 
@@ -23,6 +25,7 @@ final class ReconcilePass {
   private final Duration resync;
   private TableStatus savedStatus;
   private Phase savedPhase;
+  private long savedGeneration;
 
   ReconcilePass(
       TableSnapshot table, List<JobSummary> overview, ReconcileStore store, Duration resync) {
@@ -34,6 +37,7 @@ final class ReconcilePass {
     this.phase = table.phase();
     this.savedStatus = status;
     this.savedPhase = phase;
+    this.savedGeneration = table.observedGeneration();
   }
 
   Next resync() {
@@ -51,14 +55,24 @@ final class ReconcilePass {
 
   /** Writes status only when it differs from what is stored. */
   Next save(Phase newPhase, TableStatus newStatus, Next next) {
-    if (newPhase != savedPhase || !newStatus.equals(savedStatus)) {
+    // observedGeneration reaches generation on every pass, also for changes with no net effect.
+    boolean behind = savedGeneration != table.generation();
+    if (behind || newPhase != savedPhase || !newStatus.equals(savedStatus)) {
       store.saveStatus(table.id(), newPhase, table.generation(), newStatus);
+      savedGeneration = table.generation();
       savedPhase = newPhase;
       savedStatus = newStatus;
     }
     phase = newPhase;
     status = newStatus;
     return next;
+  }
+
+  /** Writes the observed generation if no step of the pass did (a change with no net effect). */
+  void settle() {
+    if (savedGeneration != table.generation()) {
+      save(phase, status, null);
+    }
   }
 
   /** A definition that cannot run as written: FAILED until the spec changes. */
@@ -107,18 +121,23 @@ final class ReconcilePass {
         .findFirst();
   }
 
+  /**
+   * The latest job of {@code pipelineName} (of any of the table's pipelines when null): the one the
+   * status records if it is of that pipeline, else the newest of that name.
+   */
   Optional<JobSummary> lastJob(String pipelineName) {
+    String prefix = "tributary-" + table.id() + "-";
+    java.util.function.Predicate<JobSummary> of =
+        j -> pipelineName == null ? j.name().startsWith(prefix) : j.name().equals(pipelineName);
     if (status.jobId() != null) {
       Optional<JobSummary> recorded =
-          overview.stream().filter(j -> j.id().equals(status.jobId())).findFirst();
+          overview.stream().filter(j -> j.id().equals(status.jobId())).filter(of).findFirst();
       if (recorded.isPresent()) {
         return recorded;
       }
     }
     return overview.stream()
-        .filter(j -> j.name().equals(pipelineName))
-        .max(
-            java.util.Comparator.comparing(
-                j -> j.startTime() == null ? java.time.Instant.EPOCH : j.startTime()));
+        .filter(of)
+        .max(Comparator.comparing(j -> j.startTime() == null ? Instant.EPOCH : j.startTime()));
   }
 }

@@ -35,6 +35,12 @@ public interface ReconcileStore {
   /** Makes these tables due now (their jobs changed state). Unknown ids are ignored. */
   void markDue(java.util.Collection<UUID> ids);
 
+  /**
+   * An evolution did not come up: version {@code failed} is marked with the cause and version
+   * {@code to}'s definition becomes current again, as a new version.
+   */
+  void rollBack(UUID id, long failed, long to, String cause);
+
   /** The end of a DROP: the definition goes; versions and events stay as history. */
   void delete(UUID id);
 }

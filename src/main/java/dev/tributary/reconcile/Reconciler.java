@@ -55,7 +55,8 @@ public class Reconciler {
   private final Transitions transitions;
 
   /** Where things go and how often to look. */
-  public record Settings(String bootstrapServers, String savepointDir, Duration resync) {}
+  public record Settings(
+      String bootstrapServers, String savepointDir, Duration resync, Duration readinessWindow) {}
 
   public Reconciler(
       ReconcileStore store,
@@ -70,8 +71,8 @@ public class Reconciler {
     this.store = store;
     this.settings = settings;
     this.provisioning = new Provisioning(planner, topics, registry, faults);
-    this.jobSteps = new JobSteps(sql, jobs, planner, faults, clock);
-    this.transitions = new Transitions(store, topics, registry, jobs, settings, faults);
+    this.transitions = new Transitions(store, topics, registry, jobs, settings, faults, clock);
+    this.jobSteps = new JobSteps(sql, jobs, topics, planner, transitions, settings, faults, clock);
   }
 
   /** Flink could not be observed: the table waits, and says so. */
@@ -83,7 +84,9 @@ public class Reconciler {
   public Next reconcile(TableSnapshot table, List<JobSummary> overview) {
     ReconcilePass pass = new ReconcilePass(table, overview, store, settings.resync());
     try {
-      return run(pass);
+      Next next = run(pass);
+      pass.settle();
+      return next;
     } catch (SchemaRegistry.IncompatibleSchemaException e) {
       return pass.failed(Reason.SchemaIncompatible, e.getMessage());
     } catch (FlinkSql.StatementFailedException e) {
@@ -146,6 +149,15 @@ public class Reconciler {
     }
     if (live.isPresent() && !live.get().name().equals(plan.pipelineName())) {
       return transitions.evolve(p, live.get());
+    }
+    long interval = plan.checkpointInterval().toMillis();
+    if (live.isPresent()
+        && p.status.checkpointIntervalMs() > 0
+        && p.status.checkpointIntervalMs() != interval) {
+      return transitions.restart(p, live.get(), interval);
+    }
+    if (live.isEmpty()) {
+      transitions.recoverSavepointPath(p);
     }
     Next provisioned = provisioning.ensureTopic(p, plan);
     if (provisioned != null) {

@@ -39,6 +39,9 @@ final class SchemaDocuments {
     schema.put("type", "object");
     schema.put("properties", properties);
     schema.put("required", required);
+    // A closed content model: the record has exactly these properties. Adding a nullable column
+    // is then a compatible change under BACKWARD, and dropping one is not (old records have it).
+    schema.put("additionalProperties", false);
     return Json.write(schema);
   }
 

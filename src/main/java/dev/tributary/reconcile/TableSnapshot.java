@@ -17,4 +17,5 @@ public record TableSnapshot(
     TableSpec spec,
     boolean deletionRequested,
     Phase phase,
-    TableStatus status) {}
+    TableStatus status,
+    long observedGeneration) {}

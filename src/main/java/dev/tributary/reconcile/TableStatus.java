@@ -1,6 +1,7 @@
 package dev.tributary.reconcile;
 
 import dev.tributary.reconcile.port.FlinkSql;
+import dev.tributary.system.Json;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,6 +28,10 @@ public record TableStatus(
     Instant jobStartTime,
     String savepointTriggerId,
     String savepointPath,
+    String savepointPipeline,
+    long jobVersion,
+    long checkpointIntervalMs,
+    Evolution evolution,
     boolean stopRequested,
     int consecutiveFailures,
     String detail,
@@ -40,7 +45,27 @@ public record TableStatus(
   public static TableStatus initial() {
     return new TableStatus(
         0, 0, 0, List.of(), null, null, null, null, null, null, null, null, null, null, null, null,
-        false, 0, null, List.of());
+        null, 0, 0, null, false, 0, null, List.of());
+  }
+
+  /**
+   * An evolution under way: the job of definition version {@code fromVersion} ({@code
+   * fromPipeline}) stopped at {@code savepointPath}; the new job must run for the readiness window
+   * from {@code runningSince}, or the table rolls back to the old definition and that savepoint.
+   */
+  public record Evolution(
+      long fromVersion,
+      String fromPipeline,
+      String savepointPath,
+      Instant startedAt,
+      Instant runningSince) {}
+
+  /** The status as stored; an empty document is the initial status. */
+  public static TableStatus parse(String json) {
+    if (json == null || json.isBlank() || json.equals("{}")) {
+      return initial();
+    }
+    return Json.read(json, TableStatus.class);
   }
 
   /** One aspect of readiness, as in Kubernetes: a type, True/False/Unknown, and why. */
@@ -71,6 +96,8 @@ public record TableStatus(
     Suspending,
     Suspended,
     Evolving,
+    EvolutionRolledBack,
+    Restarting,
     Deleting,
     DependencyUnavailable,
     Completed
@@ -126,6 +153,10 @@ public record TableStatus(
     private Instant jobStartTime;
     private String savepointTriggerId;
     private String savepointPath;
+    private String savepointPipeline;
+    private long jobVersion;
+    private long checkpointIntervalMs;
+    private Evolution evolution;
     private boolean stopRequested;
     private int consecutiveFailures;
     private String detail;
@@ -148,6 +179,10 @@ public record TableStatus(
       jobStartTime = s.jobStartTime;
       savepointTriggerId = s.savepointTriggerId;
       savepointPath = s.savepointPath;
+      savepointPipeline = s.savepointPipeline;
+      jobVersion = s.jobVersion;
+      checkpointIntervalMs = s.checkpointIntervalMs;
+      evolution = s.evolution;
       stopRequested = s.stopRequested;
       consecutiveFailures = s.consecutiveFailures;
       detail = s.detail;
@@ -202,6 +237,24 @@ public record TableStatus(
       return this;
     }
 
+    /** The pipeline whose job wrote the savepoint: state restores only into that job's shape. */
+    public Builder savepointOf(String pipeline) {
+      savepointPipeline = pipeline;
+      return this;
+    }
+
+    /** What the submitted job runs: the definition version and checkpoint interval. */
+    public Builder jobRuns(long version, long intervalMs) {
+      jobVersion = version;
+      checkpointIntervalMs = intervalMs;
+      return this;
+    }
+
+    public Builder evolution(Evolution value) {
+      evolution = value;
+      return this;
+    }
+
     public Builder stopRequested(boolean requested) {
       stopRequested = requested;
       return this;
@@ -240,6 +293,10 @@ public record TableStatus(
           jobStartTime,
           savepointTriggerId,
           savepointPath,
+          savepointPipeline,
+          jobVersion,
+          checkpointIntervalMs,
+          evolution,
           stopRequested,
           consecutiveFailures,
           detail,

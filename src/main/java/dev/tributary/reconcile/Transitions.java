@@ -1,6 +1,7 @@
 package dev.tributary.reconcile;
 
 import dev.tributary.reconcile.Reconciler.Next;
+import dev.tributary.reconcile.TableStatus.Evolution;
 import dev.tributary.reconcile.TableStatus.Reason;
 import dev.tributary.reconcile.port.FlinkJobs;
 import dev.tributary.reconcile.port.FlinkJobs.JobSummary;
@@ -8,9 +9,14 @@ import dev.tributary.reconcile.port.FlinkJobs.SavepointStatus;
 import dev.tributary.reconcile.port.SchemaRegistry;
 import dev.tributary.reconcile.port.Topics;
 import dev.tributary.table.Phase;
+import java.time.Clock;
 import java.util.Optional;
 
-/** Leaving the running state: suspend with a savepoint, evolve to a new definition, drop. */
+/**
+ * Leaving the running state: suspend, evolve to a new definition and restart with new settings all
+ * stop the job with a savepoint (never a cancel, so no committed row is lost and none is written
+ * twice); an evolution that does not come up is rolled back; drop removes everything.
+ */
 final class Transitions {
 
   private final ReconcileStore store;
@@ -19,6 +25,7 @@ final class Transitions {
   private final FlinkJobs jobs;
   private final Reconciler.Settings settings;
   private final Reconciler.Faults faults;
+  private final Clock clock;
 
   Transitions(
       ReconcileStore store,
@@ -26,73 +33,22 @@ final class Transitions {
       SchemaRegistry registry,
       FlinkJobs jobs,
       Reconciler.Settings settings,
-      Reconciler.Faults faults) {
+      Reconciler.Faults faults,
+      Clock clock) {
     this.store = store;
     this.topics = topics;
     this.registry = registry;
     this.jobs = jobs;
     this.settings = settings;
     this.faults = faults;
+    this.clock = clock;
   }
 
   Next suspend(ReconcilePass p, Optional<JobSummary> live) {
     if (live.isPresent()) {
-      JobSummary job = live.get();
-      if (p.status.savepointTriggerId() == null || !job.id().equals(p.status.jobId())) {
-        p.save(
-            Phase.STOPPING,
-            p.status.toBuilder()
-                .job(job.id(), job.startTime())
-                .stopRequested(true)
-                .savepoint(null, null)
-                .build()
-                .with(TableStatus.READY, false, Reason.Suspending, "Stopping with a savepoint"),
-            null);
-        faults.at("stop");
-        String trigger =
-            jobs.triggerStopWithSavepoint(job.id(), settings.savepointDir() + "/" + p.table.id());
-        p.event("NORMAL", "Suspending", "Stopping job " + job.id() + " with a savepoint");
-        return p.save(
-            Phase.STOPPING, p.status.toBuilder().savepoint(trigger, null).build(), Next.soon());
-      }
-      SavepointStatus progress = jobs.savepointStatus(job.id(), p.status.savepointTriggerId());
-      if (progress.phase() == SavepointStatus.Phase.FAILED) {
-        p.event(
-            "WARNING",
-            "SuspendFailed",
-            "Savepoint failed: "
-                + progress.failureCause().orElse("unknown cause")
-                + "; trying again");
-        return p.save(
-            Phase.STOPPING,
-            p.status.toBuilder()
-                .savepoint(null, null)
-                .detail(progress.failureCause().orElse(null))
-                .build(),
-            Next.soon());
-      }
-      if (progress.phase() == SavepointStatus.Phase.COMPLETED) {
-        p.status =
-            p.status.toBuilder()
-                .savepoint(p.status.savepointTriggerId(), progress.location().orElseThrow())
-                .build();
-      }
-      return p.save(Phase.STOPPING, p.status, Next.soon());
+      return stopWithSavepoint(p, live.get(), Phase.STOPPING, Reason.Suspending);
     }
-    if (p.status.stopRequested() && p.status.savepointPath() == null && p.status.jobId() != null) {
-      // The job ended, but the savepoint's location was not recorded (or the pass died before it
-      // was).
-      String path =
-          p.status.savepointTriggerId() == null
-              ? null
-              : jobs.savepointStatus(p.status.jobId(), p.status.savepointTriggerId())
-                  .location()
-                  .orElse(null);
-      if (path == null) {
-        path = jobs.latestRestorePath(p.status.jobId()).orElse(null);
-      }
-      p.status = p.status.toBuilder().savepoint(p.status.savepointTriggerId(), path).build();
-    }
+    recoverSavepointPath(p);
     if (p.phase != Phase.STOPPED) {
       p.event(
           "NORMAL",
@@ -114,28 +70,168 @@ final class Transitions {
     return p.save(Phase.STOPPED, s, p.resync());
   }
 
+  /**
+   * A job of another definition is running: stop it with a savepoint, and remember what to roll
+   * back to. The new job starts once the old one has stopped.
+   */
   Next evolve(ReconcilePass p, JobSummary old) {
-    // Evolution discards state: the old job is cancelled, and the new one starts per START_MODE.
+    if (p.status.evolution() == null || !old.name().equals(p.status.evolution().fromPipeline())) {
+      p.event(
+          "NORMAL",
+          "Evolving",
+          "Stopping job "
+              + old.id()
+              + " of version "
+              + p.status.jobVersion()
+              + " with a savepoint");
+      p.status =
+          p.status.toBuilder()
+              .evolution(
+                  new Evolution(p.status.jobVersion(), old.name(), null, clock.instant(), null))
+              .build();
+    }
+    return stopWithSavepoint(p, old, Phase.ALTERING, Reason.Evolving);
+  }
+
+  /** Same job shape, new settings (the checkpoint interval): stop with a savepoint and restore. */
+  Next restart(ReconcilePass p, JobSummary job, long intervalMs) {
+    if (p.status.savepointTriggerId() == null) {
+      p.event(
+          "NORMAL",
+          "Restarting",
+          "Restarting job "
+              + job.id()
+              + " from a savepoint: checkpoint interval "
+              + p.status.checkpointIntervalMs()
+              + " ms -> "
+              + intervalMs
+              + " ms");
+    }
+    return stopWithSavepoint(p, job, p.phase, Reason.Restarting);
+  }
+
+  /**
+   * Triggers the stop-with-savepoint (recording the request first) or polls it. Returns when the
+   * savepoint is taken; the job then finishes, and the next pass finds it no longer live.
+   */
+  private Next stopWithSavepoint(ReconcilePass p, JobSummary job, Phase phase, Reason reason) {
+    if (p.status.savepointTriggerId() == null || !job.id().equals(p.status.jobId())) {
+      p.save(
+          phase,
+          p.status.toBuilder()
+              .job(job.id(), job.startTime())
+              .stopRequested(true)
+              .savepoint(null, null)
+              .build()
+              .with(
+                  TableStatus.READY,
+                  false,
+                  reason,
+                  "Stopping job " + job.id() + " with a savepoint"),
+          null);
+      faults.at("stop");
+      String trigger =
+          jobs.triggerStopWithSavepoint(job.id(), settings.savepointDir() + "/" + p.table.id());
+      return p.save(phase, p.status.toBuilder().savepoint(trigger, null).build(), Next.soon());
+    }
+    SavepointStatus progress = jobs.savepointStatus(job.id(), p.status.savepointTriggerId());
+    if (progress.phase() == SavepointStatus.Phase.FAILED) {
+      String cause = progress.failureCause().orElse("unknown cause");
+      p.event("WARNING", "SavepointFailed", "Savepoint of job " + job.id() + " failed: " + cause);
+      // The job keeps running; a new trigger comes after the backoff.
+      p.save(phase, p.status.toBuilder().savepoint(null, null).detail(cause).build(), null);
+      return new Next(java.time.Duration.ZERO, true);
+    }
+    if (progress.phase() == SavepointStatus.Phase.COMPLETED) {
+      String path = progress.location().orElseThrow();
+      TableStatus.Builder s =
+          p.status.toBuilder()
+              .savepoint(p.status.savepointTriggerId(), path)
+              .savepointOf(job.name());
+      Evolution evolution = p.status.evolution();
+      if (evolution != null && job.name().equals(evolution.fromPipeline())) {
+        s.evolution(
+            new Evolution(
+                evolution.fromVersion(),
+                evolution.fromPipeline(),
+                path,
+                evolution.startedAt(),
+                null));
+      }
+      p.event("NORMAL", "SavepointTaken", "Job " + job.id() + " stopped at savepoint " + path);
+      p.status = s.build();
+    }
+    return p.save(phase, p.status, Next.soon());
+  }
+
+  /** The job ended after a stop, but the pass died before it recorded where the savepoint is. */
+  void recoverSavepointPath(ReconcilePass p) {
+    if (!p.status.stopRequested() || p.status.savepointPath() != null || p.status.jobId() == null) {
+      return;
+    }
+    String path =
+        p.status.savepointTriggerId() == null
+            ? null
+            : jobs.savepointStatus(p.status.jobId(), p.status.savepointTriggerId())
+                .location()
+                .orElse(null);
+    if (path == null) {
+      path = jobs.latestRestorePath(p.status.jobId()).orElse(null);
+    }
+    String pipeline = p.lastJob(null).map(JobSummary::name).orElse(p.status.pipelineName());
+    TableStatus.Builder s =
+        p.status.toBuilder().savepoint(p.status.savepointTriggerId(), path).savepointOf(pipeline);
+    Evolution evolution = p.status.evolution();
+    if (evolution != null && pipeline.equals(evolution.fromPipeline())) {
+      s.evolution(
+          new Evolution(evolution.fromVersion(), pipeline, path, evolution.startedAt(), null));
+    }
+    p.status = s.build();
+  }
+
+  /**
+   * The new definition did not come up: cancel its job, put the previous definition back (the
+   * failed version stays in the history, marked with the cause) and restart the previous job from
+   * the savepoint it stopped at.
+   */
+  Next rollBack(ReconcilePass p, String cause) {
+    Evolution evolution = p.status.evolution();
+    for (JobSummary job : p.overview) {
+      if (job.name().startsWith("tributary-" + p.table.id() + "-")
+          && !job.name().equals(evolution.fromPipeline())
+          && !job.state().terminal()) {
+        faults.at("cancel-new");
+        jobs.cancel(job.id());
+      }
+    }
+    String message =
+        "Version "
+            + p.table.definitionVersion()
+            + " did not come up ("
+            + cause
+            + "); rolled back to version "
+            + evolution.fromVersion()
+            + (evolution.savepointPath() == null
+                ? ""
+                : ", restarting its job from " + evolution.savepointPath());
+    p.event("WARNING", "EvolutionRolledBack", message);
     p.save(
-        Phase.ALTERING,
-        p.status.with(
-            TableStatus.READY,
-            false,
-            Reason.Evolving,
-            "Replacing job " + old.id() + " with the new definition"),
-        null);
-    faults.at("cancel-old");
-    jobs.cancel(old.id());
-    p.event("NORMAL", "Evolving", "Cancelled job " + old.id() + " of the previous definition");
-    return p.save(
         Phase.ALTERING,
         p.status.toBuilder()
             .job(null, null)
-            .savepoint(null, null)
-            .stopRequested(false)
+            .pipelineName(evolution.fromPipeline())
+            .savepoint(null, evolution.savepointPath())
+            .savepointOf(evolution.fromPipeline())
+            .stopRequested(true)
             .failures(0)
-            .build(),
-        Next.soon());
+            .evolution(null)
+            .detail(message)
+            .build()
+            .with(TableStatus.READY, false, Reason.EvolutionRolledBack, message),
+        null);
+    faults.at("rollback");
+    store.rollBack(p.table.id(), p.table.definitionVersion(), evolution.fromVersion(), cause);
+    return Next.soon();
   }
 
   Next delete(ReconcilePass p) {
@@ -156,6 +252,7 @@ final class Transitions {
     if (p.status.topic() != null) {
       topics.delete(p.status.topic());
     }
+    topics.deleteGroup(JobSteps.group(p.table.id()));
     faults.at("delete-subjects");
     for (String subject : new String[] {p.status.keySubject(), p.status.valueSubject()}) {
       if (subject != null) {

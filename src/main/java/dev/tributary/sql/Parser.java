@@ -19,13 +19,38 @@ public final class Parser {
   private final Cursor in;
   private final TableParts parts;
 
+  /** Where each clause of the latest definition started, to point refusals at. */
+  private final Map<String, Token> clauses = new java.util.HashMap<>();
+
   private Parser(Cursor in) {
     this.in = in;
     this.parts = new TableParts(in);
   }
 
   /** A statement of a script, with its 0-based index and its own text. */
-  public record Parsed(int index, Statement statement, String text) {}
+  public record Parsed(
+      int index, Statement statement, String text, Source source, Map<String, Integer> positions) {
+
+    public Parsed(int index, Statement statement, String text) {
+      this(index, statement, text, null, Map.of());
+    }
+
+    /**
+     * Refuses this statement if it asks for something the product cannot carry out, pointing at the
+     * clause (see {@link Capabilities}).
+     */
+    public void requireSupported() {
+      Capabilities.refusal(statement)
+          .ifPresent(
+              r -> {
+                Integer at = positions.getOrDefault(r.clause(), positions.get("AS"));
+                if (source == null || at == null) {
+                  throw new SqlException(r.code(), r.message(), index, 1, 1, null, "");
+                }
+                throw SqlException.at(r.code(), r.message(), source, at, null).inStatement(index);
+              });
+    }
+  }
 
   /** Parses a script of statements separated by ';'. Fails on the first bad statement. */
   public static List<Parsed> parseScript(String script) {
@@ -85,7 +110,18 @@ public final class Parser {
           throw in.expected("';' or the end of the statement");
         }
         Token last = in.previous();
-        statements.add(new Parsed(index, statement, in.source().slice(first.start(), last.end())));
+        Map<String, Integer> positions = new java.util.HashMap<>();
+        clauses.forEach((k, v) -> positions.put(k, v.start()));
+        parts.positions.forEach((k, v) -> positions.put(k, v.start()));
+        clauses.clear();
+        parts.positions.clear();
+        statements.add(
+            new Parsed(
+                index,
+                statement,
+                in.source().slice(first.start(), last.end()),
+                in.source(),
+                Map.copyOf(positions)));
       } catch (SqlException e) {
         throw e.inStatement(index);
       }
@@ -98,6 +134,22 @@ public final class Parser {
   }
 
   private Statement statement() {
+    if (in.acceptWord("EXPLAIN")) {
+      Token at = in.peek();
+      Statement inner = statement();
+      boolean change =
+          inner instanceof Statement.CreateMaterializedTable
+              || inner instanceof Statement.AlterMaterializedTable;
+      if (!change) {
+        throw in.error(
+            ErrorCode.UNSUPPORTED_STATEMENT,
+            "EXPLAIN explains a change of a materialized table: EXPLAIN CREATE [OR ALTER]"
+                + " MATERIALIZED TABLE ... or EXPLAIN ALTER MATERIALIZED TABLE ...",
+            at,
+            "CREATE or ALTER");
+      }
+      return new Statement.Explain(inner);
+    }
     if (in.acceptWord("CREATE")) {
       return create();
     }
@@ -192,8 +244,10 @@ public final class Parser {
       if (!seen.add(name)) {
         throw in.error(ErrorCode.INVALID_DEFINITION, name + " is given twice", clause, null);
       }
+      clauses.put(name, clause);
     }
     Token as = in.peek();
+    clauses.put("AS", as);
     parts.requireColumns(schema, partitionedBy, "PARTITIONED BY clause", as);
     if (distribution != null) {
       parts.requireColumns(schema, distribution.columns(), "DISTRIBUTED BY clause", as);
@@ -233,22 +287,15 @@ public final class Parser {
     ObjectName name = in.objectName("table name");
     AlterAction action;
     if (in.acceptWord("ADD")) {
-      in.expectSymbol("(");
-      Token at = in.peek();
-      Column column = parts.column();
-      in.expectSymbol(")");
-      if (column.kind() == Column.Kind.PHYSICAL) {
-        throw in.error(
-            ErrorCode.INVALID_DEFINITION,
-            "Only metadata and computed columns can be added; change physical columns by evolving the query (ALTER MATERIALIZED TABLE ... AS)",
-            at,
-            null);
-      }
-      action = new Statement.AddColumn(column);
+      action = add();
     } else if (in.acceptWords("MODIFY", "WATERMARK")) {
       action = new Statement.ModifyWatermark(parts.watermarkBody());
+    } else if (in.acceptWord("MODIFY")) {
+      action = modify();
     } else if (in.acceptWords("DROP", "WATERMARK")) {
       action = new Statement.DropWatermark();
+    } else if (in.acceptWord("DROP")) {
+      action = dropPart();
     } else if (in.acceptWords("SET", "FRESHNESS")) {
       in.expectSymbol("=");
       action = new Statement.SetFreshness(parts.interval());
@@ -257,11 +304,24 @@ public final class Parser {
     } else if (in.acceptWord("SET")) {
       action = new Statement.SetOptions(parts.materializedTableOptions());
     } else if (in.acceptWord("RESET")) {
+      if (in.atSymbol("(") && in.peek(1).isSymbol(")")) {
+        throw in.error(
+            ErrorCode.INVALID_DEFINITION,
+            "RESET needs at least one option key: RESET ('key', ...)",
+            in.peek(1),
+            "an option key");
+      }
       action = new Statement.ResetOptions(parts.materializedTableOptionKeys());
     } else if (in.acceptWord("SUSPEND")) {
       action = new Statement.Suspend();
     } else if (in.acceptWord("RESUME")) {
-      action = new Statement.Resume(in.acceptWord("WITH") ? parts.options() : Map.of());
+      if (in.atWord("WITH")) {
+        clauses.put("RESUME WITH", in.peek());
+        in.next();
+        action = new Statement.Resume(parts.options());
+      } else {
+        action = new Statement.Resume(Map.of());
+      }
     } else if (in.atWord("REFRESH") && !in.peek(1).isWord("MODE")) {
       in.next();
       action = new Statement.Refresh(in.acceptWord("PARTITION") ? parts.partitionSpec() : Map.of());
@@ -269,9 +329,85 @@ public final class Parser {
       action = new Statement.Evolve(definition(false));
     } else {
       throw in.expected(
-          "ADD, MODIFY WATERMARK, DROP WATERMARK, SET, RESET, SUSPEND, RESUME, REFRESH or a new definition (... AS query)");
+          "ADD, MODIFY, DROP, SET, RESET, SUSPEND, RESUME, REFRESH or a new definition (... AS"
+              + " query)");
     }
     return new Statement.AlterMaterializedTable(name, action);
+  }
+
+  /** After ADD: columns, a primary key, a distribution or a watermark. */
+  private AlterAction add() {
+    if (in.atWord("PRIMARY") || in.atWord("CONSTRAINT")) {
+      return new Statement.SetPrimaryKey(primaryKey(), false);
+    }
+    if (in.acceptWord("DISTRIBUTION")) {
+      return new Statement.SetDistribution(parts.distribution(), false);
+    }
+    if (in.acceptWord("WATERMARK")) {
+      return new Statement.ModifyWatermark(parts.watermarkBody());
+    }
+    return new Statement.AddColumns(positionedColumns());
+  }
+
+  /** After MODIFY: columns, the primary key or the distribution. */
+  private AlterAction modify() {
+    if (in.atWord("PRIMARY") || in.atWord("CONSTRAINT")) {
+      return new Statement.SetPrimaryKey(primaryKey(), true);
+    }
+    if (in.acceptWord("DISTRIBUTION")) {
+      return new Statement.SetDistribution(parts.distribution(), true);
+    }
+    return new Statement.ModifyColumns(positionedColumns());
+  }
+
+  /** After DROP: columns, the primary key, a constraint or the distribution. */
+  private AlterAction dropPart() {
+    if (in.acceptWords("PRIMARY", "KEY")) {
+      return new Statement.DropPrimaryKey(null);
+    }
+    if (in.acceptWord("CONSTRAINT")) {
+      return new Statement.DropPrimaryKey(in.identifier("constraint name"));
+    }
+    if (in.acceptWord("DISTRIBUTION")) {
+      return new Statement.SetDistribution(null, false);
+    }
+    if (in.atSymbol("(")) {
+      return new Statement.DropColumns(in.identifierList("column name"));
+    }
+    return new Statement.DropColumns(List.of(in.identifier("column name")));
+  }
+
+  /** [CONSTRAINT name] PRIMARY KEY (columns) NOT ENFORCED. */
+  private TableSchema.PrimaryKey primaryKey() {
+    String constraint = in.acceptWord("CONSTRAINT") ? in.identifier("constraint name") : null;
+    in.expectWords("PRIMARY", "KEY");
+    List<String> columns = in.identifierList("column name");
+    if (in.acceptWord("NOT")) {
+      in.expectWord("ENFORCED");
+    } else {
+      throw in.expected("NOT ENFORCED (Flink does not enforce primary keys)");
+    }
+    return new TableSchema.PrimaryKey(constraint, columns);
+  }
+
+  /** ( column [FIRST | AFTER c], ... ) or one column without parentheses. */
+  private List<Statement.PositionedColumn> positionedColumns() {
+    List<Statement.PositionedColumn> columns = new ArrayList<>();
+    boolean list = in.acceptSymbol("(");
+    do {
+      Column column = parts.column();
+      Statement.ColumnPosition position = Statement.ColumnPosition.END;
+      if (in.acceptWord("FIRST")) {
+        position = new Statement.ColumnPosition(true, null);
+      } else if (in.acceptWord("AFTER")) {
+        position = new Statement.ColumnPosition(false, in.identifier("column name"));
+      }
+      columns.add(new Statement.PositionedColumn(column, position));
+    } while (list && in.acceptSymbol(","));
+    if (list) {
+      in.expectSymbol(")");
+    }
+    return columns;
   }
 
   private boolean isClauseStart() {

@@ -184,6 +184,11 @@ public final class Printer implements Statement.Visitor<String> {
         + identifier(s.database());
   }
 
+  @Override
+  public String explain(Statement.Explain s) {
+    return "EXPLAIN " + print(s.statement());
+  }
+
   /** Everything after the table name: schema, clauses and AS query. */
   static String definition(MaterializedTableDefinition d) {
     StringBuilder sql = new StringBuilder();
@@ -264,11 +269,17 @@ public final class Printer implements Statement.Visitor<String> {
   }
 
   static String distribution(Clauses.Distribution d) {
+    return distribution(d, "DISTRIBUTED");
+  }
+
+  /** {@code DISTRIBUTED ...} in a definition, {@code DISTRIBUTION ...} in an ALTER. */
+  static String distribution(Clauses.Distribution d, String word) {
     String buckets = d.buckets() == null ? "" : " INTO " + d.buckets() + " BUCKETS";
     if (d.columns().isEmpty()) {
-      return "DISTRIBUTED" + buckets;
+      return word + buckets;
     }
-    return "DISTRIBUTED BY "
+    return word
+        + " BY "
         + (d.algorithm() == null ? "" : d.algorithm().name())
         + names(d.columns())
         + buckets;

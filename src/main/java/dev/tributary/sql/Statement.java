@@ -41,6 +41,8 @@ public sealed interface Statement {
     R showTables(ShowTables s);
 
     R use(Use s);
+
+    R explain(Explain s);
   }
 
   /** CREATE [OR ALTER] MATERIALIZED TABLE [IF NOT EXISTS] name ... AS query. */
@@ -92,26 +94,199 @@ public sealed interface Statement {
     String sql();
   }
 
-  /** ADD (metadata or computed column). */
-  record AddColumn(Column column) implements AlterAction {
+  /** Where an added or modified column goes: at the end, FIRST, or AFTER another column. */
+  record ColumnPosition(boolean first, String after) {
+    public static final ColumnPosition END = new ColumnPosition(false, null);
+
+    String sql() {
+      return first ? " FIRST" : after != null ? " AFTER " + Printer.identifier(after) : "";
+    }
+  }
+
+  /** A column of an ADD or MODIFY, with where it goes. */
+  record PositionedColumn(Column column, ColumnPosition position) {}
+
+  /** ADD (column [FIRST | AFTER c], ...): metadata, computed or physical columns. */
+  record AddColumns(List<PositionedColumn> columns) implements AlterAction {
+    public AddColumns {
+      columns = List.copyOf(columns);
+    }
+
     public Effect effect() {
       return Effect.DEFINITION;
     }
 
     public MaterializedTableDefinition applyTo(MaterializedTableDefinition d) {
-      TableSchema s =
-          d.schema() != null ? d.schema() : new TableSchema(List.of(), null, null, List.of());
-      if (s.column(column.name()) != null) {
-        throw new IllegalArgumentException("Column '" + column.name() + "' already exists");
+      TableSchema s = SchemaEdits.of(d);
+      List<Column> next = new java.util.ArrayList<>(s.columns());
+      for (PositionedColumn c : columns) {
+        if (SchemaEdits.find(next, c.column().name()) >= 0) {
+          throw new IllegalArgumentException(
+              "Column '" + c.column().name() + "' already exists; use MODIFY to change it");
+        }
+        SchemaEdits.insert(next, c.column(), c.position());
       }
-      List<Column> columns = new java.util.ArrayList<>(s.columns());
-      columns.add(column);
-      return d.withSchema(
-          new TableSchema(columns, s.watermark(), s.primaryKey(), s.expectations()));
+      return d.withSchema(SchemaEdits.with(s, next));
     }
 
     public String sql() {
-      return "ADD (" + Printer.column(column) + ")";
+      return "ADD ("
+          + String.join(
+              ", ",
+              columns.stream().map(c -> Printer.column(c.column()) + c.position().sql()).toList())
+          + ")";
+    }
+  }
+
+  /** MODIFY (column [FIRST | AFTER c], ...): a new definition for existing columns. */
+  record ModifyColumns(List<PositionedColumn> columns) implements AlterAction {
+    public ModifyColumns {
+      columns = List.copyOf(columns);
+    }
+
+    public Effect effect() {
+      return Effect.DEFINITION;
+    }
+
+    public MaterializedTableDefinition applyTo(MaterializedTableDefinition d) {
+      TableSchema s = SchemaEdits.of(d);
+      List<Column> next = new java.util.ArrayList<>(s.columns());
+      for (PositionedColumn c : columns) {
+        int at = SchemaEdits.find(next, c.column().name());
+        if (at < 0) {
+          throw new IllegalArgumentException(
+              "Column '"
+                  + c.column().name()
+                  + "' is not declared in the table's schema; use ADD, or evolve the query");
+        }
+        if (c.position().equals(ColumnPosition.END)) {
+          next.set(at, c.column());
+        } else {
+          next.remove(at);
+          SchemaEdits.insert(next, c.column(), c.position());
+        }
+      }
+      return d.withSchema(SchemaEdits.with(s, next));
+    }
+
+    public String sql() {
+      return "MODIFY ("
+          + String.join(
+              ", ",
+              columns.stream().map(c -> Printer.column(c.column()) + c.position().sql()).toList())
+          + ")";
+    }
+  }
+
+  /** DROP (c, ...) or DROP c. */
+  record DropColumns(List<String> names) implements AlterAction {
+    public DropColumns {
+      names = List.copyOf(names);
+    }
+
+    public Effect effect() {
+      return Effect.DEFINITION;
+    }
+
+    public MaterializedTableDefinition applyTo(MaterializedTableDefinition d) {
+      TableSchema s = SchemaEdits.of(d);
+      List<Column> next = new java.util.ArrayList<>(s.columns());
+      for (String name : names) {
+        int at = SchemaEdits.find(next, name);
+        if (at < 0) {
+          throw new IllegalArgumentException(
+              "Column '" + name + "' is not declared in the table's schema");
+        }
+        SchemaEdits.requireUnused(s, d.distribution(), name);
+        next.remove(at);
+      }
+      return d.withSchema(SchemaEdits.with(s, next));
+    }
+
+    public String sql() {
+      return "DROP (" + String.join(", ", names.stream().map(Printer::identifier).toList()) + ")";
+    }
+  }
+
+  /** ADD [CONSTRAINT n] PRIMARY KEY (...) NOT ENFORCED, or MODIFY it ({@code replace}). */
+  record SetPrimaryKey(TableSchema.PrimaryKey primaryKey, boolean replace) implements AlterAction {
+    public Effect effect() {
+      return Effect.DEFINITION;
+    }
+
+    public MaterializedTableDefinition applyTo(MaterializedTableDefinition d) {
+      TableSchema s = SchemaEdits.of(d);
+      if (!replace && s.primaryKey() != null) {
+        throw new IllegalArgumentException(
+            "The table already has a primary key " + s.primaryKey().columns() + "; use MODIFY");
+      }
+      if (replace && s.primaryKey() == null) {
+        throw new IllegalArgumentException("The table has no primary key to modify; use ADD");
+      }
+      return d.withSchema(
+          new TableSchema(s.columns(), s.watermark(), primaryKey, s.expectations()));
+    }
+
+    public String sql() {
+      return (replace ? "MODIFY " : "ADD ")
+          + (primaryKey.constraintName() == null
+              ? ""
+              : "CONSTRAINT " + Printer.identifier(primaryKey.constraintName()) + " ")
+          + "PRIMARY KEY ("
+          + String.join(", ", primaryKey.columns().stream().map(Printer::identifier).toList())
+          + ") NOT ENFORCED";
+    }
+  }
+
+  /** DROP PRIMARY KEY, or DROP CONSTRAINT name (the key's constraint). */
+  record DropPrimaryKey(String constraintName) implements AlterAction {
+    public Effect effect() {
+      return Effect.DEFINITION;
+    }
+
+    public MaterializedTableDefinition applyTo(MaterializedTableDefinition d) {
+      TableSchema s = SchemaEdits.of(d);
+      if (s.primaryKey() == null) {
+        throw new IllegalArgumentException("The table has no primary key to drop");
+      }
+      if (constraintName != null && !constraintName.equals(s.primaryKey().constraintName())) {
+        throw new IllegalArgumentException(
+            "The table has no constraint named '" + constraintName + "'");
+      }
+      return d.withSchema(
+          SchemaEdits.orNull(new TableSchema(s.columns(), s.watermark(), null, s.expectations())));
+    }
+
+    public String sql() {
+      return constraintName == null
+          ? "DROP PRIMARY KEY"
+          : "DROP CONSTRAINT " + Printer.identifier(constraintName);
+    }
+  }
+
+  /** ADD DISTRIBUTION, MODIFY DISTRIBUTION ({@code replace}) or DROP DISTRIBUTION (null). */
+  record SetDistribution(Clauses.Distribution distribution, boolean replace)
+      implements AlterAction {
+    public Effect effect() {
+      return Effect.DEFINITION;
+    }
+
+    public MaterializedTableDefinition applyTo(MaterializedTableDefinition d) {
+      if (distribution != null && !replace && d.distribution() != null) {
+        throw new IllegalArgumentException(
+            "The table already has a distribution; use MODIFY DISTRIBUTION");
+      }
+      if ((distribution == null || replace) && d.distribution() == null) {
+        throw new IllegalArgumentException("The table has no distribution to change");
+      }
+      return d.withDistribution(distribution);
+    }
+
+    public String sql() {
+      if (distribution == null) {
+        return "DROP DISTRIBUTION";
+      }
+      return (replace ? "MODIFY " : "ADD ") + Printer.distribution(distribution, "DISTRIBUTION");
     }
   }
 
@@ -285,18 +460,56 @@ public sealed interface Statement {
     }
   }
 
-  /** [(schema)] [clauses] AS query: evolves the table to a new definition. */
+  /**
+   * [(schema)] [clauses] AS query: a new query. As in Flink, only what the statement says changes:
+   * a clause it does not repeat keeps its current value, and without a column list the computed and
+   * metadata columns, the watermark and the primary key stay while the physical columns are
+   * inferred from the new query.
+   */
   record Evolve(MaterializedTableDefinition definition) implements AlterAction {
     public Effect effect() {
       return Effect.DEFINITION;
     }
 
     public MaterializedTableDefinition applyTo(MaterializedTableDefinition d) {
-      return definition;
+      TableSchema schema = definition.schema();
+      if (schema == null && d.schema() != null) {
+        TableSchema old = d.schema();
+        schema =
+            SchemaEdits.orNull(
+                new TableSchema(
+                    old.columns().stream().filter(c -> c.kind() != Column.Kind.PHYSICAL).toList(),
+                    old.watermark(),
+                    old.primaryKey(),
+                    old.expectations()));
+      }
+      Map<String, String> options = new TreeMap<>(d.options());
+      options.putAll(definition.options());
+      return new MaterializedTableDefinition(
+          schema,
+          definition.comment() != null ? definition.comment() : d.comment(),
+          definition.partitionedBy().isEmpty() ? d.partitionedBy() : definition.partitionedBy(),
+          definition.distribution() != null ? definition.distribution() : d.distribution(),
+          options,
+          definition.freshness() != null ? definition.freshness() : d.freshness(),
+          definition.refreshMode() != null ? definition.refreshMode() : d.refreshMode(),
+          definition.startMode() != null ? definition.startMode() : d.startMode(),
+          definition.query());
     }
 
     public String sql() {
       return Printer.definition(definition).strip();
+    }
+  }
+
+  /** EXPLAIN of a change: the plan it would carry out, with no side effect. */
+  record Explain(Statement statement) implements Statement {
+    public <R> R accept(Visitor<R> v) {
+      return v.explain(this);
+    }
+
+    public String kind() {
+      return "EXPLAIN";
     }
   }
 

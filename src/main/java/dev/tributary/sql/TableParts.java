@@ -11,6 +11,9 @@ final class TableParts {
 
   private final Cursor in;
 
+  /** Where each option key and column of the latest parsed list stood, to point refusals at. */
+  final Map<String, Token> positions = new java.util.HashMap<>();
+
   TableParts(Cursor in) {
     this.in = in;
   }
@@ -46,6 +49,7 @@ final class TableParts {
         }
       } else {
         Column column = column();
+        positions.put("column:" + column.name(), at);
         if (in.acceptWords("PRIMARY", "KEY")) {
           if (primaryKey != null) {
             throw in.error(
@@ -101,6 +105,7 @@ final class TableParts {
     List<Token> tokens = in.tokensSince(mark);
     for (int i = 0; i + 1 < tokens.size(); i++) {
       if (tokens.get(i).kind() == Token.Kind.STRING && tokens.get(i + 1).isSymbol("=")) {
+        positions.put("option:" + tokens.get(i).value(), tokens.get(i));
         checkOption(tokens.get(i), options.get(tokens.get(i).value()));
       }
     }
@@ -113,6 +118,7 @@ final class TableParts {
     List<String> keys = optionKeys();
     for (Token t : in.tokensSince(mark)) {
       if (t.kind() == Token.Kind.STRING) {
+        positions.put("option:" + t.value(), t);
         checkKey(t);
       }
     }
@@ -165,7 +171,10 @@ final class TableParts {
     String name = in.identifier("column name");
     if (in.acceptWord("AS")) {
       String expression =
-          in.captureUntil(t -> t.isSymbol(",") || t.isWord("COMMENT"), false, "column expression");
+          in.captureUntil(
+              t -> t.isSymbol(",") || t.isWord("COMMENT") || t.isWord("FIRST") || t.isWord("AFTER"),
+              false,
+              "column expression");
       return Column.computed(name, expression, comment());
     }
     String type =
@@ -176,7 +185,9 @@ final class TableParts {
                     || t.isWord("NULL")
                     || t.isWord("COMMENT")
                     || t.isWord("METADATA")
-                    || t.isWord("PRIMARY"));
+                    || t.isWord("PRIMARY")
+                    || t.isWord("FIRST")
+                    || t.isWord("AFTER"));
     if (in.acceptWord("METADATA")) {
       String key = in.acceptWord("FROM") ? in.string("metadata key") : null;
       boolean virtual = in.acceptWord("VIRTUAL");
@@ -367,6 +378,17 @@ final class TableParts {
     Token unitToken = in.peek();
     Clauses.TimeUnit unit =
         unitToken.kind() == Token.Kind.WORD ? Clauses.TimeUnit.parse(unitToken.text()) : null;
+    if (unit == null
+        && unitToken.kind() == Token.Kind.WORD
+        && unitToken.upper().matches("(MONTH|YEAR|WEEK|MILLISECOND)S?")) {
+      throw in.error(
+          ErrorCode.INVALID_DEFINITION,
+          "An interval here is measured in SECOND, MINUTE, HOUR or DAY (as in Flink), not "
+              + unitToken.upper()
+              + "; for example INTERVAL '30' DAY",
+          unitToken,
+          "SECOND, MINUTE, HOUR or DAY");
+    }
     if (unit == null) {
       throw in.expected("SECOND, MINUTE, HOUR or DAY");
     }
@@ -429,6 +451,7 @@ final class TableParts {
       return new Clauses.StartMode(kind, offset, null);
     }
     if (kind.takesTimestamp()) {
+      in.acceptWord("TIMESTAMP"); // the literal form TIMESTAMP '...' as Flink writes it
       Token ts = in.next();
       if (ts.kind() != Token.Kind.STRING && ts.kind() != Token.Kind.NUMBER) {
         throw in.error(

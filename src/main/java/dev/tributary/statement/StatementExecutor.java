@@ -3,7 +3,10 @@ package dev.tributary.statement;
 import dev.tributary.catalog.CatalogService;
 import dev.tributary.catalog.SourceTable;
 import dev.tributary.catalog.SourceTableDefinition;
-import dev.tributary.reconcile.ProvisioningCheck;
+import dev.tributary.plan.ChangePlan;
+import dev.tributary.plan.ChangePlanner;
+import dev.tributary.reconcile.TableStatus;
+import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.sql.Parser;
 import dev.tributary.sql.Statement;
@@ -14,6 +17,8 @@ import dev.tributary.table.MaterializedTable;
 import dev.tributary.table.MaterializedTableService;
 import dev.tributary.table.TableChange;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import org.springframework.stereotype.Component;
 
 /**
@@ -25,7 +30,7 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
   private final MaterializedTableService tables;
   private final CatalogService catalogs;
   private final TableQueries queries;
-  private final ProvisioningCheck checks;
+  private final ChangePlanner planner;
   private String catalog;
   private String database;
   private Parser.Parsed current;
@@ -34,13 +39,13 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
       MaterializedTableService tables,
       CatalogService catalogs,
       TableQueries queries,
-      ProvisioningCheck checks,
+      ChangePlanner planner,
       String catalog,
       String database) {
     this.tables = tables;
     this.catalogs = catalogs;
     this.queries = queries;
-    this.checks = checks;
+    this.planner = planner;
     this.catalog = catalog;
     this.database = database;
   }
@@ -51,21 +56,21 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
     private final MaterializedTableService tables;
     private final CatalogService catalogs;
     private final TableQueries queries;
-    private final ProvisioningCheck checks;
+    private final ChangePlanner planner;
 
     Factory(
         MaterializedTableService tables,
         CatalogService catalogs,
         TableQueries queries,
-        ProvisioningCheck checks) {
+        ChangePlanner planner) {
       this.tables = tables;
       this.catalogs = catalogs;
       this.queries = queries;
-      this.checks = checks;
+      this.planner = planner;
     }
 
     StatementExecutor create(String catalog, String database) {
-      return new StatementExecutor(tables, catalogs, queries, checks, catalog, database);
+      return new StatementExecutor(tables, catalogs, queries, planner, catalog, database);
     }
   }
 
@@ -81,26 +86,92 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
   @Override
   public StatementResult createMaterializedTable(Statement.CreateMaterializedTable s) {
     ObjectName name = resolve(s.name());
-    var existing = tables.find(name);
+    Optional<MaterializedTable> existing = tables.find(name);
+    ChangePlan plan = null;
     if (existing.isEmpty() || s.orAlter()) {
-      if (existing.isEmpty()) {
-        checks.checkNewTopic(name);
-      }
-      checks.checkQuery(name, s.definition());
+      plan = approved(planner.plan(name, current(existing), s.definition()));
     }
-    return changed(
-        name,
-        "MATERIALIZED_TABLE",
-        tables.create(name, s.definition(), s.orAlter(), s.ifNotExists()));
+    TableChange change = tables.create(name, s.definition(), s.orAlter(), s.ifNotExists());
+    return changed(name, "MATERIALIZED_TABLE", change).withPlan(plan);
   }
 
   @Override
   public StatementResult alterMaterializedTable(Statement.AlterMaterializedTable s) {
     ObjectName name = resolve(s.name());
-    if (s.action() instanceof Statement.Evolve evolve) {
-      checks.checkQuery(name, evolve.definition());
+    ChangePlan plan = null;
+    if (s.action().effect() == Statement.AlterAction.Effect.DEFINITION) {
+      MaterializedTableDefinition next = tables.applied(name, s.action());
+      plan = approved(planner.plan(name, current(tables.find(name)), next));
     }
-    return changed(name, "MATERIALIZED_TABLE", tables.alter(name, s.action()));
+    return changed(name, "MATERIALIZED_TABLE", tables.alter(name, s.action())).withPlan(plan);
+  }
+
+  @Override
+  public StatementResult explain(Statement.Explain s) {
+    ObjectName name;
+    MaterializedTableDefinition next;
+    if (s.statement() instanceof Statement.CreateMaterializedTable create) {
+      name = resolve(create.name());
+      if (tables.find(name).isPresent() && !create.orAlter()) {
+        throw new ApiException(
+            ErrorCode.ALREADY_EXISTS,
+            "Materialized table "
+                + name
+                + " already exists; EXPLAIN CREATE OR ALTER shows what a change would do");
+      }
+      next = create.definition();
+    } else {
+      Statement.AlterMaterializedTable alter = (Statement.AlterMaterializedTable) s.statement();
+      name = resolve(alter.name());
+      if (alter.action().effect() != Statement.AlterAction.Effect.DEFINITION) {
+        throw new ApiException(
+            ErrorCode.UNSUPPORTED_STATEMENT,
+            "EXPLAIN explains definition changes; "
+                + alter.action().sql()
+                + " changes the running state only");
+      }
+      next = tables.applied(name, alter.action());
+    }
+    ChangePlan plan = planner.plan(name, current(tables.find(name)), next);
+    return result(
+            name, "MATERIALIZED_TABLE", plan.rejected() ? "REJECTED" : "PLANNED", summary(plan))
+        .withPlan(plan);
+  }
+
+  /** The current definition and status of an existing materialized table, for its plan. */
+  private Optional<ChangePlanner.Current> current(Optional<MaterializedTable> table) {
+    return table
+        .filter(t -> tables.spec(t).definition() != null)
+        .map(
+            t ->
+                new ChangePlanner.Current(
+                    tables.spec(t).definition(), TableStatus.parse(t.getStatus())));
+  }
+
+  /** A rejected plan is a 409 that carries the plan; nothing is stored. */
+  private static ChangePlan approved(ChangePlan plan) {
+    if (plan.rejected()) {
+      throw new ApiException(
+          ErrorCode.PLAN_REJECTED,
+          "The change to " + plan.table() + " is refused: " + String.join("; ", plan.rejections()),
+          Map.of("plan", plan));
+    }
+    return plan;
+  }
+
+  private static String summary(ChangePlan plan) {
+    if (plan.rejected()) {
+      return String.join("; ", plan.rejections());
+    }
+    return switch (plan.action()) {
+      case CREATE -> "Creates " + plan.table() + ": topic, subjects and a job";
+      case EVOLVE -> "Evolves " + plan.table() + ": " + plan.restart();
+      case CHANGE ->
+          "Changes "
+              + plan.table()
+              + (plan.jobRestarts() ? ": " + plan.restart() : "; the job keeps running");
+      case UNCHANGED -> plan.table() + " is unchanged";
+    };
   }
 
   @Override

@@ -9,6 +9,7 @@ import java.util.Map;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.interceptor.TransactionAspectSupport;
 
 /**
  * Runs scripts of statements. The whole script is parsed and statically validated before anything
@@ -32,7 +33,24 @@ public class StatementService {
 
   @Transactional
   public List<StatementResult> execute(String script, String catalog, String database) {
+    return run(script, catalog, database);
+  }
+
+  /**
+   * Runs the script as {@link #execute} would, then rolls its transaction back: every statement is
+   * planned and checked, nothing is stored, and the reconciler is not woken.
+   */
+  @Transactional
+  public List<StatementResult> dryRun(String script, String catalog, String database) {
+    List<StatementResult> results = run(script, catalog, database);
+    TransactionAspectSupport.currentTransactionStatus().setRollbackOnly();
+    return results;
+  }
+
+  private List<StatementResult> run(String script, String catalog, String database) {
     List<Parser.Parsed> statements = Parser.parseScript(script);
+    // Nothing of a script runs if any of its statements asks for what cannot be carried out.
+    statements.forEach(Parser.Parsed::requireSupported);
     StatementExecutor executor =
         executors.create(orDefault(catalog, defaultCatalog), orDefault(database, defaultDatabase));
     List<StatementResult> results = new ArrayList<>();
@@ -48,7 +66,9 @@ public class StatementService {
 
   /** Parses and validates only; returns each statement's kind and canonical text. */
   public List<StatementResult> validate(String script) {
-    return Parser.parseScript(script).stream()
+    List<Parser.Parsed> statements = Parser.parseScript(script);
+    statements.forEach(Parser.Parsed::requireSupported);
+    return statements.stream()
         .map(
             p ->
                 new StatementResult(

@@ -14,9 +14,12 @@ public enum ErrorCode {
   INVALID_QUERY(400, "Invalid query"),
   UNKNOWN_OPTION(400, "Unknown option"),
   INVALID_OPTION_VALUE(400, "Invalid option value"),
+  UNSUPPORTED_CLAUSE(400, "Clause not supported"),
+  UNSUPPORTED_OPTION(400, "Option not supported"),
   NOT_FOUND(404, "Resource not found"),
   CONFLICT(409, "Resource conflict"),
   ALREADY_EXISTS(409, "Resource already exists"),
+  PLAN_REJECTED(409, "The change cannot be applied safely"),
   REMOTE_ERROR(502, "A dependency refused the request"),
   DEPENDENCY_UNAVAILABLE(503, "A dependency is unavailable"),
   INTERNAL_ERROR(500, "Internal error");

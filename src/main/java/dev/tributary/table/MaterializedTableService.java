@@ -137,6 +137,24 @@ public class MaterializedTableService {
     };
   }
 
+  /**
+   * The definition an ALTER would give the table, without storing it; a change that cannot apply (a
+   * column that exists already, a key column dropped) is a 400.
+   */
+  @Transactional(readOnly = true)
+  public MaterializedTableDefinition applied(ObjectName name, Statement.AlterAction action) {
+    MaterializedTable table = get(name);
+    requireNotDeleting(table);
+    TableSpec spec = spec(table);
+    requireMaterialized(name, spec);
+    try {
+      return action.applyTo(spec.definition());
+    } catch (IllegalArgumentException e) {
+      throw new ApiException(
+          ErrorCode.INVALID_DEFINITION, e.getMessage() + " (table " + name + ")");
+    }
+  }
+
   @Transactional
   public TableChange drop(ObjectName name, boolean ifExists) {
     Optional<MaterializedTable> table = find(name);

@@ -31,6 +31,15 @@ public class MaterializedTableVersion {
   @Column(name = "created_at", nullable = false)
   private Instant createdAt;
 
+  /**
+   * Null for a version applied as asked; ROLLED_BACK or RESTORED_n when the reconciler undid it.
+   */
+  @Column(insertable = false, updatable = false)
+  private String outcome;
+
+  @Column(insertable = false, updatable = false)
+  private String failure;
+
   protected MaterializedTableVersion() {}
 
   public MaterializedTableVersion(MaterializedTable table) {
@@ -47,6 +56,14 @@ public class MaterializedTableVersion {
 
   public long version() {
     return key.version;
+  }
+
+  public String getOutcome() {
+    return outcome;
+  }
+
+  public String getFailure() {
+    return failure;
   }
 
   public String getQualifiedName() {

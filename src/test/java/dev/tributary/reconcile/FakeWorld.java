@@ -70,7 +70,8 @@ final class FakeWorld {
             flink,
             flink,
             planner,
-            new Reconciler.Settings("kafka:9092", "file:///savepoints", Duration.ofSeconds(30)),
+            new Reconciler.Settings(
+                "kafka:9092", "file:///savepoints", Duration.ofSeconds(30), Duration.ofSeconds(60)),
             faults,
             Clock.systemUTC());
   }
@@ -98,6 +99,7 @@ final class FakeWorld {
     row.generation++;
     if (newDefinition) {
       row.version++;
+      row.versions.put(row.version, row.spec);
     }
   }
 
@@ -148,10 +150,14 @@ final class FakeWorld {
     boolean deletion;
     Phase phase = Phase.PENDING;
     TableStatus status = TableStatus.initial();
+    long observedGeneration;
+    final Map<Long, TableSpec> versions = new HashMap<>();
+    final Map<Long, String> failures = new HashMap<>();
 
     Row(ObjectName name, TableSpec spec) {
       this.name = name;
       this.spec = spec;
+      versions.put(1L, spec);
     }
   }
 
@@ -172,7 +178,15 @@ final class FakeWorld {
           ? Optional.empty()
           : Optional.of(
               new TableSnapshot(
-                  id, r.name, r.generation, r.version, r.spec, r.deletion, r.phase, r.status));
+                  id,
+                  r.name,
+                  r.generation,
+                  r.version,
+                  r.spec,
+                  r.deletion,
+                  r.phase,
+                  r.status,
+                  r.observedGeneration));
     }
 
     public int attempt(UUID id) {
@@ -183,6 +197,16 @@ final class FakeWorld {
       Row r = rows.get(id);
       r.phase = phase;
       r.status = status;
+      r.observedGeneration = observedGeneration;
+    }
+
+    public void rollBack(UUID id, long failed, long to, String cause) {
+      Row r = rows.get(id);
+      r.failures.put(failed, cause);
+      r.spec = r.versions.get(to).withStopped(r.spec.stopped());
+      r.generation++;
+      r.version = r.generation;
+      r.versions.put(r.version, r.spec);
     }
 
     public void event(UUID id, String type, String reason, String message) {
@@ -225,11 +249,36 @@ final class FakeWorld {
       return Optional.ofNullable(topics.get(name));
     }
 
+    final Map<String, Map<String, Map<Integer, Long>>> groups = new HashMap<>();
+    final java.util.Set<String> filled = new java.util.HashSet<>();
+
+    public synchronized boolean hasRecords(String name) {
+      check();
+      return filled.contains(name);
+    }
+
+    public synchronized Map<String, Map<Integer, Long>> committedOffsets(String group) {
+      check();
+      return groups.getOrDefault(group, Map.of());
+    }
+
+    public synchronized void deleteGroup(String group) {
+      check();
+      groups.remove(group);
+    }
+
     public synchronized void alterConfigs(String name, Map<String, String> configs) {
       check();
       TopicState t = topics.get(name);
       Map<String, String> merged = new HashMap<>(t.configs());
-      merged.putAll(configs);
+      configs.forEach(
+          (k, v) -> {
+            if (v == null) {
+              merged.remove(k);
+            } else {
+              merged.put(k, v);
+            }
+          });
       topics.put(name, new TopicState(name, t.partitions(), 1, merged, false));
     }
 
@@ -326,8 +375,11 @@ final class FakeWorld {
       return new Session(handle);
     }
 
+    final List<String> executed = new ArrayList<>();
+
     public synchronized StatementResult execute(Session session, String statement) {
       check();
+      executed.add(statement);
       Map<String, String> settings = sessions.get(session.handle());
       java.util.regex.Matcher set =
           java.util.regex.Pattern.compile("SET '([^']+)' = '([^']*)'").matcher(statement);

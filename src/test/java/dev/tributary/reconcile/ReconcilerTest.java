@@ -109,8 +109,9 @@ class ReconcilerTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"cancel-old", "submit"})
-  void shouldReplaceTheJobOnEvolutionWithoutItsStateWhenCrashingAt(String step) {
+  @ValueSource(strings = {"stop", "submit", "submitted"})
+  void shouldStopTheOldJobWithASavepointOnEvolutionAndStartTheNewWithoutItsStateWhenCrashingAt(
+      String step) {
     UUID id = world.create(ORDERS);
     world.converge(id);
     String old = world.status(id).jobId();
@@ -122,7 +123,11 @@ class ReconcilerTest {
     world.crashAt.add(step);
     world.converge(id);
 
-    assertThat(world.flink.jobs.get(old).state).isEqualTo(JobState.CANCELED);
+    // Stopped with a savepoint, never cancelled: its last transaction is committed.
+    assertThat(world.flink.jobs.get(old).state).isEqualTo(JobState.FINISHED);
+    assertThat(world.flink.jobs.get(old).savepoint).isNotNull();
+    assertThat(world.status(id).evolution().savepointPath())
+        .isEqualTo(world.flink.jobs.get(old).savepoint);
     assertThat(world.flink.live())
         .singleElement()
         .satisfies(

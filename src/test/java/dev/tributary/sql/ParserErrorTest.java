@@ -109,8 +109,10 @@ class ParserErrorTest {
             error("CREATE TABLE t PARTITIONED BY (a) CLUSTER BY (b) FLOW INSERT BY NAME SELECT 1")
                 .getMessage())
         .isEqualTo("PARTITIONED BY and CLUSTER BY cannot be combined");
-    assertThat(error("ALTER MATERIALIZED TABLE t ADD (c INT)").getMessage())
-        .startsWith("Only metadata and computed columns can be added");
+    assertThat(error("ALTER MATERIALIZED TABLE t RESET ()").getMessage())
+        .startsWith("RESET needs at least one option key");
+    assertThat(error("CREATE MATERIALIZED TABLE t FRESHNESS = INTERVAL '1' MONTH AS SELECT 1"))
+        .hasMessageStartingWith("An interval here is measured in SECOND, MINUTE, HOUR or DAY");
   }
 
   @Test

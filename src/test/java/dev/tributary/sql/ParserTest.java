@@ -1,6 +1,7 @@
 package dev.tributary.sql;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tributary.sql.Clauses.StartMode;
 import dev.tributary.sql.Statement.CreateMaterializedTable;
@@ -125,8 +126,28 @@ class ParserTest {
         Map.ofEntries(
             Map.entry(
                 "ADD (k TIMESTAMP_LTZ(3) METADATA FROM 'timestamp' VIRTUAL)",
-                "ALTER_MATERIALIZED_TABLE_ADD_COLUMN"),
-            Map.entry("ADD (p AS price * 1.21)", "ALTER_MATERIALIZED_TABLE_ADD_COLUMN"),
+                "ALTER_MATERIALIZED_TABLE_ADD_COLUMNS"),
+            Map.entry("ADD (p AS price * 1.21)", "ALTER_MATERIALIZED_TABLE_ADD_COLUMNS"),
+            Map.entry("ADD c STRING METADATA VIRTUAL", "ALTER_MATERIALIZED_TABLE_ADD_COLUMNS"),
+            Map.entry(
+                "ADD (c1 INT FIRST, c2 AS c1 + 1 AFTER x)", "ALTER_MATERIALIZED_TABLE_ADD_COLUMNS"),
+            Map.entry(
+                "ADD CONSTRAINT pk PRIMARY KEY (a) NOT ENFORCED",
+                "ALTER_MATERIALIZED_TABLE_SET_PRIMARY_KEY"),
+            Map.entry("MODIFY c BIGINT", "ALTER_MATERIALIZED_TABLE_MODIFY_COLUMNS"),
+            Map.entry(
+                "MODIFY (c BIGINT NOT NULL, d STRING FIRST)",
+                "ALTER_MATERIALIZED_TABLE_MODIFY_COLUMNS"),
+            Map.entry("DROP c", "ALTER_MATERIALIZED_TABLE_DROP_COLUMNS"),
+            Map.entry("DROP (c1, c2)", "ALTER_MATERIALIZED_TABLE_DROP_COLUMNS"),
+            Map.entry("DROP PRIMARY KEY", "ALTER_MATERIALIZED_TABLE_DROP_PRIMARY_KEY"),
+            Map.entry("DROP CONSTRAINT pk", "ALTER_MATERIALIZED_TABLE_DROP_PRIMARY_KEY"),
+            Map.entry(
+                "ADD DISTRIBUTION BY HASH(a) INTO 6 BUCKETS",
+                "ALTER_MATERIALIZED_TABLE_SET_DISTRIBUTION"),
+            Map.entry(
+                "MODIFY DISTRIBUTION INTO 3 BUCKETS", "ALTER_MATERIALIZED_TABLE_SET_DISTRIBUTION"),
+            Map.entry("DROP DISTRIBUTION", "ALTER_MATERIALIZED_TABLE_SET_DISTRIBUTION"),
             Map.entry(
                 "MODIFY WATERMARK FOR ts AS ts - INTERVAL '1' SECOND",
                 "ALTER_MATERIALIZED_TABLE_MODIFY_WATERMARK"),
@@ -153,6 +174,67 @@ class ParserTest {
           assertThat(s.kind()).as(action).isEqualTo(kind);
           assertRoundTrip(s);
         });
+  }
+
+  @Test
+  void shouldApplyFlinkAlterFormsToTheDeclaredSchema() {
+    MaterializedTableDefinition d =
+        ((Statement.CreateMaterializedTable)
+                Parser.parse(
+                    "CREATE MATERIALIZED TABLE t (x INT, y STRING, PRIMARY KEY (x) NOT ENFORCED)"
+                        + " AS SELECT x, y FROM s"))
+            .definition();
+    MaterializedTableDefinition added =
+        action("ADD (c1 INT FIRST, c2 AS c1 + 1 AFTER x)").applyTo(d);
+    assertThat(added.schema().columns().stream().map(Column::name))
+        .containsExactly("c1", "x", "c2", "y");
+    assertThat(action("MODIFY y BIGINT").applyTo(d).schema().column("y").type())
+        .isEqualTo("BIGINT");
+    assertThat(action("DROP y").applyTo(d).schema().columns().stream().map(Column::name))
+        .containsExactly("x");
+    assertThat(action("DROP PRIMARY KEY").applyTo(d).schema().primaryKey()).isNull();
+    assertThatThrownBy(() -> action("DROP x").applyTo(d))
+        .hasMessageContaining("used by the primary key");
+    assertThatThrownBy(() -> action("ADD (x INT)").applyTo(d))
+        .hasMessageContaining("already exists");
+  }
+
+  @Test
+  void shouldKeepEveryClauseThatAnAlterAsDoesNotRepeat() {
+    MaterializedTableDefinition d =
+        ((Statement.CreateMaterializedTable)
+                Parser.parse(
+                    "CREATE MATERIALIZED TABLE t (x INT, ts TIMESTAMP(3), v AS x * 2, WATERMARK FOR ts AS ts)"
+                        + " WITH ('value.format' = 'avro-registry') FRESHNESS = INTERVAL '5' SECOND"
+                        + " AS SELECT x FROM s"))
+            .definition();
+    MaterializedTableDefinition evolved = action("AS SELECT x FROM s WHERE x > 1").applyTo(d);
+    assertThat(evolved.query()).isEqualTo("SELECT x FROM s WHERE x > 1");
+    assertThat(evolved.freshness()).isEqualTo(d.freshness());
+    assertThat(evolved.options()).containsEntry("value.format", "avro-registry");
+    assertThat(evolved.schema().columns()).extracting(Column::name).containsExactly("v");
+    assertThat(evolved.schema().watermark()).isEqualTo(d.schema().watermark());
+  }
+
+  @Test
+  void shouldParseExplainAndFlinkLiteralForms() {
+    Statement explain =
+        Parser.parse("EXPLAIN CREATE OR ALTER MATERIALIZED TABLE t AS SELECT 1 AS a");
+    assertThat(explain.kind()).isEqualTo("EXPLAIN");
+    assertRoundTrip(explain);
+    assertThat(Parser.parse("EXPLAIN ALTER MATERIALIZED TABLE t AS SELECT 2 AS a").kind())
+        .isEqualTo("EXPLAIN");
+    Statement.CreateMaterializedTable create =
+        (Statement.CreateMaterializedTable)
+            Parser.parse(
+                "CREATE MATERIALIZED TABLE t START_MODE = FROM_TIMESTAMP(TIMESTAMP '2026-01-01"
+                    + " 00:00:00') AS SELECT 1 AS a");
+    assertThat(create.definition().startMode().timestamp()).isEqualTo("'2026-01-01 00:00:00'");
+  }
+
+  private static Statement.AlterAction action(String sql) {
+    return ((Statement.AlterMaterializedTable) Parser.parse("ALTER MATERIALIZED TABLE t " + sql))
+        .action();
   }
 
   @Test

@@ -52,7 +52,7 @@ class SeedCorpusTest {
     assertThat(kinds)
         .contains(
             "CREATE_MATERIALIZED_TABLE",
-            "ALTER_MATERIALIZED_TABLE_ADD_COLUMN",
+            "ALTER_MATERIALIZED_TABLE_ADD_COLUMNS",
             "ALTER_MATERIALIZED_TABLE_SET_OPTIONS",
             "ALTER_MATERIALIZED_TABLE_MODIFY_WATERMARK",
             "ALTER_MATERIALIZED_TABLE_SUSPEND",

@@ -19,9 +19,13 @@ import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
@@ -205,6 +209,52 @@ public class KafkaTopics implements Topics {
         admin.deleteTopics(Set.of(name)).all(),
         UnknownTopicOrPartitionException.class,
         "delete topic " + name);
+  }
+
+  @Override
+  public boolean hasRecords(String name) {
+    Optional<TopicState> topic = describe(name);
+    if (topic.isEmpty()) {
+      return false;
+    }
+    Map<TopicPartition, OffsetSpec> earliest = new HashMap<>();
+    Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+    for (int p = 0; p < topic.get().partitions(); p++) {
+      earliest.put(new TopicPartition(name, p), OffsetSpec.earliest());
+      latest.put(new TopicPartition(name, p), OffsetSpec.latest());
+    }
+    var begins = await(admin.listOffsets(earliest).all(), "list offsets of " + name);
+    var ends = await(admin.listOffsets(latest).all(), "list offsets of " + name);
+    return ends.entrySet().stream()
+        .anyMatch(e -> e.getValue().offset() > begins.get(e.getKey()).offset());
+  }
+
+  @Override
+  public Map<String, Map<Integer, Long>> committedOffsets(String group) {
+    Map<TopicPartition, OffsetAndMetadata> offsets =
+        awaitUnless(
+                admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata(),
+                GroupIdNotFoundException.class,
+                "list offsets of group " + group)
+            .orElse(Map.of());
+    Map<String, Map<Integer, Long>> byTopic = new java.util.TreeMap<>();
+    offsets.forEach(
+        (partition, offset) -> {
+          if (offset != null) {
+            byTopic
+                .computeIfAbsent(partition.topic(), t -> new java.util.TreeMap<>())
+                .put(partition.partition(), offset.offset());
+          }
+        });
+    return byTopic;
+  }
+
+  @Override
+  public void deleteGroup(String group) {
+    completes(
+        admin.deleteConsumerGroups(Set.of(group)).all(),
+        GroupIdNotFoundException.class,
+        "delete group " + group);
   }
 
   /** Cluster id, for the health indicator; fails like every other call when Kafka is down. */

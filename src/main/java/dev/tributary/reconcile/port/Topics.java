@@ -16,6 +16,19 @@ public interface Topics {
 
   void delete(String name);
 
+  /** True when the topic holds at least one record (any partition's end is past its start). */
+  boolean hasRecords(String name);
+
+  /**
+   * The offsets a consumer group committed, by topic and partition; empty when it committed none. A
+   * job's Kafka sources commit their positions under its group at every completed checkpoint and
+   * savepoint.
+   */
+  Map<String, Map<Integer, Long>> committedOffsets(String group);
+
+  /** Deletes a consumer group's committed offsets; an unknown group is success. */
+  void deleteGroup(String group);
+
   /**
    * The newest committed records of the topic, up to {@code limit}, oldest first; empty if none.
    */

@@ -31,10 +31,16 @@ class StatementController {
       description =
           "The whole script is parsed and validated first; it then runs in one transaction,"
               + " so when any statement fails nothing of it is kept. Errors are problem documents with a code,"
-              + " the statement index, line, column and a snippet.")
+              + " the statement index, line, column and a snippet. A change to a materialized table is planned"
+              + " first (result.plan); a plan that cannot be applied safely is a 409 PLAN_REJECTED carrying it."
+              + " With dryRun nothing is kept.")
   ScriptResponse execute(@Valid @RequestBody StatementRequest request) {
+    if (Boolean.TRUE.equals(request.dryRun())) {
+      return new ScriptResponse(
+          true, statements.dryRun(request.statement(), request.catalog(), request.database()));
+    }
     return new ScriptResponse(
-        statements.execute(request.statement(), request.catalog(), request.database()));
+        false, statements.execute(request.statement(), request.catalog(), request.database()));
   }
 
   @PostMapping("/validate")
@@ -43,7 +49,7 @@ class StatementController {
       description =
           "No side effects. Returns each statement's kind and canonical form; CI can run it as a linter.")
   ScriptResponse validate(@Valid @RequestBody StatementRequest request) {
-    return new ScriptResponse(statements.validate(request.statement()));
+    return new ScriptResponse(false, statements.validate(request.statement()));
   }
 
   record StatementRequest(
@@ -51,7 +57,12 @@ class StatementController {
       @Schema(description = "Current catalog for unqualified names", example = "examples")
           String catalog,
       @Schema(description = "Current database for unqualified names", example = "marketplace")
-          String database) {}
+          String database,
+      @Schema(
+              description =
+                  "Plan and check every statement, answer as the real run would, and keep"
+                      + " nothing: no row, no topic, no job is touched")
+          Boolean dryRun) {}
 
-  record ScriptResponse(List<StatementResult> results) {}
+  record ScriptResponse(boolean dryRun, List<StatementResult> results) {}
 }

@@ -1,6 +1,8 @@
 package dev.tributary.table.web;
 
-import dev.tributary.reconcile.ProvisioningCheck;
+import dev.tributary.plan.ChangePlan;
+import dev.tributary.plan.ChangePlanner;
+import dev.tributary.reconcile.TableStatus;
 import dev.tributary.reconcile.port.Topics;
 import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.sql.ObjectName;
@@ -20,6 +22,7 @@ import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
@@ -45,13 +48,13 @@ import tools.jackson.databind.JsonNode;
 class MaterializedTableController {
 
   private final MaterializedTableService tables;
-  private final ProvisioningCheck checks;
+  private final ChangePlanner planner;
   private final Topics topics;
 
   MaterializedTableController(
-      MaterializedTableService tables, ProvisioningCheck checks, Topics topics) {
+      MaterializedTableService tables, ChangePlanner planner, Topics topics) {
     this.tables = tables;
-    this.checks = checks;
+    this.planner = planner;
     this.topics = topics;
   }
 
@@ -92,7 +95,7 @@ class MaterializedTableController {
           "spec.statement (a CREATE [OR ALTER] MATERIALIZED TABLE) or spec.definition (as GET returns it);"
               + " spec.stopped suspends or resumes. Send the resourceVersion you read (If-Match or metadata.resourceVersion):"
               + " a stale one is refused with 409.")
-  ResponseEntity<Resource> put(
+  ResponseEntity<?> put(
       @PathVariable String catalog,
       @PathVariable String database,
       @PathVariable String name,
@@ -117,15 +120,34 @@ class MaterializedTableController {
               + ". Read it again and retry",
           Map.of("resourceVersion", existing.get().getResourceVersion()));
     }
-    if (existing.isEmpty()) {
-      checks.checkNewTopic(id);
-    }
-    if (definition != null) {
-      checks.checkQuery(id, definition);
-      tables.create(id, definition, true, false);
-    } else if (existing.isEmpty()) {
+    if (definition == null && existing.isEmpty()) {
       throw new ApiException(
           ErrorCode.VALIDATION_FAILED, "A new table needs spec.statement or spec.definition");
+    }
+    ChangePlan plan = null;
+    if (definition != null) {
+      Optional<ChangePlanner.Current> current =
+          existing
+              .filter(t -> tables.spec(t).definition() != null)
+              .map(
+                  t ->
+                      new ChangePlanner.Current(
+                          tables.spec(t).definition(), TableStatus.parse(t.getStatus())));
+      plan = planner.plan(id, current, definition);
+      if (Boolean.TRUE.equals(request.dryRun())) {
+        return ResponseEntity.ok(new PlanResponse(true, plan));
+      }
+      if (plan.rejected()) {
+        throw new ApiException(
+            ErrorCode.PLAN_REJECTED,
+            "The change to " + id + " is refused: " + String.join("; ", plan.rejections()),
+            Map.of("plan", plan));
+      }
+      tables.create(id, definition, true, false);
+    } else if (Boolean.TRUE.equals(request.dryRun())) {
+      throw new ApiException(
+          ErrorCode.VALIDATION_FAILED,
+          "A dry run plans a definition: give spec.statement or spec.definition");
     }
     if (request.spec().stopped() != null) {
       tables.alter(
@@ -304,7 +326,10 @@ class MaterializedTableController {
     }
   }
 
-  record PutRequest(Map<String, Object> metadata, SpecRequest spec) {}
+  record PutRequest(Map<String, Object> metadata, SpecRequest spec, Boolean dryRun) {}
+
+  /** The answer of a dry run: the plan, nothing stored or touched. */
+  record PlanResponse(boolean dryRun, ChangePlan plan) {}
 
   record SpecRequest(String statement, Map<String, Object> definition, Boolean stopped) {}
 
@@ -331,10 +356,21 @@ class MaterializedTableController {
 
   record PageResponse(List<Resource> items, int page, int size, long total) {}
 
-  record VersionResponse(long version, String qualifiedName, String statement, Instant createdAt) {
+  record VersionResponse(
+      long version,
+      String qualifiedName,
+      String statement,
+      Instant createdAt,
+      String outcome,
+      String failure) {
     static VersionResponse of(MaterializedTableVersion v) {
       return new VersionResponse(
-          v.version(), v.getQualifiedName(), v.getDefinition(), v.getCreatedAt());
+          v.version(),
+          v.getQualifiedName(),
+          v.getDefinition(),
+          v.getCreatedAt(),
+          v.getOutcome(),
+          v.getFailure());
     }
   }
 

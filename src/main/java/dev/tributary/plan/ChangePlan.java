@@ -1,0 +1,61 @@
+package dev.tributary.plan;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.util.List;
+
+/**
+ * What a change to a materialized table would do, computed with no side effect: the answer of a dry
+ * run and of EXPLAIN, and the check every applied change passes first. A plan with rejections is
+ * never applied.
+ */
+@JsonInclude(JsonInclude.Include.NON_EMPTY)
+public record ChangePlan(
+    String table,
+    Action action,
+    boolean jobRestarts,
+    String restart,
+    boolean stateDiscarded,
+    List<SourceStart> sourceStarts,
+    List<ColumnChange> columns,
+    List<SubjectCheck> subjects,
+    List<ValueChange> changes,
+    List<String> rejections,
+    List<String> notes) {
+
+  public ChangePlan {
+    sourceStarts = List.copyOf(sourceStarts);
+    columns = List.copyOf(columns);
+    subjects = List.copyOf(subjects);
+    changes = List.copyOf(changes);
+    rejections = List.copyOf(rejections);
+    notes = List.copyOf(notes);
+  }
+
+  /** What kind of change this is, as the CLI prints it. */
+  public enum Action {
+    /** A new table: topic, subjects and a job are created. */
+    CREATE,
+    /** A new job shape: the old job stops with a savepoint and a new one starts. */
+    EVOLVE,
+    /** Properties change; the job keeps running, or restarts from its savepoint. */
+    CHANGE,
+    /** Nothing differs from what is stored. */
+    UNCHANGED
+  }
+
+  public boolean rejected() {
+    return !rejections.isEmpty();
+  }
+
+  /** Where the new job reads a source from. */
+  public record SourceStart(String source, String from) {}
+
+  /** A column that the change adds, removes or retypes. */
+  public record ColumnChange(String column, String change, String before, String after) {}
+
+  /** Whether the registry accepts the new schema of a subject, under its compatibility level. */
+  public record SubjectCheck(String subject, String change, Boolean compatible, String message) {}
+
+  /** A property that changes: a topic config, the key, the changelog mode, the freshness... */
+  public record ValueChange(String property, String before, String after) {}
+}

@@ -1,0 +1,374 @@
+package dev.tributary.plan;
+
+import dev.tributary.plan.ChangePlan.Action;
+import dev.tributary.plan.ChangePlan.ColumnChange;
+import dev.tributary.plan.ChangePlan.SourceStart;
+import dev.tributary.plan.ChangePlan.SubjectCheck;
+import dev.tributary.plan.ChangePlan.ValueChange;
+import dev.tributary.reconcile.PipelinePlan;
+import dev.tributary.reconcile.QueryPlanner;
+import dev.tributary.reconcile.TableStatus;
+import dev.tributary.reconcile.port.DependencyUnavailableException;
+import dev.tributary.reconcile.port.FlinkSql;
+import dev.tributary.reconcile.port.RemoteSystemException;
+import dev.tributary.reconcile.port.SchemaRegistry;
+import dev.tributary.reconcile.port.Topics;
+import dev.tributary.sql.Capabilities;
+import dev.tributary.sql.Clauses;
+import dev.tributary.sql.Column;
+import dev.tributary.sql.Defaults;
+import dev.tributary.sql.MaterializedTableDefinition;
+import dev.tributary.sql.ObjectName;
+import dev.tributary.sql.TableSchema;
+import dev.tributary.system.ApiException;
+import dev.tributary.system.ErrorCode;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+
+/**
+ * Plans a change to a materialized table before anything is touched: the new output schema (asked
+ * of Flink), whether the registry accepts it under the subject's compatibility level, key,
+ * changelog and topic config changes, whether the job restarts, where its sources start, and what
+ * state is lost. Only reads: Flink sessions that declare and describe, registry compatibility
+ * checks, topic descriptions.
+ */
+@Component
+public class ChangePlanner {
+
+  private static final Logger log = LoggerFactory.getLogger(ChangePlanner.class);
+
+  private final QueryPlanner queries;
+  private final Topics topics;
+  private final SchemaRegistry registry;
+
+  ChangePlanner(QueryPlanner queries, Topics topics, SchemaRegistry registry) {
+    this.queries = queries;
+    this.topics = topics;
+    this.registry = registry;
+  }
+
+  /** The current state of an existing table: its definition and what the reconciler recorded. */
+  public record Current(MaterializedTableDefinition definition, TableStatus status) {}
+
+  /**
+   * The plan of giving {@code name} the definition {@code next}; {@code current} is empty for a new
+   * table. Bad definitions raise a 4xx; a plan that cannot be applied safely has rejections.
+   */
+  public ChangePlan plan(
+      ObjectName name, Optional<Current> current, MaterializedTableDefinition next) {
+    Capabilities.refusal(next)
+        .ifPresent(
+            r -> {
+              throw new ApiException(r.code(), r.message() + " (table " + name + ")");
+            });
+    List<String> notes = new ArrayList<>();
+    List<FlinkSql.Column> columns = validate(name, next, notes);
+    MaterializedTableDefinition effective = Defaults.effective(next);
+    if (current.isEmpty()) {
+      requireNewTopic(name, notes);
+      return new ChangePlan(
+          name.toString(),
+          Action.CREATE,
+          true,
+          "a new job starts",
+          false,
+          starts(name, effective, Set.of()),
+          List.of(),
+          List.of(),
+          List.of(),
+          List.of(),
+          notes);
+    }
+    return change(name, current.get(), next, effective, columns, notes);
+  }
+
+  private ChangePlan change(
+      ObjectName name,
+      Current current,
+      MaterializedTableDefinition next,
+      MaterializedTableDefinition effective,
+      List<FlinkSql.Column> columns,
+      List<String> notes) {
+    MaterializedTableDefinition before = Defaults.effective(current.definition());
+    List<FlinkSql.Column> oldColumns =
+        current.status().schema().isEmpty()
+            ? declared(current.definition())
+            : current.status().schema();
+    if (columns == null) {
+      columns = TableSchema.hasPhysicalColumns(next.schema()) ? declared(next) : oldColumns;
+    }
+    if (current.definition().equals(next)) {
+      return new ChangePlan(
+          name.toString(),
+          Action.UNCHANGED,
+          false,
+          null,
+          false,
+          List.of(),
+          List.of(),
+          List.of(),
+          List.of(),
+          List.of(),
+          List.of("The definition is the stored one; nothing changes"));
+    }
+    PipelinePlan oldPlan = new PipelinePlan(name, "", before, oldColumns, "");
+    PipelinePlan newPlan = new PipelinePlan(name, "", effective, columns, "");
+    boolean evolve =
+        !PipelinePlan.fingerprint(before, oldColumns)
+            .equals(PipelinePlan.fingerprint(effective, columns));
+    List<String> rejections = new ArrayList<>();
+    List<ValueChange> changes = new ArrayList<>();
+    boolean filled = current.status().topic() != null && hasRecords(name.name(), notes);
+    compare(changes, "refreshMode", before.refreshMode(), effective.refreshMode());
+    if (before.refreshMode() != effective.refreshMode()) {
+      rejections.add(
+          "The refresh mode would change from "
+              + before.refreshMode()
+              + " to "
+              + effective.refreshMode()
+              + " (freshness "
+              + effective.freshness().sql()
+              + "); switching modes needs FULL refresh, which is not available yet. Keep the"
+              + " freshness under 30 minutes or set REFRESH_MODE = CONTINUOUS");
+    }
+    boolean freshness = !before.freshness().equals(effective.freshness());
+    compare(changes, "freshness", before.freshness().sql(), effective.freshness().sql());
+    shape(changes, rejections, oldPlan, newPlan, filled, name);
+    topicConfigs(changes, oldPlan, newPlan);
+    List<SubjectCheck> subjects =
+        current.status().valueSubject() == null ? List.of() : subjects(newPlan, rejections, notes);
+    Set<ObjectName> oldSources = Set.copyOf(queries.sources(name, before.query()));
+    String restart =
+        evolve
+            ? "the job stops with a savepoint and a job of the new definition starts; the old"
+                + " job's state is discarded"
+            : freshness
+                ? "the job stops with a savepoint and restarts from it with checkpoint interval "
+                    + effective.freshness().sql()
+                    + "; state is kept"
+                : null;
+    return new ChangePlan(
+        name.toString(),
+        evolve ? Action.EVOLVE : Action.CHANGE,
+        restart != null,
+        restart,
+        evolve,
+        evolve ? starts(name, effective, oldSources) : List.of(),
+        columnChanges(oldColumns, columns),
+        subjects,
+        changes,
+        rejections,
+        notes);
+  }
+
+  /** Key, changelog mode, partitions and formats: readers of a topic with records rely on them. */
+  private static void shape(
+      List<ValueChange> changes,
+      List<String> rejections,
+      PipelinePlan before,
+      PipelinePlan after,
+      boolean filled,
+      ObjectName name) {
+    Map<String, String[]> shape = new LinkedHashMap<>();
+    shape.put("key", new String[] {before.keyColumns().toString(), after.keyColumns().toString()});
+    shape.put("changelog.mode", new String[] {before.changelogMode(), after.changelogMode()});
+    shape.put(
+        "partitions",
+        new String[] {
+          String.valueOf(before.topic().partitions()), String.valueOf(after.topic().partitions())
+        });
+    for (String format : List.of("key.format", "value.format")) {
+      shape.put(
+          format,
+          new String[] {
+            before.effective().options().get(format), after.effective().options().get(format)
+          });
+    }
+    shape.forEach(
+        (property, values) -> {
+          if (!Objects.equals(values[0], values[1])) {
+            changes.add(new ValueChange(property, values[0], values[1]));
+            if (filled) {
+              rejections.add(
+                  "The "
+                      + property
+                      + " would change from "
+                      + values[0]
+                      + " to "
+                      + values[1]
+                      + " while topic "
+                      + name.name()
+                      + " holds records that its readers decode by the old one; this needs DROP"
+                      + " and CREATE");
+            }
+          }
+        });
+  }
+
+  private static void topicConfigs(
+      List<ValueChange> changes, PipelinePlan before, PipelinePlan after) {
+    for (String key : PipelinePlan.MANAGED_TOPIC_CONFIGS) {
+      String was = before.topic().configs().get(key);
+      String will = after.topic().configs().get(key);
+      if (!Objects.equals(was, will)) {
+        changes.add(
+            new ValueChange(
+                "topic " + key,
+                was == null ? "(broker default)" : was,
+                will == null ? "(broker default)" : will));
+      }
+    }
+  }
+
+  private List<SubjectCheck> subjects(
+      PipelinePlan plan, List<String> rejections, List<String> notes) {
+    List<SubjectCheck> checks = new ArrayList<>();
+    try {
+      for (PipelinePlan.Subject subject : plan.subjects()) {
+        Optional<SchemaRegistry.RegisteredSchema> latest = registry.latest(subject.name());
+        if (latest.isEmpty()) {
+          checks.add(new SubjectCheck(subject.name(), "register", true, "A new subject"));
+        } else if (latest.get().schema().equals(subject.schema())) {
+          checks.add(new SubjectCheck(subject.name(), "unchanged", true, null));
+        } else {
+          boolean ok = registry.isCompatible(subject.name(), subject.schema());
+          String level =
+              registry.compatibility(subject.name()).map(Enum::name).orElse("the global level");
+          String message =
+              ok
+                  ? "A new version, compatible under " + level
+                  : "The new schema is incompatible with version "
+                      + latest.get().version()
+                      + " under "
+                      + level
+                      + "; readers of the topic could not decode one of them";
+          checks.add(new SubjectCheck(subject.name(), "new version", ok, message));
+          if (!ok) {
+            rejections.add("Subject " + subject.name() + ": " + message);
+          }
+        }
+      }
+    } catch (DependencyUnavailableException e) {
+      notes.add("Schema compatibility not checked now (" + e.getMessage() + ")");
+    }
+    return checks;
+  }
+
+  /** Where each source of the new job starts, by START_MODE. */
+  private List<SourceStart> starts(
+      ObjectName name, MaterializedTableDefinition effective, Set<ObjectName> readBefore) {
+    Clauses.StartMode mode = effective.startMode();
+    String fallback =
+        switch (mode.kind()) {
+          case FROM_BEGINNING, RESUME_OR_FROM_BEGINNING -> "the beginning";
+          case FROM_NOW, RESUME_OR_FROM_NOW ->
+              mode.offset() == null ? "now" : "now minus " + mode.offset().sql();
+          case FROM_TIMESTAMP, RESUME_OR_FROM_TIMESTAMP -> "timestamp " + mode.timestamp();
+        };
+    boolean resume = mode.kind().name().startsWith("RESUME_OR_");
+    List<SourceStart> starts = new ArrayList<>();
+    for (ObjectName source : queries.sources(name, effective.query())) {
+      starts.add(
+          new SourceStart(
+              source.toString(),
+              resume && readBefore.contains(source)
+                  ? "where the previous job stopped (its committed offsets)"
+                  : fallback));
+    }
+    return starts;
+  }
+
+  private List<FlinkSql.Column> validate(
+      ObjectName name, MaterializedTableDefinition next, List<String> notes) {
+    try {
+      return queries.validate(name, next).columns();
+    } catch (QueryPlanner.InvalidQueryException e) {
+      Map<String, Object> properties = new LinkedHashMap<>();
+      properties.put("problems", e.problems());
+      if (e.line() > 0) {
+        properties.put("queryLine", e.line());
+        properties.put("queryColumn", e.column());
+      }
+      throw new ApiException(
+          ErrorCode.INVALID_QUERY, "Invalid query for " + name + ": " + e.getMessage(), properties);
+    } catch (DependencyUnavailableException e) {
+      log.info("Flink unreachable; {} is checked by the reconciler: {}", name, e.getMessage());
+      notes.add("Query not checked now: Flink is unreachable; the reconciler checks it");
+      return null;
+    }
+  }
+
+  /** A new table must not take over a topic that exists already. */
+  private void requireNewTopic(ObjectName name, List<String> notes) {
+    try {
+      if (topics.describe(name.name()).isPresent()) {
+        throw new ApiException(
+            ErrorCode.ALREADY_EXISTS,
+            "Topic "
+                + name.name()
+                + " already exists and does not belong to a materialized table; it is never"
+                + " adopted silently. Drop it or choose another table name");
+      }
+    } catch (DependencyUnavailableException e) {
+      log.info("Kafka unreachable; the topic of {} is checked by the reconciler", name);
+      notes.add("Topic not checked now: Kafka is unreachable; the reconciler checks it");
+    }
+  }
+
+  private boolean hasRecords(String topic, List<String> notes) {
+    try {
+      return topics.hasRecords(topic);
+    } catch (RemoteSystemException e) {
+      notes.add("Topic contents not checked now (" + e.getMessage() + "); assumed not empty");
+      return true;
+    }
+  }
+
+  private static void compare(List<ValueChange> changes, String property, Object a, Object b) {
+    if (!Objects.equals(a, b)) {
+      changes.add(new ValueChange(property, String.valueOf(a), String.valueOf(b)));
+    }
+  }
+
+  private static List<FlinkSql.Column> declared(MaterializedTableDefinition d) {
+    if (!TableSchema.hasPhysicalColumns(d.schema())) {
+      return List.of();
+    }
+    return d.schema().columns().stream()
+        .filter(c -> c.kind() == Column.Kind.PHYSICAL)
+        .map(c -> new FlinkSql.Column(c.name(), c.type(), !c.notNull()))
+        .toList();
+  }
+
+  static List<ColumnChange> columnChanges(
+      List<FlinkSql.Column> before, List<FlinkSql.Column> after) {
+    List<ColumnChange> changes = new ArrayList<>();
+    for (FlinkSql.Column b : before) {
+      Optional<FlinkSql.Column> a = after.stream().filter(c -> c.name().equals(b.name())).findAny();
+      if (a.isEmpty()) {
+        changes.add(new ColumnChange(b.name(), "removed", describe(b), null));
+      } else if (!QueryPlanner.normalize(a.get().type()).equals(QueryPlanner.normalize(b.type()))
+          || a.get().nullable() != b.nullable()) {
+        changes.add(new ColumnChange(b.name(), "changed", describe(b), describe(a.get())));
+      }
+    }
+    for (FlinkSql.Column a : after) {
+      if (before.stream().noneMatch(c -> c.name().equals(a.name()))) {
+        changes.add(new ColumnChange(a.name(), "added", null, describe(a)));
+      }
+    }
+    return changes;
+  }
+
+  private static String describe(FlinkSql.Column c) {
+    return c.type() + (c.nullable() ? "" : " NOT NULL");
+  }
+}

@@ -1,0 +1,77 @@
+package dev.tributary.sql;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import dev.tributary.system.ErrorCode;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** What cannot take effect is refused at submit, pointing at the clause; the rest passes. */
+class CapabilitiesTest {
+
+  private static SqlException refused(String sql) {
+    List<Parser.Parsed> parsed = Parser.parseScript(sql);
+    return catchThrowableOfType(
+        SqlException.class, () -> parsed.forEach(Parser.Parsed::requireSupported));
+  }
+
+  @Test
+  void shouldRefuseEachClauseThatWouldDoNothingAtItsPosition() {
+    SqlException range =
+        refused(
+            "CREATE MATERIALIZED TABLE t\nDISTRIBUTED BY RANGE(a) INTO 4 BUCKETS\nAS SELECT 1 AS a");
+    assertThat(range).isNotNull();
+    assertThat(range.code()).isEqualTo(ErrorCode.UNSUPPORTED_CLAUSE);
+    assertThat(range.line()).isEqualTo(2);
+    assertThat(range.column()).isEqualTo(1);
+
+    SqlException proto =
+        refused(
+            "CREATE MATERIALIZED TABLE t WITH (\n  'value.format' = 'proto-registry') AS SELECT 1");
+    assertThat(proto.code()).isEqualTo(ErrorCode.UNSUPPORTED_OPTION);
+    assertThat(proto.getMessage()).contains("Protobuf");
+    assertThat(proto.line()).isEqualTo(2);
+    assertThat(proto.column()).isEqualTo(3);
+
+    assertThat(
+            refused(
+                    "CREATE MATERIALIZED TABLE t WITH ('kafka.cleanup-policy' = 'compact')"
+                        + " AS SELECT 1 AS a")
+                .getMessage())
+        .contains("needs a key");
+    assertThat(refused("CREATE MATERIALIZED TABLE t PARTITIONED BY (a) AS SELECT 1 AS a").code())
+        .isEqualTo(ErrorCode.UNSUPPORTED_CLAUSE);
+    assertThat(
+            refused(
+                    "CREATE MATERIALIZED TABLE t (a INT, k STRING METADATA FROM 'timestamp')"
+                        + " AS SELECT 1 AS a")
+                .getMessage())
+        .contains("must be VIRTUAL");
+    assertThat(refused("ALTER MATERIALIZED TABLE t SET ('scan.startup.mode' = 'latest-offset')"))
+        .hasMessageContaining("START_MODE");
+    assertThat(refused("ALTER MATERIALIZED TABLE t RESUME WITH ('a' = 'b')").code())
+        .isEqualTo(ErrorCode.UNSUPPORTED_CLAUSE);
+    assertThat(
+            refused(
+                    "CREATE MATERIALIZED TABLE t (a INT, b INT, PRIMARY KEY (a) NOT ENFORCED)"
+                        + " DISTRIBUTED BY (b) AS SELECT 1 AS a, 2 AS b")
+                .getMessage())
+        .contains("keyed and partitioned by its primary key");
+  }
+
+  @Test
+  void shouldPassWhatCanRun() {
+    assertThatCode(
+            () ->
+                Parser.parseScript(
+                        "CREATE MATERIALIZED TABLE t (a INT, ts TIMESTAMP_LTZ(3) METADATA FROM"
+                            + " 'timestamp' VIRTUAL, PRIMARY KEY (a) NOT ENFORCED) DISTRIBUTED BY"
+                            + " HASH(a) INTO 3 BUCKETS WITH ('value.format' = 'avro-registry',"
+                            + " 'kafka.retention.time' = '7 d') AS SELECT 1 AS a;"
+                            + " ALTER MATERIALIZED TABLE t SET ('kafka.retention.time' = '1 d')")
+                    .forEach(Parser.Parsed::requireSupported))
+        .doesNotThrowAnyException();
+  }
+}
