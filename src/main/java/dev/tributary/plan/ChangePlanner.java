@@ -49,7 +49,7 @@ public class ChangePlanner {
   private final Topics topics;
   private final SchemaRegistry registry;
 
-  ChangePlanner(QueryPlanner queries, Topics topics, SchemaRegistry registry) {
+  public ChangePlanner(QueryPlanner queries, Topics topics, SchemaRegistry registry) {
     this.queries = queries;
     this.topics = topics;
     this.registry = registry;

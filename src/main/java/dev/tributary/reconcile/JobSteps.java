@@ -16,6 +16,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Collectors;
 
@@ -313,6 +314,8 @@ final class JobSteps {
     boolean resume = mode.kind().name().startsWith("RESUME_OR_");
     Map<String, Map<Integer, Long>> committed =
         resume && !restoring ? topics.committedOffsets(group) : Map.of();
+    Evolution evolution = p.status.evolution();
+    String savepoint = resume && !restoring && evolution != null ? evolution.savepointPath() : null;
     Map<String, String> fallback = plan.sourceStartOptions(clock.instant());
     return options -> {
       Map<String, String> extra = new LinkedHashMap<>();
@@ -321,7 +324,17 @@ final class JobSteps {
       if (!"kafka".equals(options.get("connector")) || topic == null) {
         return extra;
       }
-      Map<Integer, Long> offsets = committed.get(topic);
+      // Exact: where the old job's sources were at its final savepoint. Else the offsets they
+      // committed, which can lag the savepoint by up to one checkpoint (rows read again).
+      Map<Integer, Long> offsets =
+          savepoint == null
+              ? null
+              : jobs.sourceOffsets(savepoint, Set.of(topic)).map(m -> m.get(topic)).orElse(null);
+      String from = "savepoint offsets ";
+      if (offsets == null) {
+        offsets = committed.get(topic);
+        from = "committed offsets ";
+      }
       if (offsets != null && !offsets.isEmpty()) {
         extra.put("scan.startup.mode", "specific-offsets");
         extra.put(
@@ -329,7 +342,7 @@ final class JobSteps {
             offsets.entrySet().stream()
                 .map(e -> "partition:" + e.getKey() + ",offset:" + e.getValue())
                 .collect(Collectors.joining(";")));
-        positions.put(topic, "committed offsets " + offsets);
+        positions.put(topic, from + offsets);
       } else {
         extra.putAll(fallback);
         positions.put(topic, describe(mode));

@@ -68,8 +68,15 @@ class StoreCatalog implements QueryPlanner.Catalog {
     } else {
       return Optional.empty(); // Its columns are known once it is provisioned.
     }
-    TableSchema.PrimaryKey key =
-        spec.definition().schema() == null ? null : spec.definition().schema().primaryKey();
+    TableSchema declared = spec.definition().schema();
+    TableSchema.PrimaryKey key = declared == null ? null : declared.primaryKey();
+    // Computed and metadata columns and the watermark are part of the table as others read it.
+    List<Column> all = new java.util.ArrayList<>(columns);
+    TableSchema.Watermark watermark = null;
+    if (declared != null) {
+      declared.columns().stream().filter(c -> c.kind() != Column.Kind.PHYSICAL).forEach(all::add);
+      watermark = declared.watermark();
+    }
     boolean upsert = "upsert".equals(effective.options().get("changelog.mode"));
     Map<String, String> options = new LinkedHashMap<>();
     options.put("connector", upsert ? "upsert-kafka" : "kafka");
@@ -82,7 +89,7 @@ class StoreCatalog implements QueryPlanner.Catalog {
     } else {
       options.put("scan.startup.mode", "earliest-offset");
     }
-    TableSchema schema = new TableSchema(columns, null, upsert ? key : null, List.of());
+    TableSchema schema = new TableSchema(all, watermark, upsert ? key : null, List.of());
     return Optional.of(
         new Statement.CreateSourceTable(table.objectName(), true, schema, null, options));
   }

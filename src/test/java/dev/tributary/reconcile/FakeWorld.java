@@ -38,6 +38,7 @@ final class FakeWorld {
   final Flink flink = new Flink();
   final List<String> crashAt = new ArrayList<>();
   final Reconciler reconciler;
+  final QueryPlanner planner;
 
   FakeWorld() {
     this(null);
@@ -46,7 +47,7 @@ final class FakeWorld {
   /** Fake ports around the given store (null: the in-memory one). */
   FakeWorld(ReconcileStore realStore) {
     reconcileStore = realStore == null ? store : realStore;
-    QueryPlanner planner =
+    planner =
         new QueryPlanner(
             flink,
             name ->
@@ -313,8 +314,11 @@ final class FakeWorld {
                   subject, versions.size(), versions.size(), versions.get(versions.size() - 1)));
     }
 
+    /** Failure switch: the subjects' compatibility rule refuses every new schema. */
+    boolean refuseNewSchemas;
+
     public synchronized boolean isCompatible(String subject, Schema schema) {
-      return true;
+      return !refuseNewSchemas || !subjects.containsKey(subject);
     }
 
     public synchronized void setCompatibility(String subject, Compatibility level) {}
@@ -455,6 +459,14 @@ final class FakeWorld {
       if (j != null && !j.state.terminal()) {
         j.state = JobState.CANCELED;
       }
+    }
+
+    /** What each savepoint says of its sources' positions, by savepoint path. */
+    final Map<String, Map<String, Map<Integer, Long>>> savepointOffsets = new HashMap<>();
+
+    public synchronized Optional<Map<String, Map<Integer, Long>>> sourceOffsets(
+        String savepointPath, Set<String> topics) {
+      return Optional.ofNullable(savepointOffsets.get(savepointPath));
     }
 
     public synchronized Optional<String> latestRestorePath(String jobId) {

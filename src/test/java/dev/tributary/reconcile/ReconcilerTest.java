@@ -259,4 +259,147 @@ class ReconcilerTest {
         .containsEntry("retention.ms", "2592000000");
     assertThat(world.phase(id)).isEqualTo(Phase.RUNNING);
   }
+
+  @Test
+  void shouldContinueEachSourceFromTheOffsetsTheOldJobCommittedOnEvolution() {
+    UUID id = world.create(ORDERS);
+    world.converge(id);
+    world.kafka.groups.put(
+        JobSteps.group(id), java.util.Map.of("orders", java.util.Map.of(0, 42L, 1, 7L)));
+    world.flink.executed.clear();
+
+    world.change(
+        id,
+        spec -> spec.withDefinition(FakeWorld.definition(ORDERS.replace("> 50", "> 90"))),
+        true);
+    world.converge(id);
+
+    String declaration =
+        world.flink.executed.stream()
+            .filter(st -> st.contains("'topic' = 'orders'"))
+            .reduce((a, b) -> b)
+            .orElseThrow();
+    assertThat(declaration)
+        .contains("'scan.startup.mode' = 'specific-offsets'")
+        .contains("'scan.startup.specific-offsets' = 'partition:0,offset:42;partition:1,offset:7'")
+        .contains("'properties.group.id' = '" + JobSteps.group(id) + "'");
+  }
+
+  @Test
+  void shouldStartFromTheModeWhenTheTableIsNewOrTheModeIsFromBeginning() {
+    UUID id = world.create(ORDERS.replace(" AS SELECT", " START_MODE = FROM_BEGINNING AS SELECT"));
+    world.kafka.groups.put(
+        JobSteps.group(id), java.util.Map.of("orders", java.util.Map.of(0, 42L)));
+
+    world.converge(id);
+
+    assertThat(world.flink.executed)
+        .anySatisfy(st -> assertThat(st).contains("'scan.startup.mode' = 'earliest-offset'"))
+        .noneSatisfy(st -> assertThat(st).contains("specific-offsets"));
+  }
+
+  @Test
+  void shouldRollBackToThePreviousDefinitionAndItsSavepointWhenTheNewJobFails() {
+    UUID id = world.create(ORDERS);
+    world.converge(id);
+    String old = world.status(id).jobId();
+    String oldPipeline = world.status(id).pipelineName();
+    world.change(
+        id,
+        spec -> spec.withDefinition(FakeWorld.definition(ORDERS.replace("> 50", "> 90"))),
+        true);
+    world.converge(id);
+    String failing = world.status(id).jobId();
+    assertThat(failing).isNotEqualTo(old);
+
+    world.flink.fail(failing);
+    world.converge(id);
+
+    FakeWorld.Row row = world.store.rows.get(id);
+    assertThat(row.failures).containsKey(2L);
+    assertThat(row.spec.definition()).isEqualTo(row.versions.get(1L).definition());
+    assertThat(world.status(id).pipelineName()).isEqualTo(oldPipeline);
+    assertThat(world.status(id).evolution()).isNull();
+    assertThat(world.flink.live())
+        .singleElement()
+        .satisfies(
+            job -> {
+              assertThat(job.name).isEqualTo(oldPipeline);
+              assertThat(job.restoredFrom).isEqualTo(world.flink.jobs.get(old).savepoint);
+            });
+    assertThat(world.phase(id)).isEqualTo(Phase.RUNNING);
+  }
+
+  @Test
+  void shouldRestartFromASavepointWhenTheFreshnessChanges() {
+    UUID id = world.create(ORDERS);
+    world.converge(id);
+    String old = world.status(id).jobId();
+
+    world.change(
+        id,
+        spec ->
+            spec.withDefinition(
+                spec.definition()
+                    .withFreshness(
+                        new dev.tributary.sql.Clauses.Interval(
+                            10, dev.tributary.sql.Clauses.TimeUnit.SECOND))),
+        true);
+    world.converge(id);
+
+    assertThat(world.flink.jobs.get(old).state).isEqualTo(JobState.FINISHED);
+    assertThat(world.flink.live())
+        .singleElement()
+        .satisfies(
+            job -> {
+              assertThat(job.name).isEqualTo(world.flink.jobs.get(old).name);
+              assertThat(job.restoredFrom).isEqualTo(world.flink.jobs.get(old).savepoint);
+            });
+    assertThat(world.status(id).checkpointIntervalMs()).isEqualTo(10_000);
+  }
+
+  @Test
+  void shouldRemoveAResetTopicConfigAndReachTheGenerationWithoutANetChange() {
+    UUID id =
+        world.create(
+            ORDERS.replace(" AS SELECT", " WITH ('kafka.retention.time' = '2 d') AS SELECT"));
+    world.converge(id);
+    assertThat(world.kafka.topics.get("high_value_orders").configs())
+        .containsEntry("retention.ms", "172800000");
+
+    world.change(
+        id, spec -> spec.withDefinition(spec.definition().withOptions(java.util.Map.of())), true);
+    world.converge(id);
+    assertThat(world.kafka.topics.get("high_value_orders").configs())
+        .doesNotContainKey("retention.ms");
+
+    world.change(id, spec -> spec.withStopped(true), false);
+    world.change(id, spec -> spec.withStopped(false), false);
+    world.converge(id);
+    assertThat(world.store.rows.get(id).observedGeneration)
+        .isEqualTo(world.store.rows.get(id).generation);
+  }
+
+  @Test
+  void shouldPreferTheOldJobsSavepointPositionsToItsCommittedOffsets() {
+    UUID id = world.create(ORDERS);
+    world.converge(id);
+    String old = world.status(id).jobId();
+    world.kafka.groups.put(
+        JobSteps.group(id), java.util.Map.of("orders", java.util.Map.of(0, 40L)));
+    world.flink.savepointOffsets.put(
+        "file:///savepoints/" + id + "/savepoint-" + old.substring(0, 6),
+        java.util.Map.of("orders", java.util.Map.of(0, 45L)));
+    world.flink.executed.clear();
+
+    world.change(
+        id,
+        spec -> spec.withDefinition(FakeWorld.definition(ORDERS.replace("> 50", "> 90"))),
+        true);
+    world.converge(id);
+
+    assertThat(world.flink.executed)
+        .anySatisfy(st -> assertThat(st).contains("'partition:0,offset:45'"))
+        .noneSatisfy(st -> assertThat(st).contains("offset:40"));
+  }
 }

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.springframework.web.client.RestClient;
 import tools.jackson.databind.JsonNode;
 
@@ -145,5 +146,11 @@ public class RestFlinkJobs implements FlinkJobs {
 
   private static Instant instant(JsonNode millis) {
     return millis.isNumber() && millis.asLong() > 0 ? Instant.ofEpochMilli(millis.asLong()) : null;
+  }
+
+  @Override
+  public Optional<Map<String, Map<Integer, Long>>> sourceOffsets(
+      String savepointPath, Set<String> topics) {
+    return SavepointOffsets.read(savepointPath, topics);
   }
 }

@@ -2,7 +2,9 @@ package dev.tributary.reconcile.port;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /** Jobs on the Flink cluster, through the JobManager REST API. */
 public interface FlinkJobs {
@@ -26,6 +28,12 @@ public interface FlinkJobs {
    * job that already ended (a crash between a stop's trigger and recording it loses nothing).
    */
   Optional<String> latestRestorePath(String jobId);
+
+  /**
+   * Where the Kafka sources of a job were when it took this savepoint: the next offset of each
+   * partition, by topic, for the given topics. Empty when the savepoint cannot be read from here.
+   */
+  Optional<Map<String, Map<Integer, Long>>> sourceOffsets(String savepointPath, Set<String> topics);
 
   /** Flink job states, plus UNKNOWN for any state this version does not know. */
   enum JobState {

@@ -1,0 +1,107 @@
+package dev.tributary.adapter.flink;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * Where the Kafka sources of a stopped job were, read from its savepoint. A Kafka source reader
+ * snapshots each split as {@code writeUTF(topic), writeInt(partition), writeLong(nextOffset),
+ * writeLong(stoppingOffset)} (the connector's {@code KafkaPartitionSplitSerializer}), and Flink
+ * inlines operator state this small into the savepoint's {@code _metadata} file. For an unbounded
+ * source the stopping offset is {@code Long.MIN_VALUE}, which makes the pattern unambiguous.
+ *
+ * <p>This is exact, unlike the offsets the source commits to its consumer group: those are
+ * committed asynchronously after each checkpoint, and the commit of the final savepoint of a
+ * stopping job is often lost with the job's shutdown. Only savepoints on a file system this process
+ * can read are understood (the local stack, or a volume shared with the cluster).
+ */
+final class SavepointOffsets {
+
+  private static final long NO_STOPPING_OFFSET = Long.MIN_VALUE;
+
+  private SavepointOffsets() {}
+
+  /**
+   * The next offset of every partition of {@code topics} in the savepoint, by topic; empty when the
+   * savepoint cannot be read here. A topic whose splits are not all found is left out.
+   */
+  static Optional<Map<String, Map<Integer, Long>>> read(String savepoint, Set<String> topics) {
+    Optional<Path> metadata = metadataFile(savepoint);
+    if (metadata.isEmpty()) {
+      return Optional.empty();
+    }
+    byte[] bytes;
+    try {
+      bytes = Files.readAllBytes(metadata.get());
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+    Map<String, Map<Integer, Long>> found = new TreeMap<>();
+    for (String topic : topics) {
+      Map<Integer, Long> offsets = scan(bytes, topic);
+      if (!offsets.isEmpty()) {
+        found.put(topic, offsets);
+      }
+    }
+    return Optional.of(found);
+  }
+
+  /** Every split of {@code topic} in the bytes; empty if one is ambiguous or not yet positioned. */
+  static Map<Integer, Long> scan(byte[] bytes, String topic) {
+    byte[] name = topic.getBytes(StandardCharsets.UTF_8);
+    Map<Integer, Long> offsets = new TreeMap<>();
+    ByteBuffer buffer = ByteBuffer.wrap(bytes);
+    int record = 2 + name.length + 4 + 8 + 8;
+    for (int at = 0; at + record <= bytes.length; at++) {
+      if ((buffer.getShort(at) & 0xffff) != name.length || !matches(bytes, at + 2, name)) {
+        continue;
+      }
+      int after = at + 2 + name.length;
+      int partition = buffer.getInt(after);
+      long next = buffer.getLong(after + 4);
+      long stopping = buffer.getLong(after + 12);
+      if (stopping != NO_STOPPING_OFFSET || partition < 0) {
+        continue; // enumerator state or another structure that names the topic
+      }
+      Long previous = offsets.put(partition, next);
+      if (next < 0 || (previous != null && previous != next)) {
+        return Map.of(); // not yet positioned (earliest/latest marker), or two different answers
+      }
+    }
+    return offsets;
+  }
+
+  private static boolean matches(byte[] bytes, int from, byte[] name) {
+    for (int i = 0; i < name.length; i++) {
+      if (bytes[from + i] != name[i]) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static Optional<Path> metadataFile(String savepoint) {
+    try {
+      URI uri = URI.create(savepoint);
+      Path dir =
+          uri.getScheme() == null
+              ? Path.of(savepoint)
+              : "file".equals(uri.getScheme()) ? Path.of(uri.getPath()) : null;
+      if (dir == null) {
+        return Optional.empty();
+      }
+      Path file = Files.isDirectory(dir) ? dir.resolve("_metadata") : dir;
+      return Files.isReadable(file) ? Optional.of(file) : Optional.empty();
+    } catch (IllegalArgumentException e) {
+      return Optional.empty();
+    }
+  }
+}

@@ -1,0 +1,115 @@
+package dev.tributary.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tributary.plan.ChangePlan;
+import dev.tributary.plan.ChangePlanner;
+import dev.tributary.reconcile.port.FlinkSql;
+import dev.tributary.sql.MaterializedTableDefinition;
+import dev.tributary.sql.ObjectName;
+import dev.tributary.system.ApiException;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/** Plans of changes against fakes of Flink, Kafka and the registry: what each change would do. */
+class ChangePlannerTest {
+
+  static final String ORDERS =
+      "CREATE MATERIALIZED TABLE high_value_orders AS SELECT order_id, price FROM"
+          + " examples.marketplace.orders WHERE price > 50";
+
+  FakeWorld world = new FakeWorld();
+  ChangePlanner planner = new ChangePlanner(world.planner, world.kafka, world.registry);
+  ObjectName name = new ObjectName("c", "d", "high_value_orders");
+
+  ChangePlanner.Current provisioned(UUID id) {
+    world.converge(id);
+    return new ChangePlanner.Current(world.store.rows.get(id).spec.definition(), world.status(id));
+  }
+
+  ChangePlan plan(UUID id, String sql) {
+    return planner.plan(name, Optional.of(provisioned(id)), FakeWorld.definition(sql));
+  }
+
+  @Test
+  void shouldPlanANewQueryAsAnEvolutionThatContinuesItsSources() {
+    UUID id = world.create(ORDERS);
+
+    ChangePlan plan = plan(id, ORDERS.replace("> 50", "> 90"));
+
+    assertThat(plan.action()).isEqualTo(ChangePlan.Action.EVOLVE);
+    assertThat(plan.jobRestarts()).isTrue();
+    assertThat(plan.stateDiscarded()).isTrue();
+    assertThat(plan.rejected()).isFalse();
+    assertThat(plan.sourceStarts())
+        .singleElement()
+        .satisfies(s -> assertThat(s.from()).startsWith("where the previous job stopped"));
+  }
+
+  @Test
+  void shouldKeepTheJobForTopicOptionsAndShowTheConfigChange() {
+    UUID id = world.create(ORDERS);
+
+    ChangePlan plan =
+        plan(id, ORDERS.replace(" AS SELECT", " WITH ('kafka.retention.time' = '1 d') AS SELECT"));
+
+    assertThat(plan.action()).isEqualTo(ChangePlan.Action.CHANGE);
+    assertThat(plan.jobRestarts()).isFalse();
+    assertThat(plan.changes())
+        .contains(new ChangePlan.ValueChange("topic retention.ms", "(broker default)", "86400000"));
+  }
+
+  @Test
+  void shouldRejectASchemaTheRegistryRefusesAndAKeyChangeOnATopicWithRecords() {
+    UUID id = world.create(ORDERS);
+    ChangePlanner.Current current = provisioned(id);
+    world.registry.refuseNewSchemas = true;
+    world.kafka.filled.add("high_value_orders");
+    world.flink.schema = List.of(new FlinkSql.Column("order_id", "STRING", true));
+
+    ChangePlan dropColumn =
+        planner.plan(
+            name,
+            Optional.of(current),
+            FakeWorld.definition(ORDERS.replace("order_id, price", "order_id")));
+    ChangePlan keyed =
+        planner.plan(
+            name,
+            Optional.of(current),
+            FakeWorld.definition(
+                ORDERS.replace(" AS SELECT", " DISTRIBUTED BY (order_id) AS SELECT")));
+
+    assertThat(dropColumn.rejected()).isTrue();
+    assertThat(dropColumn.columns())
+        .contains(new ChangePlan.ColumnChange("price", "removed", "DOUBLE", null));
+    assertThat(dropColumn.subjects()).anySatisfy(s -> assertThat(s.compatible()).isFalse());
+    assertThat(keyed.rejections())
+        .anySatisfy(r -> assertThat(r).contains("key", "DROP and CREATE"));
+  }
+
+  @Test
+  void shouldRejectASwitchOfRefreshModeAndRefuseWhatCannotRun() {
+    UUID id = world.create(ORDERS);
+
+    ChangePlan full =
+        plan(id, ORDERS.replace(" AS SELECT", " FRESHNESS = INTERVAL '2' HOUR AS SELECT"));
+    MaterializedTableDefinition range =
+        FakeWorld.definition(
+            ORDERS.replace(" AS SELECT", " DISTRIBUTED BY RANGE(order_id) AS SELECT"));
+
+    assertThat(full.rejections()).anySatisfy(r -> assertThat(r).contains("refresh mode"));
+    assertThatThrownBy(() -> planner.plan(name, Optional.empty(), range))
+        .isInstanceOf(ApiException.class)
+        .hasMessageContaining("RANGE");
+  }
+
+  @Test
+  void shouldPlanAnIdenticalDefinitionAsUnchanged() {
+    UUID id = world.create(ORDERS);
+
+    assertThat(plan(id, ORDERS).action()).isEqualTo(ChangePlan.Action.UNCHANGED);
+  }
+}

@@ -1,0 +1,313 @@
+package dev.tributary.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.tributary.Api;
+import dev.tributary.Api.Answer;
+import dev.tributary.TributaryIT;
+import dev.tributary.local.ExampleCatalog;
+import dev.tributary.local.LocalStack;
+import dev.tributary.local.TopicReader;
+import dev.tributary.reconcile.port.FlinkJobs;
+import dev.tributary.reconcile.port.SchemaRegistry;
+import dev.tributary.reconcile.port.Topics;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.assertj.core.data.Offset;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Changing a running table on the real local stack: plans, evolution without loss or duplicates,
+ * refused changes that touch nothing, rollback, and ALTERs that take effect. Each test asserts on
+ * the topic's content, its configs and the registry, not only on the status.
+ */
+@TributaryIT
+class EvolutionIT {
+
+  static final String TABLES = "/v1/catalogs/examples/databases/marketplace/materialized-tables/";
+
+  @LocalServerPort int port;
+  @Autowired Topics topics;
+  @Autowired SchemaRegistry registry;
+  @Autowired FlinkJobs jobs;
+  Api api;
+  String kafka;
+
+  @BeforeEach
+  void client() {
+    api = new Api(port);
+    kafka = LocalStack.get().kafkaBootstrapServers();
+  }
+
+  Answer sql(String statement) {
+    return api.sql(statement, "examples", "marketplace");
+  }
+
+  JsonNode ok(String statement) {
+    Answer answer = sql(statement);
+    assertThat(answer.status()).as(answer.text()).isEqualTo(200);
+    return answer.body().path("results");
+  }
+
+  JsonNode details(String name) {
+    return api.get(TABLES + name).body().path("status").path("details");
+  }
+
+  /** Waits until the table runs a job other than {@code notJob}; returns the job id. */
+  String awaitRunning(String name, String notJob) {
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .pollInterval(Duration.ofMillis(300))
+        .untilAsserted(
+            () -> {
+              JsonNode t = api.get(TABLES + name).body();
+              assertThat(t.path("status").path("phase").asString())
+                  .as(t.toString())
+                  .isEqualTo("RUNNING");
+              assertThat(t.path("status").path("details").path("jobId").asString())
+                  .isNotEqualTo(notJob);
+            });
+    return details(name).path("jobId").asString();
+  }
+
+  int versions(String subject) {
+    return registry.latest(subject).map(SchemaRegistry.RegisteredSchema::version).orElse(0);
+  }
+
+  List<String> orderIds(String topic) {
+    return TopicReader.values(kafka, topic, Integer.MAX_VALUE, Duration.ofSeconds(3), true).stream()
+        .map(v -> JsonMapper.shared().readTree(v).path("order_id").asString())
+        .toList();
+  }
+
+  String lastEvent(String table, String reason) {
+    return api.get(TABLES + table + "/events")
+        .body()
+        .valueStream()
+        .filter(e -> e.path("reason").asString().equals(reason))
+        .reduce((a, b) -> b)
+        .orElseThrow()
+        .path("message")
+        .asString();
+  }
+
+  @Test
+  void shouldEvolveSeed001WithANewColumnAndANewSubjectVersion() throws IOException {
+    ok(
+        "CREATE MATERIALIZED TABLE enriched_orders (order_id STRING, customer_id INT, price DOUBLE)"
+            + " FRESHNESS = INTERVAL '1' SECOND"
+            + " AS SELECT order_id, customer_id, price FROM examples.marketplace.orders");
+    String first = awaitRunning("enriched_orders", "");
+    assertThat(versions("enriched_orders-value")).isEqualTo(1);
+
+    JsonNode result = ok(Files.readString(Path.of("src/test/resources/sql/seeds/001-06.sql")));
+
+    assertThat(result.path(0).path("plan").path("action").asString()).isEqualTo("EVOLVE");
+    assertThat(result.path(0).path("plan").path("columns").path(0).path("column").asString())
+        .isEqualTo("product_id");
+    awaitRunning("enriched_orders", first);
+    assertThat(versions("enriched_orders-value")).isEqualTo(2);
+    assertThat(jobs.job(first).orElseThrow().state()).isEqualTo(FlinkJobs.JobState.FINISHED);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(
+                        TopicReader.values(
+                            kafka, "enriched_orders", 1000, Duration.ofSeconds(3), true))
+                    .anySatisfy(
+                        v ->
+                            assertThat(
+                                    JsonMapper.shared().readTree(v).path("product_id").asString())
+                                .startsWith("P-")));
+  }
+
+  @Test
+  void shouldSeeEverySourceRowExactlyOnceAcrossAnEvolutionWithTheDefaultStartMode() {
+    ok(
+        "CREATE MATERIALIZED TABLE evolved_ids FRESHNESS = INTERVAL '1' SECOND"
+            + " AS SELECT order_id, price FROM examples.marketplace.orders");
+    String first = awaitRunning("evolved_ids", "");
+    sleep(Duration.ofSeconds(3));
+
+    ok(
+        "CREATE OR ALTER MATERIALIZED TABLE evolved_ids FRESHNESS = INTERVAL '1' SECOND"
+            + " AS SELECT order_id, price FROM examples.marketplace.orders WHERE order_id IS NOT"
+            + " NULL");
+    awaitRunning("evolved_ids", first);
+    sleep(Duration.ofSeconds(3));
+
+    assertThat(lastEvent("evolved_ids", "JobSubmitted"))
+        .contains("sources start at", "savepoint offsets");
+    Set<String> source = new HashSet<>(orderIds(ExampleCatalog.topic("orders")));
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              List<String> sink = orderIds("evolved_ids");
+              assertThat(new HashSet<>(sink)).containsAll(source);
+              assertThat(sink).doesNotHaveDuplicates();
+            });
+  }
+
+  @Test
+  void shouldRefuseAnIncompatibleChangeAndTouchNothing() {
+    ok(
+        "CREATE MATERIALIZED TABLE guarded FRESHNESS = INTERVAL '1' SECOND"
+            + " AS SELECT order_id, price FROM examples.marketplace.orders");
+    String job = awaitRunning("guarded", "");
+    Map<String, String> configs = topics.describe("guarded").orElseThrow().configs();
+    int subjectVersion = versions("guarded-value");
+
+    Answer dropColumn =
+        sql("ALTER MATERIALIZED TABLE guarded AS SELECT order_id FROM examples.marketplace.orders");
+    Answer dryRun =
+        api.post(
+            "/v1/statements",
+            Map.of(
+                "statement",
+                "ALTER MATERIALIZED TABLE guarded AS SELECT order_id, price, customer_id FROM"
+                    + " examples.marketplace.orders",
+                "catalog",
+                "examples",
+                "database",
+                "marketplace",
+                "dryRun",
+                true));
+    JsonNode explain =
+        ok("EXPLAIN ALTER MATERIALIZED TABLE guarded SET ('kafka.retention.time' = '3 d')");
+
+    assertThat(dropColumn.status()).as(dropColumn.text()).isEqualTo(409);
+    assertThat(dropColumn.body().path("code").asString()).isEqualTo("PLAN_REJECTED");
+    JsonNode plan = dropColumn.body().path("plan");
+    assertThat(plan.path("columns").path(0).path("column").asString()).isEqualTo("price");
+    assertThat(plan.path("columns").path(0).path("change").asString()).isEqualTo("removed");
+    assertThat(plan.path("subjects").path(0).path("compatible").asBoolean()).isFalse();
+    assertThat(dryRun.status()).as(dryRun.text()).isEqualTo(200);
+    assertThat(dryRun.body().path("dryRun").asBoolean()).isTrue();
+    assertThat(dryRun.body().path("results").path(0).path("plan").path("action").asString())
+        .isEqualTo("EVOLVE");
+    assertThat(explain.path(0).path("outcome").asString()).isEqualTo("PLANNED");
+    assertThat(explain.path(0).path("plan").path("changes").toString())
+        .contains("retention.ms", "259200000");
+
+    sleep(Duration.ofSeconds(3));
+    assertThat(details("guarded").path("jobId").asString()).isEqualTo(job);
+    assertThat(jobs.job(job).orElseThrow().state()).isEqualTo(FlinkJobs.JobState.RUNNING);
+    assertThat(topics.describe("guarded").orElseThrow().configs()).isEqualTo(configs);
+    assertThat(versions("guarded-value")).isEqualTo(subjectVersion);
+    assertThat(api.get(TABLES + "guarded/versions").body().size()).isEqualTo(1);
+  }
+
+  @Test
+  void shouldRollBackToThePreviousJobFromItsSavepointWhenTheNewQueryFails() {
+    ok(
+        "CREATE MATERIALIZED TABLE fallback FRESHNESS = INTERVAL '1' SECOND"
+            + " AS SELECT order_id, price FROM examples.marketplace.orders");
+    String first = awaitRunning("fallback", "");
+    String firstPipeline = details("fallback").path("pipelineName").asString();
+
+    ok(
+        "ALTER MATERIALIZED TABLE fallback AS SELECT order_id, price, CAST(order_id AS INT) AS n"
+            + " FROM examples.marketplace.orders");
+
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .pollInterval(Duration.ofMillis(500))
+        .untilAsserted(
+            () -> {
+              JsonNode d = details("fallback");
+              assertThat(
+                      api.get(TABLES + "fallback").body().path("status").path("phase").asString())
+                  .isEqualTo("RUNNING");
+              assertThat(d.path("pipelineName").asString()).isEqualTo(firstPipeline);
+              assertThat(d.path("jobId").asString()).isNotEqualTo(first);
+            });
+    JsonNode versions = api.get(TABLES + "fallback/versions").body();
+    assertThat(versions.size()).isEqualTo(3);
+    assertThat(versions.path(1).path("outcome").asString()).isEqualTo("ROLLED_BACK");
+    assertThat(versions.path(1).path("failure").asString()).contains("For input string");
+    assertThat(versions.path(2).path("outcome").asString()).isEqualTo("RESTORED_1");
+    assertThat(lastEvent("fallback", "JobSubmitted")).contains("restoring", "savepoint-");
+  }
+
+  @Test
+  void shouldSetAndResetATopicConfigAndSettleTheGeneration() {
+    ok(
+        "CREATE MATERIALIZED TABLE retained FRESHNESS = INTERVAL '1' SECOND"
+            + " AS SELECT order_id FROM examples.marketplace.orders");
+    String job = awaitRunning("retained", "");
+
+    ok("ALTER MATERIALIZED TABLE retained SET ('kafka.retention.time' = '2 d')");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(topics.describe("retained").orElseThrow().configs())
+                    .containsEntry("retention.ms", "172800000"));
+    ok("ALTER MATERIALIZED TABLE retained RESET ('kafka.retention.time')");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(topics.describe("retained").orElseThrow().configs())
+                    .doesNotContainKey("retention.ms"));
+    ok("ALTER MATERIALIZED TABLE retained SUSPEND; ALTER MATERIALIZED TABLE retained RESUME");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> {
+              JsonNode t = api.get(TABLES + "retained").body();
+              assertThat(t.path("status").path("observedGeneration").asLong())
+                  .isEqualTo(t.path("metadata").path("generation").asLong());
+            });
+    assertThat(details("retained").path("jobId").asString()).isEqualTo(job);
+  }
+
+  @Test
+  void shouldShowAnAddedComputedColumnToATableCreatedOverIt() {
+    ok(
+        "CREATE MATERIALIZED TABLE priced FRESHNESS = INTERVAL '1' SECOND"
+            + " AS SELECT order_id, price FROM examples.marketplace.orders");
+    String job = awaitRunning("priced", "");
+    ok("ALTER MATERIALIZED TABLE priced ADD (`price_with_vat` AS price * 1.21)");
+    ok(
+        "CREATE MATERIALIZED TABLE priced_vat FRESHNESS = INTERVAL '1' SECOND"
+            + " AS SELECT order_id, price, price_with_vat FROM priced");
+    awaitRunning("priced_vat", "");
+
+    assertThat(details("priced").path("jobId").asString()).isEqualTo(job);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(TopicReader.values(kafka, "priced_vat", 5, Duration.ofSeconds(3), true))
+                    .isNotEmpty()
+                    .allSatisfy(
+                        v -> {
+                          JsonNode row = JsonMapper.shared().readTree(v);
+                          assertThat(row.path("price_with_vat").asDouble())
+                              .isCloseTo(row.path("price").asDouble() * 1.21, Offset.offset(0.001));
+                        }));
+  }
+
+  static void sleep(Duration d) {
+    try {
+      Thread.sleep(d.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
