@@ -5,8 +5,6 @@ import static org.awaitility.Awaitility.await;
 import dev.tributary.Api;
 import dev.tributary.TributaryIT;
 import dev.tributary.catalog.CatalogService;
-import dev.tributary.catalog.SourceTable;
-import dev.tributary.local.LocalStack;
 import dev.tributary.reconcile.port.FlinkJobs;
 import dev.tributary.reconcile.port.FlinkSql;
 import dev.tributary.reconcile.port.Topics;
@@ -98,30 +96,8 @@ class ControlPlaneBench {
 
   /** Topic, session, source tables, sink table, INSERT: what a user would do without Tributary. */
   private String rawSubmission(String topic) {
-    topics.ensure(new Topics.TopicSpec(topic, 6, Map.of("cleanup.policy", "delete")));
-    FlinkSql.Session session = sql.openSession("raw", Map.of());
-    try {
-      sql.execute(session, "CREATE CATALOG examples WITH ('type' = 'generic_in_memory')");
-      sql.execute(session, "CREATE DATABASE examples.marketplace");
-      for (SourceTable table : catalogs.sourceTables("examples", "marketplace")) {
-        sql.execute(session, table.getDdl());
-      }
-      sql.execute(session, "SET 'execution.checkpointing.interval' = '5 s'");
-      sql.execute(
-          session,
-          "CREATE TEMPORARY TABLE sink (order_id STRING, customer_id INT, price DOUBLE) WITH ('connector' = 'kafka',"
-              + " 'topic' = '"
-              + topic
-              + "', 'properties.bootstrap.servers' = '"
-              + LocalStack.get().kafkaBootstrapServers()
-              + "',"
-              + " 'value.format' = 'json', 'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = '"
-              + topic
-              + "')");
-      return sql.execute(session, "INSERT INTO sink " + QUERY).jobId().orElseThrow();
-    } finally {
-      sql.closeSession(session);
-    }
+    return new RawGateway(sql, topics, catalogs)
+        .submit(topic, "order_id STRING, customer_id INT, price DOUBLE", QUERY, Map.of());
   }
 
   @Test

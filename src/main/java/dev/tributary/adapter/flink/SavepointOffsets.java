@@ -54,7 +54,11 @@ final class SavepointOffsets {
     return Optional.of(found);
   }
 
-  /** Every split of {@code topic} in the bytes; empty if one is ambiguous or not yet positioned. */
+  /**
+   * The next offset of every positioned split of {@code topic} in the bytes; empty if a partition
+   * has two different answers. Splits that carry only a start marker (the enumerator's record of a
+   * split as first assigned, or a reader that has not fetched yet) give no offset.
+   */
   static Map<Integer, Long> scan(byte[] bytes, String topic) {
     byte[] name = topic.getBytes(StandardCharsets.UTF_8);
     Map<Integer, Long> offsets = new TreeMap<>();
@@ -71,9 +75,12 @@ final class SavepointOffsets {
       if (stopping != NO_STOPPING_OFFSET || partition < 0) {
         continue; // enumerator state or another structure that names the topic
       }
+      if (next < 0) {
+        continue; // a marker (earliest, latest, committed): the split as first assigned
+      }
       Long previous = offsets.put(partition, next);
-      if (next < 0 || (previous != null && previous != next)) {
-        return Map.of(); // not yet positioned (earliest/latest marker), or two different answers
+      if (previous != null && previous != next) {
+        return Map.of(); // two different answers: give none
       }
     }
     return offsets;

@@ -19,10 +19,14 @@ class SavepointOffsetsTest {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     DataOutputStream out = new DataOutputStream(bytes);
     out.write(new byte[] {1, 2, 3, 4});
-    // Enumerator state: topic, partition, assignment status (no offsets).
+    // Enumerator state: topic, partition, assignment status; then a split as first assigned.
     out.writeUTF("orders");
     out.writeInt(0);
     out.writeInt(1);
+    out.writeUTF("orders");
+    out.writeInt(0);
+    out.writeLong(-2);
+    out.writeLong(Long.MIN_VALUE);
     // Reader state: two splits of "orders" and one of another topic whose name contains it.
     for (int p = 0; p < 2; p++) {
       out.writeInt(0); // serializer version
@@ -67,5 +71,15 @@ class SavepointOffsetsTest {
         .hasValue(Map.of("orders", Map.of(0, 100L, 1, 101L)));
     assertThat(SavepointOffsets.read("s3://bucket/savepoint-1", Set.of("orders"))).isEmpty();
     assertThat(SavepointOffsets.read("file:" + dir.resolve("gone"), Set.of("orders"))).isEmpty();
+  }
+
+  @Test
+  void shouldReadTheSourcePositionFromARealFlinkSavepoint() throws IOException {
+    // _metadata of a savepoint that Flink 2.2.1 took of a job reading one Kafka partition.
+    byte[] real =
+        Files.readAllBytes(Path.of("src/test/resources/flink-2.2-savepoint-metadata.bin"));
+
+    assertThat(SavepointOffsets.scan(real, "examples.marketplace.orders"))
+        .isEqualTo(Map.of(0, 57L));
   }
 }

@@ -1,0 +1,53 @@
+package dev.tributary.bench;
+
+import dev.tributary.catalog.CatalogService;
+import dev.tributary.catalog.SourceTable;
+import dev.tributary.local.LocalStack;
+import dev.tributary.reconcile.port.FlinkSql;
+import dev.tributary.reconcile.port.Topics;
+import java.util.Map;
+
+/** What a user would do without Tributary: topic, session, source tables, sink table, INSERT. */
+final class RawGateway {
+
+  private final FlinkSql sql;
+  private final Topics topics;
+  private final CatalogService catalogs;
+
+  RawGateway(FlinkSql sql, Topics topics, CatalogService catalogs) {
+    this.sql = sql;
+    this.topics = topics;
+    this.catalogs = catalogs;
+  }
+
+  /** Submits {@code query} into topic {@code topic}; returns the job id. */
+  String submit(String topic, String columns, String query, Map<String, String> settings) {
+    topics.ensure(new Topics.TopicSpec(topic, 6, Map.of("cleanup.policy", "delete")));
+    FlinkSql.Session session = sql.openSession("raw", settings);
+    try {
+      sql.execute(session, "CREATE CATALOG examples WITH ('type' = 'generic_in_memory')");
+      sql.execute(session, "CREATE DATABASE examples.marketplace");
+      for (SourceTable table : catalogs.sourceTables("examples", "marketplace")) {
+        sql.execute(session, table.getDdl());
+      }
+      sql.execute(session, "SET 'execution.checkpointing.interval' = '5 s'");
+      sql.execute(
+          session,
+          "CREATE TEMPORARY TABLE sink ("
+              + columns
+              + ") WITH ('connector' = 'kafka', 'topic' = '"
+              + topic
+              + "', 'properties.bootstrap.servers' = '"
+              + LocalStack.get().kafkaBootstrapServers()
+              + "', 'value.format' = 'json', 'sink.delivery-guarantee' = 'exactly-once',"
+              + " 'sink.transactional-id-prefix' = '"
+              + topic
+              + "-"
+              + System.nanoTime()
+              + "')");
+      return sql.execute(session, "INSERT INTO sink " + query).jobId().orElseThrow();
+    } finally {
+      sql.closeSession(session);
+    }
+  }
+}
