@@ -49,80 +49,19 @@ class TableQueries {
   /** A result set. */
   record Rows(List<String> columns, List<List<Object>> rows) {}
 
-  /** Rows a SELECT over a materialized table reads at most, newest first. */
-  static final int MAX_SCAN = 1000;
-
   private final MaterializedTableService tables;
   private final CatalogService catalogs;
-  private final dev.tributary.reconcile.port.Topics topics;
+  private final TableRows rows;
 
-  TableQueries(
-      MaterializedTableService tables,
-      CatalogService catalogs,
-      dev.tributary.reconcile.port.Topics topics) {
+  TableQueries(MaterializedTableService tables, CatalogService catalogs, TableRows rows) {
     this.tables = tables;
     this.catalogs = catalogs;
-    this.topics = topics;
+    this.rows = rows;
   }
 
-  /**
-   * SELECT over a materialized table: the newest committed rows of its topic (at most {@link
-   * #MAX_SCAN} read; for a keyed upsert table the latest row per key, deletions dropped), filtered
-   * and limited. A look at the data, not a scan of the whole table.
-   */
+  /** SELECT over a materialized table; see {@link TableRows}. */
   Rows tableRows(MaterializedTable table, Statement.Select select) {
-    JsonNode status = Json.read(table.getStatus(), JsonNode.class);
-    String topic = text(status, "topic");
-    List<String> schema =
-        status.path("schema").valueStream().map(c -> c.path("name").asString()).toList();
-    if (topic == null || schema.isEmpty()) {
-      throw new ApiException(
-          ErrorCode.CONFLICT,
-          table.objectName() + " has no data yet (phase " + table.getPhase() + ")");
-    }
-    List<String> columns = select.columns().equals(List.of("*")) ? schema : select.columns();
-    for (String c : columns) {
-      if (!schema.contains(c)) {
-        throw new ApiException(
-            ErrorCode.VALIDATION_FAILED,
-            table.objectName() + " has no column '" + c + "'; it has " + schema);
-      }
-    }
-    boolean upsert = "upsert".equals(text(status, "changelogMode"));
-    Map<String, JsonNode> latest = new LinkedHashMap<>();
-    int n = 0;
-    for (var record : topics.latest(topic, MAX_SCAN)) {
-      String key = upsert && record.key() != null ? record.key() : "#" + n++;
-      latest.remove(key);
-      if (record.value() != null) {
-        latest.put(key, Json.read(record.value(), JsonNode.class));
-      }
-    }
-    List<JsonNode> values = new ArrayList<>(latest.values());
-    java.util.Collections.reverse(values); // newest first
-    List<List<Object>> rows = new ArrayList<>();
-    for (JsonNode value : values) {
-      boolean keep =
-          select.where().stream().allMatch(p -> matches(scalar(value.path(p.column())), p));
-      if (keep) {
-        rows.add(columns.stream().map(c -> scalar(value.path(c))).toList());
-      }
-      if (select.limit() != null && rows.size() >= select.limit()) {
-        break;
-      }
-    }
-    return new Rows(columns, rows);
-  }
-
-  private static Object scalar(JsonNode node) {
-    if (node == null || node.isMissingNode() || node.isNull()) {
-      return null;
-    }
-    return node.isValueNode()
-        ? (node.isNumber()
-            ? node.numberValue()
-            : node.isBoolean() ? node.asBoolean() : node.asString())
-        : node.toString();
+    return rows.select(table, select, TableQueries::matches);
   }
 
   List<List<Object>> describe(ObjectName name) {

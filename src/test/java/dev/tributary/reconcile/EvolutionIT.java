@@ -284,6 +284,23 @@ class EvolutionIT {
     String job = awaitRunning("priced", "");
     ok("ALTER MATERIALIZED TABLE priced ADD (`price_with_vat` AS price * 1.21)");
     ok(
+        "ALTER MATERIALIZED TABLE priced ADD (`kafka_ts` TIMESTAMP_LTZ(3) METADATA FROM"
+            + " 'timestamp' VIRTUAL)");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> {
+              JsonNode selected =
+                  ok("SELECT order_id, price, price_with_vat, kafka_ts FROM priced LIMIT 3")
+                      .path(0);
+              assertThat(selected.path("rows").size()).as(selected.toString()).isEqualTo(3);
+              for (JsonNode row : selected.path("rows")) {
+                assertThat(row.path(2).asDouble())
+                    .isCloseTo(row.path(1).asDouble() * 1.21, Offset.offset(0.001));
+                assertThat(row.path(3).asString()).startsWith("20");
+              }
+            });
+    ok(
         "CREATE MATERIALIZED TABLE priced_vat FRESHNESS = INTERVAL '1' SECOND"
             + " AS SELECT order_id, price, price_with_vat FROM priced");
     awaitRunning("priced_vat", "");

@@ -212,7 +212,7 @@ class StatementsIT {
     assertThat(problem.path("line").asInt()).isEqualTo(2);
     assertThat(problem.path("column").asInt()).isEqualTo(28);
     assertThat(problem.path("detail").asString())
-        .startsWith("Expected ADD, MODIFY WATERMARK")
+        .startsWith("Expected ADD, MODIFY, DROP, SET")
         .endsWith("but found 'SUSPNED'");
     assertThat(problem.path("snippet").asString())
         .isEqualTo("ALTER MATERIALIZED TABLE t SUSPNED\n                           ^");

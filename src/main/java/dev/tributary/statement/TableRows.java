@@ -1,0 +1,207 @@
+package dev.tributary.statement;
+
+import dev.tributary.reconcile.TableStatus;
+import dev.tributary.reconcile.port.FlinkSql;
+import dev.tributary.reconcile.port.Topics;
+import dev.tributary.sql.Column;
+import dev.tributary.sql.Printer;
+import dev.tributary.sql.Statement;
+import dev.tributary.sql.TableSchema;
+import dev.tributary.system.ApiException;
+import dev.tributary.system.ErrorCode;
+import dev.tributary.system.Json;
+import dev.tributary.table.MaterializedTable;
+import dev.tributary.table.MaterializedTableService;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.BiPredicate;
+import java.util.stream.Collectors;
+import org.springframework.stereotype.Component;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * SELECT over a materialized table: the newest committed rows of its topic (at most {@link
+ * #MAX_SCAN} read; for an upsert table the latest row per key, deletions dropped), with the table's
+ * columns as others read it: physical columns from the record value, metadata columns from the
+ * record, and computed columns evaluated by Flink over exactly those rows. A look at the data, not
+ * a scan of the whole table.
+ */
+@Component
+class TableRows {
+
+  /** Rows a SELECT over a materialized table reads at most, newest first. */
+  static final int MAX_SCAN = 1000;
+
+  private static final DateTimeFormatter TIMESTAMP =
+      DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS").withZone(ZoneOffset.UTC);
+
+  private final MaterializedTableService tables;
+  private final Topics topics;
+  private final FlinkSql flink;
+
+  TableRows(MaterializedTableService tables, Topics topics, FlinkSql flink) {
+    this.tables = tables;
+    this.topics = topics;
+    this.flink = flink;
+  }
+
+  TableQueries.Rows select(
+      MaterializedTable table,
+      Statement.Select select,
+      BiPredicate<Object, Statement.Predicate> matches) {
+    TableStatus status = TableStatus.parse(table.getStatus());
+    if (status.topic() == null || status.schema().isEmpty()) {
+      throw new ApiException(
+          ErrorCode.CONFLICT,
+          table.objectName() + " has no data yet (phase " + table.getPhase() + ")");
+    }
+    TableSchema declared = tables.spec(table).definition().schema();
+    List<Column> extras =
+        declared == null
+            ? List.of()
+            : declared.columns().stream().filter(c -> c.kind() != Column.Kind.PHYSICAL).toList();
+    List<String> schema = new ArrayList<>();
+    status.schema().forEach(c -> schema.add(c.name()));
+    extras.forEach(c -> schema.add(c.name()));
+    List<String> columns = select.columns().equals(List.of("*")) ? schema : select.columns();
+    Set<String> needed = new LinkedHashSet<>(columns);
+    select.where().forEach(p -> needed.add(p.column()));
+    for (String c : needed) {
+      if (!schema.contains(c)) {
+        throw new ApiException(
+            ErrorCode.VALIDATION_FAILED,
+            table.objectName() + " has no column '" + c + "'; it has " + schema);
+      }
+    }
+    List<Map<String, Object>> rows = read(status, extras);
+    List<Column> computed =
+        extras.stream()
+            .filter(c -> c.kind() == Column.Kind.COMPUTED && needed.contains(c.name()))
+            .toList();
+    if (!computed.isEmpty() && !rows.isEmpty()) {
+      evaluate(status, extras, computed, rows);
+    }
+    List<List<Object>> result = new ArrayList<>();
+    for (Map<String, Object> row : rows) {
+      if (select.where().stream().allMatch(p -> matches.test(row.get(p.column()), p))) {
+        result.add(columns.stream().map(row::get).toList());
+      }
+      if (select.limit() != null && result.size() >= select.limit()) {
+        break;
+      }
+    }
+    return new TableQueries.Rows(columns, result);
+  }
+
+  /** The newest rows, newest first, with physical and metadata columns filled in. */
+  private List<Map<String, Object>> read(TableStatus status, List<Column> extras) {
+    boolean upsert = "upsert".equals(status.changelogMode());
+    Map<String, Map<String, Object>> latest = new LinkedHashMap<>();
+    int n = 0;
+    for (Topics.TopicRecord record : topics.latest(status.topic(), MAX_SCAN)) {
+      String key = upsert && record.key() != null ? record.key() : "#" + n++;
+      latest.remove(key);
+      if (record.value() == null) {
+        continue;
+      }
+      JsonNode value = Json.read(record.value(), JsonNode.class);
+      Map<String, Object> row = new HashMap<>();
+      status.schema().forEach(c -> row.put(c.name(), scalar(value.path(c.name()))));
+      for (Column c : extras) {
+        if (c.kind() == Column.Kind.METADATA) {
+          row.put(c.name(), metadata(c.metadataKey() != null ? c.metadataKey() : c.name(), record));
+        }
+      }
+      latest.put(key, row);
+    }
+    List<Map<String, Object>> rows = new ArrayList<>(latest.values());
+    Collections.reverse(rows);
+    return rows;
+  }
+
+  private static Object metadata(String key, Topics.TopicRecord record) {
+    return switch (key) {
+      case "timestamp" -> TIMESTAMP.format(record.timestamp());
+      case "partition" -> record.partition();
+      case "offset" -> record.offset();
+      default -> null; // headers, timestamp-type, leader-epoch: not read here
+    };
+  }
+
+  /**
+   * Computed columns as Flink evaluates them: one statement over the rows read, as a VALUES list of
+   * their physical and metadata columns (typed as the table declares them), in the same order.
+   */
+  private void evaluate(
+      TableStatus status,
+      List<Column> extras,
+      List<Column> computed,
+      List<Map<String, Object>> rows) {
+    Map<String, String> types = new LinkedHashMap<>();
+    status.schema().forEach(c -> types.put(c.name(), c.type()));
+    extras.stream()
+        .filter(c -> c.kind() == Column.Kind.METADATA)
+        .forEach(c -> types.put(c.name(), c.type()));
+    List<String> values = new ArrayList<>();
+    for (int i = 0; i < rows.size(); i++) {
+      Map<String, Object> row = rows.get(i);
+      values.add(
+          "("
+              + i
+              + ", "
+              + types.entrySet().stream()
+                  .map(e -> literal(row.get(e.getKey()), e.getValue()))
+                  .collect(Collectors.joining(", "))
+              + ")");
+    }
+    String query =
+        "SELECT `__row`, "
+            + computed.stream()
+                .map(c -> c.expression() + " AS " + Printer.identifier(c.name()))
+                .collect(Collectors.joining(", "))
+            + " FROM (VALUES "
+            + String.join(", ", values)
+            + ") AS t(`__row`, "
+            + types.keySet().stream().map(Printer::identifier).collect(Collectors.joining(", "))
+            + ")";
+    FlinkSql.Session session = flink.openSession("tributary-select", Map.of());
+    try {
+      for (List<Object> result : flink.execute(session, query).rows()) {
+        Map<String, Object> row = rows.get(((Number) result.get(0)).intValue());
+        for (int c = 0; c < computed.size(); c++) {
+          Object v = result.get(c + 1);
+          row.put(computed.get(c).name(), v instanceof JsonNode node ? scalar(node) : v);
+        }
+      }
+    } catch (FlinkSql.StatementFailedException e) {
+      throw new ApiException(
+          ErrorCode.INVALID_QUERY, "A computed column could not be evaluated: " + e.getMessage());
+    } finally {
+      flink.closeSession(session);
+    }
+  }
+
+  private static String literal(Object value, String type) {
+    String text = value == null ? "NULL" : Printer.string(String.valueOf(value));
+    return "CAST(" + text + " AS " + type + ")";
+  }
+
+  static Object scalar(JsonNode node) {
+    if (node == null || node.isMissingNode() || node.isNull()) {
+      return null;
+    }
+    return node.isValueNode()
+        ? (node.isNumber()
+            ? node.numberValue()
+            : node.isBoolean() ? node.asBoolean() : node.asString())
+        : node.toString();
+  }
+}
