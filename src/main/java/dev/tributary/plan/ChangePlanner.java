@@ -103,7 +103,7 @@ public class ChangePlanner {
             ? declared(current.definition())
             : current.status().schema();
     if (columns == null) {
-      columns = TableSchema.hasPhysicalColumns(next.schema()) ? declared(next) : oldColumns;
+      columns = TableSchema.hasDeclaredTypes(next.schema()) ? declared(next) : oldColumns;
     }
     if (current.definition().equals(next)) {
       return new ChangePlan(
@@ -339,7 +339,7 @@ public class ChangePlanner {
   }
 
   private static List<FlinkSql.Column> declared(MaterializedTableDefinition d) {
-    if (!TableSchema.hasPhysicalColumns(d.schema())) {
+    if (!TableSchema.hasDeclaredTypes(d.schema())) {
       return List.of();
     }
     return d.schema().columns().stream()

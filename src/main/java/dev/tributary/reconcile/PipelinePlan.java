@@ -8,6 +8,7 @@ import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.sql.Printer;
 import dev.tributary.sql.TableOptions;
+import dev.tributary.sql.TableSchema;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;
@@ -165,6 +166,18 @@ public record PipelinePlan(
   }
 
   public String insert() {
+    if (TableSchema.namesOnly(effective.schema())) {
+      // The column list orders the query's columns: select them by name, in that order.
+      return "INSERT INTO "
+          + SINK
+          + "\nSELECT "
+          + columns.stream()
+              .map(c -> Printer.identifier(c.name()))
+              .collect(Collectors.joining(", "))
+          + " FROM (\n"
+          + effective.query()
+          + "\n)";
+    }
     return "INSERT INTO " + SINK + "\n" + effective.query();
   }
 

@@ -96,6 +96,8 @@ final class Provisioning {
           "Created topic " + spec.name() + " with " + spec.partitions() + " partitions");
     } else if (existing.get().partitions() != spec.partitions()) {
       repartition(p, spec, existing.get());
+      // The job starts once the topic is back with its new partitions.
+      return p.save(p.phase, p.status, Next.soon());
     } else {
       alignConfigs(p, spec, existing.get());
     }

@@ -128,7 +128,29 @@ public class QueryPlanner {
     List<String> problems = new ArrayList<>();
     List<FlinkSql.Column> columns = shape.columns();
     TableSchema schema = definition.schema();
-    if (TableSchema.hasPhysicalColumns(schema)) {
+    if (TableSchema.namesOnly(schema)) {
+      List<String> names =
+          schema.columns().stream()
+              .filter(c -> c.kind() == Column.Kind.PHYSICAL)
+              .map(Column::name)
+              .toList();
+      List<String> produced = columns.stream().map(FlinkSql.Column::name).toList();
+      if (!new java.util.HashSet<>(names).equals(new java.util.HashSet<>(produced))
+          || names.size() != produced.size()) {
+        problems.add(
+            "The table lists columns "
+                + names
+                + " but the query produces "
+                + produced
+                + "; a list of names must name every column of the query, in any order");
+      } else {
+        List<FlinkSql.Column> byName = columns;
+        columns =
+            names.stream()
+                .map(n -> byName.stream().filter(c -> c.name().equals(n)).findFirst().orElseThrow())
+                .toList();
+      }
+    } else if (TableSchema.hasDeclaredTypes(schema)) {
       List<Column> declared =
           schema.columns().stream().filter(c -> c.kind() == Column.Kind.PHYSICAL).toList();
       problems.addAll(compare(declared, columns));

@@ -154,7 +154,16 @@ public class Reconciler {
     if (live.isPresent()
         && p.status.checkpointIntervalMs() > 0
         && p.status.checkpointIntervalMs() != interval) {
-      return transitions.restart(p, live.get(), interval);
+      return transitions.restart(
+          p,
+          live.get(),
+          "checkpoint interval " + p.status.checkpointIntervalMs() + " ms -> " + interval + " ms");
+    }
+    int partitions = plan.topic().partitions();
+    if (live.isPresent() && p.status.partitions() != null && p.status.partitions() != partitions) {
+      // The (empty) topic is created again with the new bucket count while no job writes to it.
+      return transitions.restart(
+          p, live.get(), "topic partitions " + p.status.partitions() + " -> " + partitions);
     }
     if (live.isEmpty()) {
       transitions.recoverSavepointPath(p);

@@ -60,7 +60,7 @@ class StoreCatalog implements QueryPlanner.Catalog {
     List<Column> columns;
     if (!status.schema().isEmpty()) {
       columns = status.schema().stream().map(StoreCatalog::physical).toList();
-    } else if (TableSchema.hasPhysicalColumns(spec.definition().schema())) {
+    } else if (TableSchema.hasDeclaredTypes(spec.definition().schema())) {
       columns =
           spec.definition().schema().columns().stream()
               .filter(c -> c.kind() == Column.Kind.PHYSICAL)

@@ -93,19 +93,13 @@ final class Transitions {
     return stopWithSavepoint(p, old, Phase.ALTERING, Reason.Evolving);
   }
 
-  /** Same job shape, new settings (the checkpoint interval): stop with a savepoint and restore. */
-  Next restart(ReconcilePass p, JobSummary job, long intervalMs) {
+  /**
+   * Same job shape, new settings (checkpoint interval, topic partitions): stop with a savepoint;
+   * the job is then submitted again and restores it.
+   */
+  Next restart(ReconcilePass p, JobSummary job, String why) {
     if (p.status.savepointTriggerId() == null) {
-      p.event(
-          "NORMAL",
-          "Restarting",
-          "Restarting job "
-              + job.id()
-              + " from a savepoint: checkpoint interval "
-              + p.status.checkpointIntervalMs()
-              + " ms -> "
-              + intervalMs
-              + " ms");
+      p.event("NORMAL", "Restarting", "Restarting job " + job.id() + " from a savepoint: " + why);
     }
     return stopWithSavepoint(p, job, p.phase, Reason.Restarting);
   }

@@ -264,7 +264,9 @@ public final class Printer implements Statement.Visitor<String> {
               + (c.virtual() ? " VIRTUAL" : "")
               + comment;
       case PHYSICAL ->
-          identifier(c.name()) + " " + c.type() + (c.notNull() ? " NOT NULL" : "") + comment;
+          c.type() == null
+              ? identifier(c.name())
+              : identifier(c.name()) + " " + c.type() + (c.notNull() ? " NOT NULL" : "") + comment;
     };
   }
 

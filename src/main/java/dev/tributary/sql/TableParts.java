@@ -71,6 +71,18 @@ final class TableParts {
     Token close = in.peek();
     in.expectSymbol(")");
     TableSchema schema = new TableSchema(columns, watermark, primaryKey, expectations);
+    boolean typed =
+        columns.stream().anyMatch(c -> c.kind() == Column.Kind.PHYSICAL && c.type() != null);
+    boolean named =
+        columns.stream().anyMatch(c -> c.kind() == Column.Kind.PHYSICAL && c.type() == null);
+    if (typed && named) {
+      throw in.error(
+          ErrorCode.INVALID_DEFINITION,
+          "Either every physical column has a type or none does: a list of names only gives the"
+              + " order of the query's columns, whose types Flink infers",
+          close,
+          null);
+    }
     if (TableSchema.hasPhysicalColumns(schema)) {
       if (primaryKey != null) {
         requireColumns(schema, primaryKey.columns(), "primary key", close);
@@ -169,6 +181,9 @@ final class TableParts {
   /** One column definition: physical, metadata or computed. */
   Column column() {
     String name = in.identifier("column name");
+    if (in.atSymbol(",") || in.atSymbol(")")) {
+      return Column.physical(name, null, false, null); // named only: the query gives its type
+    }
     if (in.acceptWord("AS")) {
       String expression =
           in.captureUntil(

@@ -36,10 +36,28 @@ public record TableSchema(
     FAIL_UPDATE
   }
 
-  /** True when the schema lists physical columns; without them the physical ones are inferred. */
+  /** True when the schema lists physical columns (with types, or by name only). */
   public static boolean hasPhysicalColumns(TableSchema schema) {
     return schema != null
         && schema.columns().stream().anyMatch(c -> c.kind() == Column.Kind.PHYSICAL);
+  }
+
+  /**
+   * True when the schema declares the physical columns with their types; without them the physical
+   * columns and their types come from the query.
+   */
+  public static boolean hasDeclaredTypes(TableSchema schema) {
+    return schema != null
+        && schema.columns().stream()
+            .anyMatch(c -> c.kind() == Column.Kind.PHYSICAL && c.type() != null);
+  }
+
+  /**
+   * True for a column list that only names the physical columns ({@code (a, b) AS ...}): the query
+   * must produce exactly those columns, whose order the list gives and whose types it infers.
+   */
+  public static boolean namesOnly(TableSchema schema) {
+    return hasPhysicalColumns(schema) && !hasDeclaredTypes(schema);
   }
 
   public Column column(String name) {

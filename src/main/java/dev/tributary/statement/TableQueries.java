@@ -2,6 +2,7 @@ package dev.tributary.statement;
 
 import dev.tributary.catalog.CatalogService;
 import dev.tributary.catalog.SourceTable;
+import dev.tributary.reconcile.TableStatus;
 import dev.tributary.sql.Column;
 import dev.tributary.sql.Defaults;
 import dev.tributary.sql.MaterializedTableDefinition;
@@ -71,9 +72,9 @@ class TableQueries {
       TableSpec spec = tables.spec(table.get());
       schema =
           spec.kind() == TableSpec.Kind.MATERIALIZED_TABLE
-              ? spec.definition().schema()
+              ? withInferredColumns(spec.definition().schema(), table.get())
               : spec.pipeline().schema();
-      if (!TableSchema.hasPhysicalColumns(schema)) {
+      if (!TableSchema.hasDeclaredTypes(schema)) {
         throw new ApiException(
             ErrorCode.CONFLICT,
             "The columns of "
@@ -114,6 +115,27 @@ class TableQueries {
               watermark));
     }
     return rows;
+  }
+
+  /**
+   * The table as others read it: the physical columns Flink reported for its query (in the order
+   * the table gives them), then its declared computed and metadata columns, key and watermark.
+   */
+  private static TableSchema withInferredColumns(TableSchema declared, MaterializedTable table) {
+    TableStatus status = TableStatus.parse(table.getStatus());
+    if (status.schema().isEmpty()) {
+      return declared;
+    }
+    List<Column> columns = new ArrayList<>();
+    status
+        .schema()
+        .forEach(c -> columns.add(Column.physical(c.name(), c.type(), !c.nullable(), null)));
+    if (declared == null) {
+      return new TableSchema(columns, null, null, List.of());
+    }
+    declared.columns().stream().filter(c -> c.kind() != Column.Kind.PHYSICAL).forEach(columns::add);
+    return new TableSchema(
+        columns, declared.watermark(), declared.primaryKey(), declared.expectations());
   }
 
   /** What the table reads (resolved against the catalog) and which materialized tables read it. */

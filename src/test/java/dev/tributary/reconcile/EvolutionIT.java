@@ -320,6 +320,47 @@ class EvolutionIT {
                         }));
   }
 
+  @Test
+  void shouldRestartFromASavepointWithANewFreshness() {
+    ok(
+        "CREATE MATERIALIZED TABLE refreshed FRESHNESS = INTERVAL '1' SECOND"
+            + " AS SELECT order_id FROM examples.marketplace.orders");
+    String first = awaitRunning("refreshed", "");
+    String pipeline = details("refreshed").path("pipelineName").asString();
+
+    JsonNode plan =
+        ok("ALTER MATERIALIZED TABLE refreshed SET FRESHNESS = INTERVAL '2' SECOND")
+            .path(0)
+            .path("plan");
+    String second = awaitRunning("refreshed", first);
+
+    assertThat(plan.path("jobRestarts").asBoolean()).isTrue();
+    assertThat(plan.path("stateDiscarded").asBoolean()).isFalse();
+    assertThat(details("refreshed").path("pipelineName").asString()).isEqualTo(pipeline);
+    assertThat(details("refreshed").path("checkpointIntervalMs").asLong()).isEqualTo(2000);
+    assertThat(second).isNotEqualTo(first);
+    assertThat(lastEvent("refreshed", "JobSubmitted")).contains("restoring", "savepoint-");
+  }
+
+  @Test
+  void shouldOrderColumnsByANamesOnlyListAndRepartitionAnEmptyTopic() {
+    ok(
+        "CREATE MATERIALIZED TABLE reordered (price, order_id) FRESHNESS = INTERVAL '1' SECOND"
+            + " AS SELECT order_id, price FROM examples.marketplace.orders WHERE price < 0");
+    String first = awaitRunning("reordered", "");
+    assertThat(
+            details("reordered").path("schema").valueStream().map(c -> c.path("name").asString()))
+        .containsExactly("price", "order_id");
+
+    ok("ALTER MATERIALIZED TABLE reordered ADD DISTRIBUTION INTO 3 BUCKETS");
+
+    awaitRunning("reordered", first);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> assertThat(topics.describe("reordered").orElseThrow().partitions()).isEqualTo(3));
+  }
+
   static void sleep(Duration d) {
     try {
       Thread.sleep(d.toMillis());

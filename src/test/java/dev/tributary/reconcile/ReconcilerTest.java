@@ -402,4 +402,51 @@ class ReconcilerTest {
         .anySatisfy(st -> assertThat(st).contains("'partition:0,offset:45'"))
         .noneSatisfy(st -> assertThat(st).contains("offset:40"));
   }
+
+  @Test
+  void shouldStopTheJobThenCreateAnEmptyTopicAgainWithTheNewBucketCount() {
+    UUID id = world.create(ORDERS);
+    world.converge(id);
+    String old = world.status(id).jobId();
+
+    world.change(
+        id,
+        spec ->
+            spec.withDefinition(
+                spec.definition()
+                    .withDistribution(
+                        new dev.tributary.sql.Clauses.Distribution(null, List.of(), 3))),
+        true);
+    world.converge(id);
+
+    assertThat(world.kafka.topics.get("high_value_orders").partitions()).isEqualTo(3);
+    assertThat(world.flink.jobs.get(old).state).isEqualTo(JobState.FINISHED);
+    assertThat(world.flink.live())
+        .singleElement()
+        .satisfies(
+            job -> assertThat(job.restoredFrom).isEqualTo(world.flink.jobs.get(old).savepoint));
+  }
+
+  @Test
+  void shouldOrderTheQueryColumnsByANamesOnlyList() {
+    world.flink.schema =
+        List.of(
+            new dev.tributary.reconcile.port.FlinkSql.Column("order_id", "STRING", true),
+            new dev.tributary.reconcile.port.FlinkSql.Column("price", "DOUBLE", true));
+    UUID id =
+        world.create(
+            "CREATE MATERIALIZED TABLE high_value_orders (price, order_id) AS SELECT order_id,"
+                + " price FROM examples.marketplace.orders");
+
+    world.converge(id);
+
+    assertThat(world.status(id).schema())
+        .extracting(dev.tributary.reconcile.port.FlinkSql.Column::name)
+        .containsExactly("price", "order_id");
+    assertThat(world.flink.executed)
+        .anySatisfy(
+            st ->
+                assertThat(st)
+                    .startsWith("INSERT INTO tributary_sink\nSELECT `price`, `order_id` FROM ("));
+  }
 }

@@ -217,6 +217,20 @@ class ParserTest {
   }
 
   @Test
+  void shouldParseAColumnListOfNamesOnly() {
+    Statement.CreateMaterializedTable s =
+        (Statement.CreateMaterializedTable)
+            Parser.parse("CREATE MATERIALIZED TABLE t (b, a) AS SELECT 1 AS a, 2 AS b");
+    assertThat(s.definition().schema().columns())
+        .extracting(Column::name, Column::type)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple("b", null),
+            org.assertj.core.groups.Tuple.tuple("a", null));
+    assertThat(TableSchema.namesOnly(s.definition().schema())).isTrue();
+    assertRoundTrip(s);
+  }
+
+  @Test
   void shouldParseExplainAndFlinkLiteralForms() {
     Statement explain =
         Parser.parse("EXPLAIN CREATE OR ALTER MATERIALIZED TABLE t AS SELECT 1 AS a");
