@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tributary.local.ExampleCatalog;
 import dev.tributary.local.LocalStack;
 import dev.tributary.local.TopicReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -40,10 +41,7 @@ class ApplicationIT {
             (req, res) ->
                 ResponseEntity.status(res.getStatusCode())
                     .headers(res.getHeaders())
-                    .body(
-                        new String(
-                            res.getBody().readAllBytes(),
-                            java.nio.charset.StandardCharsets.UTF_8)));
+                    .body(new String(res.getBody().readAllBytes(), StandardCharsets.UTF_8)));
   }
 
   @Test

@@ -5,6 +5,7 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /** The layering of STYLE.md: the domain and the statement language never reach an adapter. */
@@ -69,7 +70,7 @@ class ArchitectureTest {
   }
 
   private static String[] otherAdapters(String adapter) {
-    return java.util.stream.Stream.of("kafka", "schemaregistry", "flink")
+    return Stream.of("kafka", "schemaregistry", "flink")
         .filter(a -> !a.equals(adapter))
         .map(a -> "dev.tributary.adapter." + a + "..")
         .toArray(String[]::new);

@@ -4,6 +4,7 @@ import dev.tributary.sql.ObjectName;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
 import java.util.List;
+import java.util.Optional;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
@@ -57,12 +58,12 @@ public class CatalogService {
   }
 
   @Transactional(readOnly = true)
-  public java.util.Optional<CatalogDatabase> findDatabase(String catalog, String database) {
+  public Optional<CatalogDatabase> findDatabase(String catalog, String database) {
     return databases.findByCatalogNameAndName(catalog, database);
   }
 
   @Transactional(readOnly = true)
-  public java.util.Optional<SourceTable> findSourceTable(ObjectName name) {
+  public Optional<SourceTable> findSourceTable(ObjectName name) {
     return findDatabase(name.catalog(), name.database())
         .flatMap(db -> sourceTables.findByDatabaseAndName(db, name.name()));
   }

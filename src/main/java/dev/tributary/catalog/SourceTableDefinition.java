@@ -4,6 +4,7 @@ import dev.tributary.sql.ObjectName;
 import dev.tributary.sql.Printer;
 import dev.tributary.sql.Statement;
 import dev.tributary.sql.TableSchema;
+import java.util.Collections;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -12,7 +13,7 @@ public record SourceTableDefinition(
     String name, TableSchema schema, String comment, Map<String, String> options) {
 
   public SourceTableDefinition {
-    options = java.util.Collections.unmodifiableMap(new TreeMap<>(options));
+    options = Collections.unmodifiableMap(new TreeMap<>(options));
   }
 
   public static SourceTableDefinition of(Statement.CreateSourceTable statement) {

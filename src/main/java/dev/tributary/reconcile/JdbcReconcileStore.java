@@ -7,6 +7,7 @@ import dev.tributary.table.TableSpec;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -123,7 +124,7 @@ public class JdbcReconcileStore implements ReconcileStore {
 
   /** The end of a DROP: the definition goes; versions and events stay as history. */
   @Override
-  public void markDue(java.util.Collection<UUID> ids) {
+  public void markDue(Collection<UUID> ids) {
     if (!ids.isEmpty()) {
       jdbc.update(
           connection -> {

@@ -9,15 +9,19 @@ import dev.tributary.sql.ObjectName;
 import dev.tributary.sql.Printer;
 import dev.tributary.sql.TableOptions;
 import dev.tributary.sql.TableSchema;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -73,8 +77,8 @@ public record PipelinePlan(
     try {
       byte[] hash =
           java.security.MessageDigest.getInstance("SHA-256")
-              .digest(shape.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-      return new Fingerprint(java.util.HexFormat.of().formatHex(hash, 0, 4));
+              .digest(shape.getBytes(StandardCharsets.UTF_8));
+      return new Fingerprint(HexFormat.of().formatHex(hash, 0, 4));
     } catch (java.security.NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }
@@ -274,8 +278,8 @@ public record PipelinePlan(
     return format;
   }
 
-  private static java.util.Optional<String> optional(Map<String, String> options, String key) {
-    return java.util.Optional.ofNullable(options.get(key));
+  private static Optional<String> optional(Map<String, String> options, String key) {
+    return Optional.ofNullable(options.get(key));
   }
 
   private static String millis(String duration) {
@@ -303,7 +307,7 @@ public record PipelinePlan(
             ? "yyyy-MM-dd HH:mm:ss.SSS"
             : t.length() > 10 ? "yyyy-MM-dd HH:mm:ss" : "yyyy-MM-dd";
     if (pattern.equals("yyyy-MM-dd")) {
-      return java.time.LocalDate.parse(t).atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli();
+      return LocalDate.parse(t).atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli();
     }
     return LocalDateTime.parse(t, DateTimeFormatter.ofPattern(pattern))
         .toInstant(ZoneOffset.UTC)

@@ -8,14 +8,19 @@ import dev.tributary.sql.Printer;
 import dev.tributary.sql.QueryReferences;
 import dev.tributary.sql.Statement;
 import dev.tributary.sql.TableSchema;
+import dev.tributary.system.Json;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 /**
@@ -80,11 +85,11 @@ public class QueryPlanner {
    * Recent validations: the CREATE validates a query, and the reconciler would validate it again a
    * moment later. Entries live briefly so that a changed source table is noticed soon.
    */
-  private final Map<String, Cached> recent = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<String, Cached> recent = new ConcurrentHashMap<>();
 
-  private static final java.time.Duration CACHE_FOR = java.time.Duration.ofMinutes(1);
+  private static final Duration CACHE_FOR = Duration.ofMinutes(1);
 
-  private record Cached(QueryShape shape, java.time.Instant at) {}
+  private record Cached(QueryShape shape, Instant at) {}
 
   public QueryPlanner(FlinkSql sql, Catalog catalog) {
     this.sql = sql;
@@ -96,16 +101,16 @@ public class QueryPlanner {
    * what it produces, and a query that emits updates needs a primary key (or retract mode).
    */
   public QueryShape validate(ObjectName table, MaterializedTableDefinition definition) {
-    String key = table + "\n" + dev.tributary.system.Json.write(definition);
+    String key = table + "\n" + Json.write(definition);
     Cached cached = recent.get(key);
-    if (cached != null && cached.at().isAfter(java.time.Instant.now().minus(CACHE_FOR))) {
+    if (cached != null && cached.at().isAfter(Instant.now().minus(CACHE_FOR))) {
       return cached.shape();
     }
     QueryShape valid = validateUncached(table, definition);
     if (recent.size() > 1000) {
       recent.clear();
     }
-    recent.put(key, new Cached(valid, java.time.Instant.now()));
+    recent.put(key, new Cached(valid, Instant.now()));
     return valid;
   }
 
@@ -135,7 +140,7 @@ public class QueryPlanner {
               .map(Column::name)
               .toList();
       List<String> produced = columns.stream().map(FlinkSql.Column::name).toList();
-      if (!new java.util.HashSet<>(names).equals(new java.util.HashSet<>(produced))
+      if (!new HashSet<>(names).equals(new HashSet<>(produced))
           || names.size() != produced.size()) {
         problems.add(
             "The table lists columns "

@@ -7,6 +7,7 @@ import dev.tributary.reconcile.port.SchemaRegistry;
 import dev.tributary.reconcile.port.Topics;
 import dev.tributary.system.TributaryProperties;
 import dev.tributary.table.MaterializedTableService;
+import dev.tributary.table.TableChanged;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.UUID;
@@ -38,7 +39,7 @@ class ReconcileConfiguration {
     }
 
     @org.springframework.transaction.event.TransactionalEventListener
-    void onChange(dev.tributary.table.TableChanged event) {
+    void onChange(TableChanged event) {
       worker.wake();
     }
   }

@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 /**
  * One pass over one table: the snapshot it started from, the status and phase as the pass has
@@ -127,7 +128,7 @@ final class ReconcilePass {
    */
   Optional<JobSummary> lastJob(String pipelineName) {
     String prefix = "tributary-" + table.id() + "-";
-    java.util.function.Predicate<JobSummary> of =
+    Predicate<JobSummary> of =
         j -> pipelineName == null ? j.name().startsWith(prefix) : j.name().equals(pipelineName);
     if (status.jobId() != null) {
       Optional<JobSummary> recorded =

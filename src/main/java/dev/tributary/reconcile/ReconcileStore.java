@@ -1,6 +1,8 @@
 package dev.tributary.reconcile;
 
+import dev.tributary.table.Phase;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -27,13 +29,12 @@ public interface ReconcileStore {
   int attempt(UUID id);
 
   /** Writes observed state; callers write only when something changed. */
-  void saveStatus(
-      UUID id, dev.tributary.table.Phase phase, long observedGeneration, TableStatus status);
+  void saveStatus(UUID id, Phase phase, long observedGeneration, TableStatus status);
 
   void event(UUID id, String type, String reason, String message);
 
   /** Makes these tables due now (their jobs changed state). Unknown ids are ignored. */
-  void markDue(java.util.Collection<UUID> ids);
+  void markDue(Collection<UUID> ids);
 
   /**
    * An evolution did not come up: version {@code failed} is marked with the cause and version

@@ -4,13 +4,17 @@ import dev.tributary.reconcile.port.FlinkJobs;
 import dev.tributary.reconcile.port.RemoteSystemException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
@@ -33,9 +37,8 @@ public class ReconcileWorker implements SmartLifecycle {
     }
   }
 
-  private static final java.util.regex.Pattern PIPELINE =
-      java.util.regex.Pattern.compile("tributary-([0-9a-f-]{36})-[0-9a-f]{8}");
-  private final java.util.Map<String, FlinkJobs.JobState> lastSeen = new java.util.HashMap<>();
+  private static final Pattern PIPELINE = Pattern.compile("tributary-([0-9a-f-]{36})-[0-9a-f]{8}");
+  private final Map<String, FlinkJobs.JobState> lastSeen = new HashMap<>();
   private long lastWatch;
 
   private final ReconcileStore store;
@@ -160,9 +163,9 @@ public class ReconcileWorker implements SmartLifecycle {
     }
     lastWatch = now;
     List<UUID> changed = new ArrayList<>();
-    java.util.Map<String, FlinkJobs.JobState> seen = new java.util.HashMap<>();
+    Map<String, FlinkJobs.JobState> seen = new HashMap<>();
     for (FlinkJobs.JobSummary job : jobs.overview()) {
-      java.util.regex.Matcher m = PIPELINE.matcher(job.name());
+      Matcher m = PIPELINE.matcher(job.name());
       if (m.matches()) {
         seen.put(job.id(), job.state());
         if (job.state() != lastSeen.get(job.id())) {

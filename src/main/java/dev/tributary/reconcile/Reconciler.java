@@ -7,6 +7,7 @@ import dev.tributary.reconcile.port.FlinkSql;
 import dev.tributary.reconcile.port.RemoteSystemException;
 import dev.tributary.reconcile.port.SchemaRegistry;
 import dev.tributary.reconcile.port.Topics;
+import dev.tributary.sql.Clauses;
 import dev.tributary.sql.Defaults;
 import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.table.Phase;
@@ -114,7 +115,7 @@ public class Reconciler {
           p.resync());
     }
     MaterializedTableDefinition effective = Defaults.effective(p.table.spec().definition());
-    if (effective.refreshMode() == dev.tributary.sql.Clauses.RefreshMode.FULL) {
+    if (effective.refreshMode() == Clauses.RefreshMode.FULL) {
       return p.save(
           Phase.PENDING,
           p.status.with(

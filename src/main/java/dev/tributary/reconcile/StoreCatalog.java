@@ -11,6 +11,7 @@ import dev.tributary.sql.TableSchema;
 import dev.tributary.table.MaterializedTable;
 import dev.tributary.table.MaterializedTableService;
 import dev.tributary.table.TableSpec;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -71,7 +72,7 @@ class StoreCatalog implements QueryPlanner.Catalog {
     TableSchema declared = spec.definition().schema();
     TableSchema.PrimaryKey key = declared == null ? null : declared.primaryKey();
     // Computed and metadata columns and the watermark are part of the table as others read it.
-    List<Column> all = new java.util.ArrayList<>(columns);
+    List<Column> all = new ArrayList<>(columns);
     TableSchema.Watermark watermark = null;
     if (declared != null) {
       declared.columns().stream().filter(c -> c.kind() != Column.Kind.PHYSICAL).forEach(all::add);

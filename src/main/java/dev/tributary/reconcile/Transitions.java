@@ -10,6 +10,7 @@ import dev.tributary.reconcile.port.SchemaRegistry;
 import dev.tributary.reconcile.port.Topics;
 import dev.tributary.table.Phase;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Optional;
 
 /**
@@ -134,7 +135,7 @@ final class Transitions {
       p.event("WARNING", "SavepointFailed", "Savepoint of job " + job.id() + " failed: " + cause);
       // The job keeps running; a new trigger comes after the backoff.
       p.save(phase, p.status.toBuilder().savepoint(null, null).detail(cause).build(), null);
-      return new Next(java.time.Duration.ZERO, true);
+      return new Next(Duration.ZERO, true);
     }
     if (progress.phase() == SavepointStatus.Phase.COMPLETED) {
       String path = progress.location().orElseThrow();

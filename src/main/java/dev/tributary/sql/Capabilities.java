@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * What the product can carry out. The grammar accepts everything the seeds document; a clause or
@@ -162,7 +163,7 @@ public final class Capabilities {
                 + "' reads metadata '"
                 + key
                 + "', which a Kafka record does not have; use one of "
-                + String.join(", ", new java.util.TreeSet<>(KAFKA_METADATA)));
+                + String.join(", ", new TreeSet<>(KAFKA_METADATA)));
       }
       if (!c.virtual()) {
         return refuse(

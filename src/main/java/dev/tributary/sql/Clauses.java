@@ -1,5 +1,6 @@
 package dev.tributary.sql;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 
@@ -26,7 +27,7 @@ public final class Clauses {
 
   /** {@code INTERVAL 'amount' UNIT}. */
   public record Interval(long amount, TimeUnit unit) {
-    public java.time.Duration toDuration() {
+    public Duration toDuration() {
       return unit.duration.multipliedBy(amount);
     }
 
@@ -37,14 +38,14 @@ public final class Clauses {
 
   /** Units an interval may be written in; plural spellings are accepted on input. */
   public enum TimeUnit {
-    SECOND(java.time.Duration.ofSeconds(1)),
-    MINUTE(java.time.Duration.ofMinutes(1)),
-    HOUR(java.time.Duration.ofHours(1)),
-    DAY(java.time.Duration.ofDays(1));
+    SECOND(Duration.ofSeconds(1)),
+    MINUTE(Duration.ofMinutes(1)),
+    HOUR(Duration.ofHours(1)),
+    DAY(Duration.ofDays(1));
 
-    private final java.time.Duration duration;
+    private final Duration duration;
 
-    TimeUnit(java.time.Duration duration) {
+    TimeUnit(Duration duration) {
       this.duration = duration;
     }
 

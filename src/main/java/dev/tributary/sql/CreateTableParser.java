@@ -1,8 +1,10 @@
 package dev.tributary.sql;
 
 import dev.tributary.system.ErrorCode;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * CREATE TABLE: a pipeline table when a FLOW clause follows, a Flink source table (columns plus
@@ -31,7 +33,7 @@ final class CreateTableParser {
     Statement.RowFilter rowFilter = null;
     Map<String, String> options = null;
     Token pipelineOnly = null;
-    java.util.Set<String> seen = new java.util.HashSet<>();
+    Set<String> seen = new HashSet<>();
     while (!in.atEnd() && !in.atWord("FLOW")) {
       Token clause = in.peek();
       String clauseName;

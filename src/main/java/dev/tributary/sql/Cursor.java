@@ -1,9 +1,11 @@
 package dev.tributary.sql;
 
 import dev.tributary.system.ErrorCode;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /** A position in the token list, with the checks and verbatim captures the parsers share. */
 final class Cursor {
@@ -215,11 +217,11 @@ final class Cursor {
    * that {@code stop} accepts, or the end of the statement. Parentheses and angle brackets (when
    * {@code angles}) must balance. Returns the verbatim text, trimmed.
    */
-  String captureUntil(java.util.function.Predicate<Token> stop, boolean angles, String what) {
+  String captureUntil(Predicate<Token> stop, boolean angles, String what) {
     int depth = 0;
     Token first = peek();
     Token last = null;
-    java.util.ArrayDeque<Token> open = new java.util.ArrayDeque<>();
+    ArrayDeque<Token> open = new ArrayDeque<>();
     while (true) {
       Token t = peek();
       if (t.kind() == Token.Kind.EOF || (depth == 0 && (t.isSymbol(";") || stop.test(t)))) {
@@ -252,7 +254,7 @@ final class Cursor {
   }
 
   /** Like {@link #captureUntil} but joins the tokens with canonical spacing (for types). */
-  String captureType(java.util.function.Predicate<Token> stop) {
+  String captureType(Predicate<Token> stop) {
     int from = index;
     captureUntil(stop, true, "data type");
     StringBuilder type = new StringBuilder();

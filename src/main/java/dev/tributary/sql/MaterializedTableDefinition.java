@@ -1,5 +1,6 @@
 package dev.tributary.sql;
 
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -22,7 +23,7 @@ public record MaterializedTableDefinition(
 
   public MaterializedTableDefinition {
     partitionedBy = List.copyOf(partitionedBy);
-    options = java.util.Collections.unmodifiableMap(new TreeMap<>(options));
+    options = Collections.unmodifiableMap(new TreeMap<>(options));
   }
 
   public MaterializedTableDefinition withSchema(TableSchema newSchema) {

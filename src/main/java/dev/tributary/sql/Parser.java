@@ -3,8 +3,11 @@ package dev.tributary.sql;
 import dev.tributary.sql.Statement.AlterAction;
 import dev.tributary.system.ErrorCode;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The statement language: a hand-written recursive-descent parser over {@link Lexer} tokens. The
@@ -20,7 +23,7 @@ public final class Parser {
   private final TableParts parts;
 
   /** Where each clause of the latest definition started, to point refusals at. */
-  private final Map<String, Token> clauses = new java.util.HashMap<>();
+  private final Map<String, Token> clauses = new HashMap<>();
 
   private Parser(Cursor in) {
     this.in = in;
@@ -110,7 +113,7 @@ public final class Parser {
           throw in.expected("';' or the end of the statement");
         }
         Token last = in.previous();
-        Map<String, Integer> positions = new java.util.HashMap<>();
+        Map<String, Integer> positions = new HashMap<>();
         clauses.forEach((k, v) -> positions.put(k, v.start()));
         parts.positions.forEach((k, v) -> positions.put(k, v.start()));
         clauses.clear();
@@ -210,7 +213,7 @@ public final class Parser {
     Clauses.Interval freshness = null;
     Clauses.RefreshMode refreshMode = null;
     Clauses.StartMode startMode = null;
-    java.util.Set<String> seen = new java.util.HashSet<>();
+    Set<String> seen = new HashSet<>();
     while (!in.atWord("AS")) {
       Token clause = in.peek();
       String name;

@@ -65,4 +65,13 @@ final class SchemaEdits {
           "Column '" + name + "' is used by " + user + "; change that first");
     }
   }
+
+  /** ( column [FIRST | AFTER c], ... ) as SQL. */
+  static String sql(List<Statement.PositionedColumn> columns) {
+    return "("
+        + String.join(
+            ", ",
+            columns.stream().map(c -> Printer.column(c.column()) + c.position().sql()).toList())
+        + ")";
+  }
 }

@@ -1,5 +1,7 @@
 package dev.tributary.sql;
 
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -118,7 +120,7 @@ public sealed interface Statement {
 
     public MaterializedTableDefinition applyTo(MaterializedTableDefinition d) {
       TableSchema s = SchemaEdits.of(d);
-      List<Column> next = new java.util.ArrayList<>(s.columns());
+      List<Column> next = new ArrayList<>(s.columns());
       for (PositionedColumn c : columns) {
         if (SchemaEdits.find(next, c.column().name()) >= 0) {
           throw new IllegalArgumentException(
@@ -130,11 +132,7 @@ public sealed interface Statement {
     }
 
     public String sql() {
-      return "ADD ("
-          + String.join(
-              ", ",
-              columns.stream().map(c -> Printer.column(c.column()) + c.position().sql()).toList())
-          + ")";
+      return "ADD " + SchemaEdits.sql(columns);
     }
   }
 
@@ -150,7 +148,7 @@ public sealed interface Statement {
 
     public MaterializedTableDefinition applyTo(MaterializedTableDefinition d) {
       TableSchema s = SchemaEdits.of(d);
-      List<Column> next = new java.util.ArrayList<>(s.columns());
+      List<Column> next = new ArrayList<>(s.columns());
       for (PositionedColumn c : columns) {
         int at = SchemaEdits.find(next, c.column().name());
         if (at < 0) {
@@ -170,11 +168,7 @@ public sealed interface Statement {
     }
 
     public String sql() {
-      return "MODIFY ("
-          + String.join(
-              ", ",
-              columns.stream().map(c -> Printer.column(c.column()) + c.position().sql()).toList())
-          + ")";
+      return "MODIFY " + SchemaEdits.sql(columns);
     }
   }
 
@@ -190,7 +184,7 @@ public sealed interface Statement {
 
     public MaterializedTableDefinition applyTo(MaterializedTableDefinition d) {
       TableSchema s = SchemaEdits.of(d);
-      List<Column> next = new java.util.ArrayList<>(s.columns());
+      List<Column> next = new ArrayList<>(s.columns());
       for (String name : names) {
         int at = SchemaEdits.find(next, name);
         if (at < 0) {
@@ -341,7 +335,7 @@ public sealed interface Statement {
   /** SET ('k' = 'v', ...). */
   record SetOptions(Map<String, String> options) implements AlterAction {
     public SetOptions {
-      options = java.util.Collections.unmodifiableMap(new TreeMap<>(options));
+      options = Collections.unmodifiableMap(new TreeMap<>(options));
     }
 
     public Effect effect() {
@@ -394,7 +388,7 @@ public sealed interface Statement {
   /** RESUME [WITH ('k' = 'v', ...)]. */
   record Resume(Map<String, String> options) implements AlterAction {
     public Resume {
-      options = java.util.Collections.unmodifiableMap(new TreeMap<>(options));
+      options = Collections.unmodifiableMap(new TreeMap<>(options));
     }
 
     public Effect effect() {
@@ -409,7 +403,7 @@ public sealed interface Statement {
   /** REFRESH [PARTITION (k = 'v', ...)]. */
   record Refresh(Map<String, String> partition) implements AlterAction {
     public Refresh {
-      partition = java.util.Collections.unmodifiableMap(new TreeMap<>(partition));
+      partition = Collections.unmodifiableMap(new TreeMap<>(partition));
     }
 
     public Effect effect() {
@@ -591,7 +585,7 @@ public sealed interface Statement {
    */
   record Predicate(String column, String operator, List<String> values) {
     public Predicate {
-      values = java.util.Collections.unmodifiableList(new java.util.ArrayList<>(values));
+      values = Collections.unmodifiableList(new ArrayList<>(values));
     }
   }
 
@@ -613,7 +607,7 @@ public sealed interface Statement {
     public CreatePipelineTable {
       partitionedBy = List.copyOf(partitionedBy);
       clusterBy = List.copyOf(clusterBy);
-      tableProperties = java.util.Collections.unmodifiableMap(new TreeMap<>(tableProperties));
+      tableProperties = Collections.unmodifiableMap(new TreeMap<>(tableProperties));
     }
 
     public <R> R accept(Visitor<R> v) {
@@ -656,7 +650,7 @@ public sealed interface Statement {
       Map<String, String> options)
       implements Statement {
     public CreateSourceTable {
-      options = java.util.Collections.unmodifiableMap(new TreeMap<>(options));
+      options = Collections.unmodifiableMap(new TreeMap<>(options));
     }
 
     public <R> R accept(Visitor<R> v) {

@@ -1,11 +1,13 @@
 package dev.tributary.sql;
 
+import java.time.Duration;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -93,7 +95,7 @@ public final class TableOptions {
   }
 
   /** A Flink-style duration ('30 d', '12 h', '500 ms'; a bare number is milliseconds). */
-  public static Optional<java.time.Duration> duration(String text) {
+  public static Optional<Duration> duration(String text) {
     Matcher m = DURATION.matcher(text.strip().toLowerCase(Locale.ROOT));
     if (!m.matches() || m.group(1).length() > 15) {
       return Optional.empty();
@@ -102,13 +104,13 @@ public final class TableOptions {
     String unit = m.group(2) == null ? "ms" : m.group(2);
     return Optional.of(
         switch (unit.charAt(0)) {
-          case 'd' -> java.time.Duration.ofDays(n);
-          case 'h' -> java.time.Duration.ofHours(n);
-          case 's' -> java.time.Duration.ofSeconds(n);
+          case 'd' -> Duration.ofDays(n);
+          case 'h' -> Duration.ofHours(n);
+          case 's' -> Duration.ofSeconds(n);
           default ->
               unit.startsWith("mi") && !unit.startsWith("mil")
-                  ? java.time.Duration.ofMinutes(n)
-                  : java.time.Duration.ofMillis(n);
+                  ? Duration.ofMinutes(n)
+                  : Duration.ofMillis(n);
         });
   }
 
@@ -136,8 +138,7 @@ public final class TableOptions {
   }
 
   private static Function<String, String> oneOf(Set<String> values) {
-    return v ->
-        values.contains(v) ? null : "one of " + String.join(", ", new java.util.TreeSet<>(values));
+    return v -> values.contains(v) ? null : "one of " + String.join(", ", new TreeSet<>(values));
   }
 
   private static String notBlank(String v) {

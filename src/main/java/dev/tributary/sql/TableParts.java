@@ -2,9 +2,11 @@ package dev.tributary.sql;
 
 import dev.tributary.system.ErrorCode;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /** Parses the parts that table statements share: the schema, option lists and clauses. */
 final class TableParts {
@@ -12,7 +14,7 @@ final class TableParts {
   private final Cursor in;
 
   /** Where each option key and column of the latest parsed list stood, to point refusals at. */
-  final Map<String, Token> positions = new java.util.HashMap<>();
+  final Map<String, Token> positions = new HashMap<>();
 
   TableParts(Cursor in) {
     this.in = in;
@@ -286,8 +288,8 @@ final class TableParts {
     }
   }
 
-  private static final java.util.Set<String> NOT_ROW_LEVEL =
-      java.util.Set.of(
+  private static final Set<String> NOT_ROW_LEVEL =
+      Set.of(
           "COUNT",
           "SUM",
           "AVG",

@@ -4,6 +4,7 @@ import dev.tributary.sql.Parser;
 import dev.tributary.sql.Printer;
 import dev.tributary.system.ApiException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.springframework.beans.factory.annotation.Value;
@@ -84,7 +85,7 @@ public class StatementService {
   }
 
   private static ApiException withIndex(ApiException e, int index) {
-    Map<String, Object> properties = new java.util.LinkedHashMap<>(e.properties());
+    Map<String, Object> properties = new LinkedHashMap<>(e.properties());
     properties.put("statementIndex", index);
     return new ApiException(e.code(), e.getMessage(), properties);
   }

@@ -16,6 +16,8 @@ import dev.tributary.system.Json;
 import dev.tributary.table.MaterializedTable;
 import dev.tributary.table.MaterializedTableService;
 import dev.tributary.table.TableSpec;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -240,9 +242,7 @@ class TableQueries {
         "job_running_time",
         started == null || !"RUNNING".equals(t.getPhase().name())
             ? null
-            : java.time.Duration.between(java.time.Instant.parse(started), java.time.Instant.now())
-                .withNanos(0)
-                .toString());
+            : Duration.between(Instant.parse(started), Instant.now()).withNanos(0).toString());
     return row;
   }
 

@@ -2,6 +2,8 @@ package dev.tributary.system;
 
 import dev.tributary.reconcile.port.RemoteSystemException;
 import dev.tributary.sql.SqlException;
+import java.net.URI;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
@@ -66,7 +68,7 @@ class ProblemAdvice extends ResponseEntityExceptionHandler {
         ex.getBindingResult().getFieldErrors().stream()
             .map(f -> "'" + f.getField() + "' " + f.getDefaultMessage())
             .sorted()
-            .collect(java.util.stream.Collectors.joining("; "));
+            .collect(Collectors.joining("; "));
     ProblemDetail problem =
         problem(ErrorCode.VALIDATION_FAILED, detail.isEmpty() ? "Request is not valid" : detail);
     return super.handleExceptionInternal(ex, problem, headers, status, request);
@@ -111,7 +113,7 @@ class ProblemAdvice extends ResponseEntityExceptionHandler {
     ProblemDetail problem =
         ProblemDetail.forStatusAndDetail(
             org.springframework.http.HttpStatusCode.valueOf(code.status()), detail);
-    problem.setType(java.net.URI.create(code.type()));
+    problem.setType(URI.create(code.type()));
     problem.setTitle(code.title());
     problem.setProperty("code", code.name());
     return problem;

@@ -1,6 +1,7 @@
 package dev.tributary.table;
 
 import dev.tributary.catalog.CatalogDatabase;
+import dev.tributary.sql.ObjectName;
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.EnumType;
@@ -135,9 +136,8 @@ public class MaterializedTable {
     return name;
   }
 
-  public dev.tributary.sql.ObjectName objectName() {
-    return new dev.tributary.sql.ObjectName(
-        database.getCatalog().getName(), database.getName(), name);
+  public ObjectName objectName() {
+    return new ObjectName(database.getCatalog().getName(), database.getName(), name);
   }
 
   /** {@code catalog.database.table}. */

@@ -1,6 +1,7 @@
 package dev.tributary.table;
 
 import dev.tributary.catalog.CatalogDatabase;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import org.springframework.data.jpa.repository.JpaRepository;
@@ -9,5 +10,5 @@ import org.springframework.data.jpa.repository.JpaRepository;
 public interface MaterializedTableRepository extends JpaRepository<MaterializedTable, UUID> {
   Optional<MaterializedTable> findByDatabaseAndName(CatalogDatabase database, String name);
 
-  java.util.List<MaterializedTable> findByDatabaseOrderByName(CatalogDatabase database);
+  List<MaterializedTable> findByDatabaseOrderByName(CatalogDatabase database);
 }

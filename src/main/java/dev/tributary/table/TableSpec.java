@@ -2,6 +2,7 @@ package dev.tributary.table;
 
 import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.sql.Statement;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -42,7 +43,7 @@ public record TableSpec(
   }
 
   public TableSpec withFlow(Statement.CreateFlow flow) {
-    List<Statement.CreateFlow> all = new java.util.ArrayList<>(flows);
+    List<Statement.CreateFlow> all = new ArrayList<>(flows);
     all.add(flow);
     return new TableSpec(kind, definition, pipeline, all, stopped);
   }

@@ -10,9 +10,11 @@ import dev.tributary.reconcile.port.FlinkSql;
 import dev.tributary.reconcile.port.Topics;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -115,7 +117,7 @@ class ControlPlaneBench {
     int requests = 3_000;
     long[] latencies = new long[requests];
     ScheduledExecutorService clients = Executors.newScheduledThreadPool(8);
-    java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(requests);
+    CountDownLatch done = new CountDownLatch(requests);
     for (int i = 0; i < requests; i++) {
       int n = i;
       // An open model: requests leave on schedule, 5 ms apart, whatever the answers do.
@@ -131,7 +133,7 @@ class ControlPlaneBench {
     }
     done.await(2, TimeUnit.MINUTES);
     clients.shutdown();
-    java.util.Arrays.sort(latencies);
+    Arrays.sort(latencies);
     System.out.printf(
         "BENCH get-one-table: %d requests at 200/s, p50 %.1f ms, p99 %.1f ms, max %.1f ms%n",
         requests,

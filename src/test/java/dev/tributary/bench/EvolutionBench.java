@@ -61,14 +61,7 @@ class EvolutionBench {
       String old = raw.submit("raw_" + name, columns, BEFORE, Map.of());
       awaitJob(old);
       start = System.nanoTime();
-      String trigger = jobs.triggerStopWithSavepoint(old, "file:///tmp/tributary/bench-savepoints");
-      await()
-          .atMost(Duration.ofSeconds(60))
-          .pollInterval(Duration.ofMillis(50))
-          .until(
-              () ->
-                  jobs.savepointStatus(old, trigger).phase()
-                      == FlinkJobs.SavepointStatus.Phase.COMPLETED);
+      stopWithSavepoint(old);
       String next = raw.submit("raw_" + name, columns, AFTER, Map.of());
       awaitJob(next);
       long viaGateway = (System.nanoTime() - start) / 1_000_000;
@@ -98,6 +91,31 @@ class EvolutionBench {
                   && !status.path("details").path("jobId").asString().equals(notJob);
             });
     return api.get(TABLES + name).body().path("status").path("details").path("jobId").asString();
+  }
+
+  /** Stop-with-savepoint as a person would do it: trigger, poll, and trigger again if it failed. */
+  private void stopWithSavepoint(String job) {
+    for (int attempt = 0; attempt < 20; attempt++) {
+      String trigger = jobs.triggerStopWithSavepoint(job, "file:///tmp/tributary/bench-savepoints");
+      FlinkJobs.SavepointStatus.Phase phase;
+      do {
+        sleep(50);
+        phase = jobs.savepointStatus(job, trigger).phase();
+      } while (phase == FlinkJobs.SavepointStatus.Phase.IN_PROGRESS);
+      if (phase == FlinkJobs.SavepointStatus.Phase.COMPLETED) {
+        return;
+      }
+      sleep(200);
+    }
+    throw new IllegalStateException("Job " + job + " did not stop with a savepoint");
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private void awaitJob(String id) {

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
@@ -180,7 +181,7 @@ final class ApicurioRegistry implements AutoCloseable {
     process.descendants().forEach(ProcessHandle::destroy);
     process.destroy();
     try {
-      if (!process.waitFor(20, java.util.concurrent.TimeUnit.SECONDS)) {
+      if (!process.waitFor(20, TimeUnit.SECONDS)) {
         process.descendants().forEach(ProcessHandle::destroyForcibly);
         process.destroyForcibly();
       }

@@ -1,5 +1,7 @@
 package dev.tributary.local;
 
+import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -149,7 +151,7 @@ final class ExampleDataGenerator implements AutoCloseable {
   }
 
   private static byte[] longBytes(long value) {
-    return java.nio.ByteBuffer.allocate(Long.BYTES).putLong(value).array();
+    return ByteBuffer.allocate(Long.BYTES).putLong(value).array();
   }
 
   @Override
@@ -157,6 +159,6 @@ final class ExampleDataGenerator implements AutoCloseable {
     running = false;
     thread.interrupt();
     thread.join(5_000);
-    producer.close(java.time.Duration.ofSeconds(5));
+    producer.close(Duration.ofSeconds(5));
   }
 }

@@ -1,5 +1,6 @@
 package dev.tributary.local;
 
+import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.env.MapPropertySource;
@@ -13,8 +14,7 @@ import org.springframework.core.env.StandardEnvironment;
 public class LocalStackInitializer
     implements ApplicationContextInitializer<ConfigurableApplicationContext> {
 
-  private static final java.util.concurrent.atomic.AtomicInteger CONTEXTS =
-      new java.util.concurrent.atomic.AtomicInteger();
+  private static final AtomicInteger CONTEXTS = new AtomicInteger();
 
   /** "tributary" for the run command; a fresh database for each test context. */
   private static String databaseName(ConfigurableApplicationContext context) {

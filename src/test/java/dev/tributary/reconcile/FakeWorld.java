@@ -4,6 +4,7 @@ import dev.tributary.reconcile.port.DependencyUnavailableException;
 import dev.tributary.reconcile.port.ExternalSystem;
 import dev.tributary.reconcile.port.FlinkJobs;
 import dev.tributary.reconcile.port.FlinkSql;
+import dev.tributary.reconcile.port.RemoteSystemException;
 import dev.tributary.reconcile.port.SchemaRegistry;
 import dev.tributary.reconcile.port.Topics;
 import dev.tributary.sql.MaterializedTableDefinition;
@@ -16,7 +17,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,6 +27,9 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Stateful in-memory fakes of every port the reconciler uses, and of its store, with switches to
@@ -94,7 +100,7 @@ final class FakeWorld {
     return id;
   }
 
-  void change(UUID id, java.util.function.UnaryOperator<TableSpec> change, boolean newDefinition) {
+  void change(UUID id, UnaryOperator<TableSpec> change, boolean newDefinition) {
     Row row = store.rows.get(id);
     row.spec = change.apply(row.spec);
     row.generation++;
@@ -119,10 +125,10 @@ final class FakeWorld {
       }
       try {
         // As ReconcileWorker does: an unobservable Flink makes the table wait, and say so.
-        List<dev.tributary.reconcile.port.FlinkJobs.JobSummary> overview;
+        List<FlinkJobs.JobSummary> overview;
         try {
           overview = flink.overview();
-        } catch (dev.tributary.reconcile.port.RemoteSystemException e) {
+        } catch (RemoteSystemException e) {
           reconciler.unavailable(snapshot.get(), e);
           continue;
         }
@@ -216,7 +222,7 @@ final class FakeWorld {
 
     final List<List<UUID>> markedDue = new ArrayList<>();
 
-    public void markDue(java.util.Collection<UUID> ids) {
+    public void markDue(Collection<UUID> ids) {
       markedDue.add(List.copyOf(ids));
     }
 
@@ -251,7 +257,7 @@ final class FakeWorld {
     }
 
     final Map<String, Map<String, Map<Integer, Long>>> groups = new HashMap<>();
-    final java.util.Set<String> filled = new java.util.HashSet<>();
+    final Set<String> filled = new HashSet<>();
 
     public synchronized boolean hasRecords(String name) {
       check();
@@ -385,8 +391,7 @@ final class FakeWorld {
       check();
       executed.add(statement);
       Map<String, String> settings = sessions.get(session.handle());
-      java.util.regex.Matcher set =
-          java.util.regex.Pattern.compile("SET '([^']+)' = '([^']*)'").matcher(statement);
+      Matcher set = Pattern.compile("SET '([^']+)' = '([^']*)'").matcher(statement);
       if (set.matches()) {
         settings.put(set.group(1), set.group(2));
       }

@@ -3,8 +3,12 @@ package dev.tributary.reconcile;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tributary.reconcile.port.FlinkJobs.JobState;
+import dev.tributary.reconcile.port.FlinkSql;
+import dev.tributary.reconcile.port.Topics;
+import dev.tributary.sql.Clauses;
 import dev.tributary.table.Phase;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -26,6 +30,14 @@ class ReconcilerTest {
     assertThat(world.registry.subjects.get("high_value_orders-value")).hasSize(1);
     assertThat(world.phase(id)).isEqualTo(Phase.RUNNING);
     assertThat(world.status(id).jobId()).isEqualTo(world.flink.live().get(0).id);
+  }
+
+  /** A new query for the table: an evolution. */
+  void evolve(UUID id) {
+    world.change(
+        id,
+        spec -> spec.withDefinition(FakeWorld.definition(ORDERS.replace("> 50", "> 90"))),
+        true);
   }
 
   @Test
@@ -116,10 +128,7 @@ class ReconcilerTest {
     world.converge(id);
     String old = world.status(id).jobId();
 
-    world.change(
-        id,
-        spec -> spec.withDefinition(FakeWorld.definition(ORDERS.replace("> 50", "> 90"))),
-        true);
+    evolve(id);
     world.crashAt.add(step);
     world.converge(id);
 
@@ -194,9 +203,7 @@ class ReconcilerTest {
 
   @Test
   void shouldNeverAdoptATopicThatIsNotItsOwn() {
-    world.kafka.ensure(
-        new dev.tributary.reconcile.port.Topics.TopicSpec(
-            "high_value_orders", 3, java.util.Map.of()));
+    world.kafka.ensure(new Topics.TopicSpec("high_value_orders", 3, Map.of()));
     UUID id = world.create(ORDERS);
 
     world.converge(id);
@@ -210,8 +217,7 @@ class ReconcilerTest {
 
   @Test
   void shouldFailAnInvalidQueryOnceAndWaitForAChange() {
-    world.flink.schema =
-        List.of(new dev.tributary.reconcile.port.FlinkSql.Column("order_id", "INT", true));
+    world.flink.schema = List.of(new FlinkSql.Column("order_id", "INT", true));
     UUID id =
         world.create("CREATE MATERIALIZED TABLE t (order_id STRING) AS SELECT order_id FROM o");
 
@@ -249,7 +255,7 @@ class ReconcilerTest {
         id,
         spec ->
             spec.withDefinition(
-                spec.definition().withOptions(java.util.Map.of("kafka.retention.time", "30 d"))),
+                spec.definition().withOptions(Map.of("kafka.retention.time", "30 d"))),
         true);
     world.converge(id);
 
@@ -264,14 +270,10 @@ class ReconcilerTest {
   void shouldContinueEachSourceFromTheOffsetsTheOldJobCommittedOnEvolution() {
     UUID id = world.create(ORDERS);
     world.converge(id);
-    world.kafka.groups.put(
-        JobSteps.group(id), java.util.Map.of("orders", java.util.Map.of(0, 42L, 1, 7L)));
+    world.kafka.groups.put(JobSteps.group(id), Map.of("orders", Map.of(0, 42L, 1, 7L)));
     world.flink.executed.clear();
 
-    world.change(
-        id,
-        spec -> spec.withDefinition(FakeWorld.definition(ORDERS.replace("> 50", "> 90"))),
-        true);
+    evolve(id);
     world.converge(id);
 
     String declaration =
@@ -288,8 +290,7 @@ class ReconcilerTest {
   @Test
   void shouldStartFromTheModeWhenTheTableIsNewOrTheModeIsFromBeginning() {
     UUID id = world.create(ORDERS.replace(" AS SELECT", " START_MODE = FROM_BEGINNING AS SELECT"));
-    world.kafka.groups.put(
-        JobSteps.group(id), java.util.Map.of("orders", java.util.Map.of(0, 42L)));
+    world.kafka.groups.put(JobSteps.group(id), Map.of("orders", Map.of(0, 42L)));
 
     world.converge(id);
 
@@ -304,10 +305,7 @@ class ReconcilerTest {
     world.converge(id);
     String old = world.status(id).jobId();
     String oldPipeline = world.status(id).pipelineName();
-    world.change(
-        id,
-        spec -> spec.withDefinition(FakeWorld.definition(ORDERS.replace("> 50", "> 90"))),
-        true);
+    evolve(id);
     world.converge(id);
     String failing = world.status(id).jobId();
     assertThat(failing).isNotEqualTo(old);
@@ -340,10 +338,7 @@ class ReconcilerTest {
         id,
         spec ->
             spec.withDefinition(
-                spec.definition()
-                    .withFreshness(
-                        new dev.tributary.sql.Clauses.Interval(
-                            10, dev.tributary.sql.Clauses.TimeUnit.SECOND))),
+                spec.definition().withFreshness(new Clauses.Interval(10, Clauses.TimeUnit.SECOND))),
         true);
     world.converge(id);
 
@@ -367,8 +362,7 @@ class ReconcilerTest {
     assertThat(world.kafka.topics.get("high_value_orders").configs())
         .containsEntry("retention.ms", "172800000");
 
-    world.change(
-        id, spec -> spec.withDefinition(spec.definition().withOptions(java.util.Map.of())), true);
+    world.change(id, spec -> spec.withDefinition(spec.definition().withOptions(Map.of())), true);
     world.converge(id);
     assertThat(world.kafka.topics.get("high_value_orders").configs())
         .doesNotContainKey("retention.ms");
@@ -385,17 +379,13 @@ class ReconcilerTest {
     UUID id = world.create(ORDERS);
     world.converge(id);
     String old = world.status(id).jobId();
-    world.kafka.groups.put(
-        JobSteps.group(id), java.util.Map.of("orders", java.util.Map.of(0, 40L)));
+    world.kafka.groups.put(JobSteps.group(id), Map.of("orders", Map.of(0, 40L)));
     world.flink.savepointOffsets.put(
         "file:///savepoints/" + id + "/savepoint-" + old.substring(0, 6),
-        java.util.Map.of("orders", java.util.Map.of(0, 45L)));
+        Map.of("orders", Map.of(0, 45L)));
     world.flink.executed.clear();
 
-    world.change(
-        id,
-        spec -> spec.withDefinition(FakeWorld.definition(ORDERS.replace("> 50", "> 90"))),
-        true);
+    evolve(id);
     world.converge(id);
 
     assertThat(world.flink.executed)
@@ -413,9 +403,7 @@ class ReconcilerTest {
         id,
         spec ->
             spec.withDefinition(
-                spec.definition()
-                    .withDistribution(
-                        new dev.tributary.sql.Clauses.Distribution(null, List.of(), 3))),
+                spec.definition().withDistribution(new Clauses.Distribution(null, List.of(), 3))),
         true);
     world.converge(id);
 
@@ -431,8 +419,8 @@ class ReconcilerTest {
   void shouldOrderTheQueryColumnsByANamesOnlyList() {
     world.flink.schema =
         List.of(
-            new dev.tributary.reconcile.port.FlinkSql.Column("order_id", "STRING", true),
-            new dev.tributary.reconcile.port.FlinkSql.Column("price", "DOUBLE", true));
+            new FlinkSql.Column("order_id", "STRING", true),
+            new FlinkSql.Column("price", "DOUBLE", true));
     UUID id =
         world.create(
             "CREATE MATERIALIZED TABLE high_value_orders (price, order_id) AS SELECT order_id,"
@@ -441,7 +429,7 @@ class ReconcilerTest {
     world.converge(id);
 
     assertThat(world.status(id).schema())
-        .extracting(dev.tributary.reconcile.port.FlinkSql.Column::name)
+        .extracting(FlinkSql.Column::name)
         .containsExactly("price", "order_id");
     assertThat(world.flink.executed)
         .anySatisfy(

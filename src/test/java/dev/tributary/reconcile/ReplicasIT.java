@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -69,7 +70,7 @@ class ReplicasIT {
     } finally {
       stop.set(true);
       threads.shutdown();
-      threads.awaitTermination(30, java.util.concurrent.TimeUnit.SECONDS);
+      threads.awaitTermination(30, TimeUnit.SECONDS);
       replicas.forEach(ReconcileWorker::stop);
     }
 

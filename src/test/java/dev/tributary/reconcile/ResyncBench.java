@@ -3,6 +3,7 @@ package dev.tributary.reconcile;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tributary.table.Phase;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -18,7 +19,7 @@ class ResyncBench {
   @Test
   void resyncOfTenThousandRunningTables() {
     FakeWorld world = new FakeWorld();
-    List<UUID> ids = new java.util.ArrayList<>();
+    List<UUID> ids = new ArrayList<>();
     for (int i = 0; i < TABLES; i++) {
       ids.add(
           world.create(

@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -132,7 +133,7 @@ class StatementsIT {
     assertThat(status.path("rows").path(0).path(0).asInt()).isEqualTo(2);
     assertThat(status.path("rows").path(0).path(1).asString()).isEqualTo("CONTINUOUS");
     // The printed form is itself a valid statement.
-    Answer lint = api.post("/v1/statements/validate", java.util.Map.of("statement", ddl));
+    Answer lint = api.post("/v1/statements/validate", Map.of("statement", ddl));
     assertThat(lint.status()).as(lint.text()).isEqualTo(200);
   }
 
@@ -223,7 +224,7 @@ class StatementsIT {
     Answer answer =
         api.post(
             "/v1/statements/validate",
-            java.util.Map.of(
+            Map.of(
                 "statement",
                 "create materialized table x with ('value.format'='avro-registry') as select 1"));
 
@@ -236,7 +237,7 @@ class StatementsIT {
 
   @Test
   void shouldRefuseMalformedRequests() {
-    Answer missing = api.post("/v1/statements", java.util.Map.of("catalog", "c"));
+    Answer missing = api.post("/v1/statements", Map.of("catalog", "c"));
     Answer garbage = api.post("/v1/statements", "{\"statement\": ");
 
     assertThat(missing.status()).isEqualTo(400);

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tributary.TributaryApplication;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -13,8 +16,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 class EmbeddedDatabaseIT {
 
   /** The highest migration version in db/, which Flyway must have reached. */
-  static String latestMigration() throws java.io.IOException {
-    try (var files = java.nio.file.Files.list(java.nio.file.Path.of("db"))) {
+  static String latestMigration() throws IOException {
+    try (var files = Files.list(Path.of("db"))) {
       return String.valueOf(
           files
               .map(p -> p.getFileName().toString())

@@ -5,15 +5,19 @@ import dev.tributary.reconcile.port.ExternalSystem;
 import dev.tributary.reconcile.port.RemoteSystemException;
 import dev.tributary.reconcile.port.Topics;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.Config;
@@ -35,9 +39,7 @@ public class KafkaTopics implements Topics {
 
   private final Admin admin;
   private final Duration timeout;
-  private final java.util.function.Supplier<
-          org.apache.kafka.clients.consumer.Consumer<String, String>>
-      consumers;
+  private final Supplier<org.apache.kafka.clients.consumer.Consumer<String, String>> consumers;
 
   public KafkaTopics(Admin admin, Duration timeout) {
     this(
@@ -51,8 +53,7 @@ public class KafkaTopics implements Topics {
   public KafkaTopics(
       Admin admin,
       Duration timeout,
-      java.util.function.Supplier<org.apache.kafka.clients.consumer.Consumer<String, String>>
-          consumers) {
+      Supplier<org.apache.kafka.clients.consumer.Consumer<String, String>> consumers) {
     this.admin = admin;
     this.timeout = timeout;
     this.consumers = consumers;
@@ -92,7 +93,7 @@ public class KafkaTopics implements Topics {
                     new TopicRecord(
                         r.partition(),
                         r.offset(),
-                        java.time.Instant.ofEpochMilli(r.timestamp()),
+                        Instant.ofEpochMilli(r.timestamp()),
                         r.key(),
                         r.value())));
         boolean done = true;
@@ -106,9 +107,7 @@ public class KafkaTopics implements Topics {
           break;
         }
       }
-      records.sort(
-          java.util.Comparator.comparing(TopicRecord::timestamp)
-              .thenComparing(TopicRecord::offset));
+      records.sort(Comparator.comparing(TopicRecord::timestamp).thenComparing(TopicRecord::offset));
       return List.copyOf(records.subList(Math.max(0, records.size() - limit), records.size()));
     } catch (org.apache.kafka.common.KafkaException e) {
       throw new DependencyUnavailableException(
@@ -237,12 +236,12 @@ public class KafkaTopics implements Topics {
                 GroupIdNotFoundException.class,
                 "list offsets of group " + group)
             .orElse(Map.of());
-    Map<String, Map<Integer, Long>> byTopic = new java.util.TreeMap<>();
+    Map<String, Map<Integer, Long>> byTopic = new TreeMap<>();
     offsets.forEach(
         (partition, offset) -> {
           if (offset != null) {
             byTopic
-                .computeIfAbsent(partition.topic(), t -> new java.util.TreeMap<>())
+                .computeIfAbsent(partition.topic(), t -> new TreeMap<>())
                 .put(partition.partition(), offset.offset());
           }
         });

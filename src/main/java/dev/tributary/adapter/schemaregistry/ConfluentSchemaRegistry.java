@@ -4,6 +4,8 @@ import dev.tributary.reconcile.port.DependencyUnavailableException;
 import dev.tributary.reconcile.port.ExternalSystem;
 import dev.tributary.reconcile.port.RemoteSystemException;
 import dev.tributary.reconcile.port.SchemaRegistry;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -171,9 +173,8 @@ public class ConfluentSchemaRegistry implements SchemaRegistry {
         org.springframework.http.client.ClientHttpResponse response, int status) {
       String text;
       try {
-        text =
-            new String(response.getBody().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-      } catch (java.io.IOException e) {
+        text = new String(response.getBody().readAllBytes(), StandardCharsets.UTF_8);
+      } catch (IOException e) {
         text = "";
       }
       try {

@@ -1,5 +1,7 @@
 package dev.tributary.reconcile.port;
 
+import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -32,11 +34,10 @@ public interface Topics {
   /**
    * The newest committed records of the topic, up to {@code limit}, oldest first; empty if none.
    */
-  java.util.List<TopicRecord> latest(String name, int limit);
+  List<TopicRecord> latest(String name, int limit);
 
   /** A record as read back: where it is and its key and value as text. */
-  record TopicRecord(
-      int partition, long offset, java.time.Instant timestamp, String key, String value) {}
+  record TopicRecord(int partition, long offset, Instant timestamp, String key, String value) {}
 
   /** What a topic should look like; configs are topic-level overrides such as retention.ms. */
   record TopicSpec(String name, int partitions, Map<String, String> configs) {
