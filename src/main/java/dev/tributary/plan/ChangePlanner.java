@@ -280,7 +280,7 @@ public class ChangePlanner {
           new SourceStart(
               source.toString(),
               resume && readBefore.contains(source)
-                  ? "where the previous job stopped (its committed offsets)"
+                  ? "where the previous job stopped (its final savepoint)"
                   : fallback));
     }
     return starts;
