@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.stream.Collectors;
 
@@ -339,9 +340,10 @@ final class JobSteps {
         extra.put("scan.startup.mode", "specific-offsets");
         extra.put(
             "scan.startup.specific-offsets",
-            offsets.entrySet().stream()
-                .map(e -> "partition:" + e.getKey() + ",offset:" + e.getValue())
-                .collect(Collectors.joining(";")));
+            new TreeMap<>(offsets)
+                .entrySet().stream()
+                    .map(e -> "partition:" + e.getKey() + ",offset:" + e.getValue())
+                    .collect(Collectors.joining(";")));
         positions.put(topic, from + offsets);
       } else {
         extra.putAll(fallback);
