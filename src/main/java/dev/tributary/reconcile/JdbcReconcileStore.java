@@ -4,6 +4,7 @@ import dev.tributary.sql.ObjectName;
 import dev.tributary.system.Json;
 import dev.tributary.table.Phase;
 import dev.tributary.table.TableSpec;
+import java.sql.PreparedStatement;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
@@ -29,40 +30,72 @@ public class JdbcReconcileStore implements ReconcileStore {
     this.jdbc = jdbc;
   }
 
-  /** Claims up to {@code limit} due, unleased rows for {@code owner}; remote calls come after. */
   @Override
-  public List<UUID> claim(String owner, int limit, Duration lease) {
-    return jdbc.queryForList(
+  public List<Claim> claim(String owner, int limit, Duration lease) {
+    return jdbc.query(
         """
-        UPDATE materialized_table SET lease_owner = ?, lease_expires_at = now() + (? * interval '1 millisecond')
+        UPDATE materialized_table SET lease_owner = ?, claim_token = gen_random_uuid(),
+          lease_expires_at = now() + (? * interval '1 millisecond')
         WHERE id IN (
           SELECT id FROM materialized_table
           WHERE next_attempt_at <= now() AND (lease_expires_at IS NULL OR lease_expires_at < now())
           ORDER BY next_attempt_at
           LIMIT ? FOR UPDATE SKIP LOCKED)
-        RETURNING id""",
-        UUID.class,
+        RETURNING id, claim_token""",
+        (rs, n) ->
+            new Claim(rs.getObject("id", UUID.class), rs.getObject("claim_token", UUID.class)),
         owner,
         lease.toMillis(),
         limit);
   }
 
+  @Override
+  public boolean confirm(UUID id, UUID token, Duration lease) {
+    return jdbc.update(
+            """
+            UPDATE materialized_table SET lease_expires_at = now() + (? * interval '1 millisecond')
+            WHERE id = ? AND claim_token = ? AND lease_expires_at > now()""",
+            lease.toMillis(),
+            id,
+            token)
+        == 1;
+  }
+
+  @Override
+  public void extend(List<Claim> claims, Duration lease) {
+    if (claims.isEmpty()) {
+      return;
+    }
+    jdbc.update(
+        connection -> {
+          PreparedStatement statement =
+              connection.prepareStatement(
+                  """
+                  UPDATE materialized_table SET lease_expires_at = now() + (? * interval '1 millisecond')
+                  WHERE claim_token = ANY (?) AND lease_expires_at > now()""");
+          statement.setLong(1, lease.toMillis());
+          statement.setArray(
+              2, connection.createArrayOf("uuid", claims.stream().map(Claim::token).toArray()));
+          return statement;
+        });
+  }
+
   /**
    * Gives the row back and says when to look again; a spec change made during the pass (a newer
-   * generation than the pass saw) makes it due at once.
+   * generation than the pass saw) makes it due at once. Only the holder of the claim can.
    */
   @Override
-  public void release(UUID id, String owner, long seenGeneration, Duration after, int attempt) {
+  public void release(UUID id, UUID token, long seenGeneration, Duration after, int attempt) {
     jdbc.update(
         """
-        UPDATE materialized_table SET lease_owner = NULL, lease_expires_at = NULL, attempt = ?,
+        UPDATE materialized_table SET lease_owner = NULL, lease_expires_at = NULL, claim_token = NULL, attempt = ?,
           next_attempt_at = CASE WHEN generation > ? THEN now() ELSE now() + (? * interval '1 millisecond') END
-        WHERE id = ? AND lease_owner = ?""",
+        WHERE id = ? AND claim_token = ?""",
         attempt,
         seenGeneration,
         after.toMillis(),
         id,
-        owner);
+        token);
   }
 
   @Override
@@ -102,13 +135,22 @@ public class JdbcReconcileStore implements ReconcileStore {
 
   /** Writes observed state; callers write only when something changed. */
   @Override
-  public void saveStatus(UUID id, Phase phase, long observedGeneration, TableStatus status) {
-    jdbc.update(
-        "UPDATE materialized_table SET phase = ?, observed_generation = ?, status = ?::jsonb, updated_at = now() WHERE id = ?",
-        phase.name(),
-        observedGeneration,
-        Json.write(status),
-        id);
+  public void saveStatus(
+      UUID id, UUID token, Phase phase, long observedGeneration, TableStatus status) {
+    int rows =
+        jdbc.update(
+            """
+            UPDATE materialized_table SET phase = ?, observed_generation = ?, status = ?::jsonb, updated_at = now()
+            WHERE id = ? AND (CAST(? AS uuid) IS NULL OR (claim_token = ? AND lease_expires_at > now()))""",
+            phase.name(),
+            observedGeneration,
+            Json.write(status),
+            id,
+            token,
+            token);
+    if (rows == 0 && token != null) {
+      throw new ClaimLostException(id);
+    }
   }
 
   @Override
@@ -144,21 +186,28 @@ public class JdbcReconcileStore implements ReconcileStore {
    */
   @Override
   @Transactional
-  public void rollBack(UUID id, long failed, long to, String cause) {
+  public void rollBack(UUID id, UUID token, long failed, long to, String cause) {
+    int rows =
+        jdbc.update(
+            """
+            UPDATE materialized_table t SET spec = jsonb_set(v.spec, '{stopped}', t.spec -> 'stopped'),
+              definition = v.definition, generation = t.generation + 1,
+              resource_version = t.resource_version + 1, updated_at = now()
+            FROM materialized_table_version v
+            WHERE t.id = ? AND v.table_id = t.id AND v.version = ?
+              AND (CAST(? AS uuid) IS NULL OR (t.claim_token = ? AND t.lease_expires_at > now()))""",
+            id,
+            to,
+            token,
+            token);
+    if (rows == 0) {
+      throw new ClaimLostException(id); // nothing written: the transaction ends here
+    }
     jdbc.update(
         "UPDATE materialized_table_version SET outcome = 'ROLLED_BACK', failure = ? WHERE table_id = ? AND version = ?",
         cause,
         id,
         failed);
-    jdbc.update(
-        """
-        UPDATE materialized_table t SET spec = jsonb_set(v.spec, '{stopped}', t.spec -> 'stopped'),
-          definition = v.definition, generation = t.generation + 1,
-          resource_version = t.resource_version + 1, updated_at = now()
-        FROM materialized_table_version v
-        WHERE t.id = ? AND v.table_id = t.id AND v.version = ?""",
-        id,
-        to);
     jdbc.update(
         """
         INSERT INTO materialized_table_version (table_id, version, qualified_name, spec, definition, created_at, outcome)
@@ -171,8 +220,18 @@ public class JdbcReconcileStore implements ReconcileStore {
   }
 
   @Override
-  public void delete(UUID id) {
-    jdbc.update("DELETE FROM materialized_table WHERE id = ? AND deletion_requested", id);
+  public void delete(UUID id, UUID token) {
+    int rows =
+        jdbc.update(
+            """
+            DELETE FROM materialized_table WHERE id = ? AND deletion_requested
+              AND (CAST(? AS uuid) IS NULL OR claim_token = ?)""",
+            id,
+            token,
+            token);
+    if (rows == 0 && token != null) {
+      throw new ClaimLostException(id);
+    }
   }
 
   static TableStatus status(String json) {

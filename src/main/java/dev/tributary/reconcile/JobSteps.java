@@ -10,9 +10,13 @@ import dev.tributary.reconcile.port.FlinkSql;
 import dev.tributary.reconcile.port.Topics;
 import dev.tributary.sql.Clauses;
 import dev.tributary.table.Phase;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -35,7 +39,6 @@ final class JobSteps {
   private final QueryPlanner planner;
   private final Transitions transitions;
   private final Reconciler.Settings settings;
-  private final Reconciler.Faults faults;
   private final Clock clock;
 
   JobSteps(
@@ -45,7 +48,6 @@ final class JobSteps {
       QueryPlanner planner,
       Transitions transitions,
       Reconciler.Settings settings,
-      Reconciler.Faults faults,
       Clock clock) {
     this.sql = sql;
     this.jobs = jobs;
@@ -53,9 +55,11 @@ final class JobSteps {
     this.planner = planner;
     this.transitions = transitions;
     this.settings = settings;
-    this.faults = faults;
     this.clock = clock;
   }
+
+  /** Flink's option for a job id chosen by the submitter (honoured by the session executor). */
+  static final String FIXED_JOB_ID = "$internal.pipeline.job-id";
 
   /** The consumer group under which a table's jobs commit their source offsets. */
   static String group(UUID table) {
@@ -243,9 +247,35 @@ final class JobSteps {
     return submit(p, plan, restore, p.status.consecutiveFailures());
   }
 
+  /**
+   * The fixed id of a submission: derived from the table, the pipeline and the submission number,
+   * so two passes that race (a lease that expired mid-pass) submit the same id, and Flink's
+   * Dispatcher refuses the second job with it.
+   */
+  static String jobId(UUID table, String pipeline, long submission) {
+    try {
+      byte[] hash =
+          MessageDigest.getInstance("SHA-256")
+              .digest((table + "/" + pipeline + "/" + submission).getBytes(StandardCharsets.UTF_8));
+      return HexFormat.of().formatHex(hash, 0, 16);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static boolean taken(ReconcilePass p, String jobId) {
+    return p.overview.stream().anyMatch(j -> j.id().equals(jobId));
+  }
+
   private Next submit(ReconcilePass p, PipelinePlan plan, String restorePath, int failures) {
-    // Intent first: the pipeline name is recorded before the job exists, and a later pass adopts
-    // a job of that name instead of submitting another.
+    // Intent first: the pipeline name and the job's fixed id are recorded before the job exists.
+    // A later pass adopts a job of that name or id instead of submitting another, and a racing
+    // pass that read the same status submits the same id, which Flink refuses the second time.
+    long submission = p.status.submission();
+    while (taken(p, jobId(p.table.id(), plan.pipelineName(), submission))) {
+      submission++; // that id belongs to a job that ended: the next submission gets the next id
+    }
+    String fixedId = jobId(p.table.id(), plan.pipelineName(), submission);
     long interval = plan.checkpointInterval().toMillis();
     p.save(
         p.phase == Phase.PENDING || p.phase == Phase.STOPPED ? Phase.CREATING : p.phase,
@@ -253,10 +283,13 @@ final class JobSteps {
             .pipelineName(plan.pipelineName())
             .job(null, null)
             .jobRuns(p.table.definitionVersion(), interval)
+            .submission(submission)
             .failures(failures)
             .build(),
         null);
-    faults.at("submit");
+    p.step("submit");
+    Map<String, String> properties = new LinkedHashMap<>(plan.sessionProperties(restorePath));
+    properties.put(FIXED_JOB_ID, fixedId);
     Map<String, String> positions = new LinkedHashMap<>();
     String jobId;
     try {
@@ -265,7 +298,7 @@ final class JobSteps {
               p.table.name(),
               p.table.spec().definition().query(),
               starts(p, plan, restorePath != null, positions),
-              plan.sessionProperties(restorePath),
+              properties,
               session -> {
                 for (String statement : plan.jobStatements()) {
                   sql.execute(session, statement);
@@ -275,6 +308,12 @@ final class JobSteps {
                     .orElseThrow(() -> new IllegalStateException("The INSERT returned no job id"));
               });
     } catch (FlinkSql.StatementFailedException e) {
+      if (e.getMessage().contains("DuplicateJobSubmission")
+          || e.getMessage().contains("has already been submitted")) {
+        // Another pass submitted this very job: adopt it on the next look.
+        p.event("NORMAL", "JobAdopted", "Job " + fixedId + " was already submitted; adopting it");
+        return Next.soon();
+      }
       if (p.status.evolution() != null) {
         return transitions.rollBack(p, "Flink refused the new job: " + e.getMessage());
       }
@@ -291,7 +330,7 @@ final class JobSteps {
             + (restorePath == null
                 ? "; sources start at " + positions
                 : " restoring " + restorePath));
-    faults.at("submitted");
+    p.step("submitted");
     TableStatus s =
         p.status.toBuilder()
             .job(jobId, null)

@@ -18,14 +18,11 @@ final class Provisioning {
   private final QueryPlanner planner;
   private final Topics topics;
   private final SchemaRegistry registry;
-  private final Reconciler.Faults faults;
 
-  Provisioning(
-      QueryPlanner planner, Topics topics, SchemaRegistry registry, Reconciler.Faults faults) {
+  Provisioning(QueryPlanner planner, Topics topics, SchemaRegistry registry) {
     this.planner = planner;
     this.topics = topics;
     this.registry = registry;
-    this.faults = faults;
   }
 
   Next validate(ReconcilePass p, MaterializedTableDefinition effective) {
@@ -88,7 +85,7 @@ final class Provisioning {
           p.phase == Phase.PENDING ? Phase.CREATING : p.phase,
           p.status.toBuilder().topic(spec.name(), spec.partitions()).build(),
           null);
-      faults.at("topic");
+      p.step("topic");
       topics.ensure(spec);
       p.event(
           "NORMAL",
@@ -149,7 +146,7 @@ final class Provisioning {
       p.event("WARNING", "TopicConflict", message);
       throw new IllegalArgumentException(message);
     }
-    faults.at("repartition");
+    p.step("repartition");
     topics.delete(spec.name());
     topics.ensure(spec);
     p.status = p.status.toBuilder().topic(spec.name(), spec.partitions()).build();
@@ -171,7 +168,7 @@ final class Provisioning {
               .build(),
           null);
     }
-    faults.at("subjects");
+    p.step("subjects");
     Integer keyId = key == null ? null : register(p, key);
     int valueId = register(p, value);
     p.status =

@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.function.Predicate;
 
 /**
@@ -24,16 +25,30 @@ final class ReconcilePass {
   Phase phase;
   private final ReconcileStore store;
   private final Duration resync;
+  private final Fence fence;
+  private final Reconciler.Faults faults;
   private TableStatus savedStatus;
   private Phase savedPhase;
   private long savedGeneration;
 
+  /** The claim a pass works under: its token and how long to extend the lease by. */
+  record Fence(UUID token, Duration lease) {
+    static final Fence NONE = new Fence(null, Duration.ZERO);
+  }
+
   ReconcilePass(
-      TableSnapshot table, List<JobSummary> overview, ReconcileStore store, Duration resync) {
+      TableSnapshot table,
+      List<JobSummary> overview,
+      ReconcileStore store,
+      Duration resync,
+      Fence fence,
+      Reconciler.Faults faults) {
     this.table = table;
     this.overview = overview;
     this.store = store;
     this.resync = resync;
+    this.fence = fence;
+    this.faults = faults;
     this.status = table.status();
     this.phase = table.phase();
     this.savedStatus = status;
@@ -59,7 +74,7 @@ final class ReconcilePass {
     // observedGeneration reaches generation on every pass, also for changes with no net effect.
     boolean behind = savedGeneration != table.generation();
     if (behind || newPhase != savedPhase || !newStatus.equals(savedStatus)) {
-      store.saveStatus(table.id(), newPhase, table.generation(), newStatus);
+      store.saveStatus(table.id(), fence.token(), newPhase, table.generation(), newStatus);
       savedGeneration = table.generation();
       savedPhase = newPhase;
       savedStatus = newStatus;
@@ -108,6 +123,21 @@ final class ReconcilePass {
     Phase next = phase == Phase.RUNNING ? Phase.DEGRADED : phase;
     save(next, s, null);
     return new Next(Duration.ZERO, true);
+  }
+
+  /**
+   * Before a side effect: the claim must still be held (its lease is extended), else the pass ends
+   * here with {@link ReconcileStore.ClaimLostException} and another replica's pass decides.
+   */
+  void step(String name) {
+    if (fence.token() != null && !store.confirm(table.id(), fence.token(), fence.lease())) {
+      throw new ReconcileStore.ClaimLostException(table.id());
+    }
+    faults.at(name);
+  }
+
+  UUID token() {
+    return fence.token();
   }
 
   void event(String type, String reason, String message) {

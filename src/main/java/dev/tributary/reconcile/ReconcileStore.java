@@ -14,22 +14,49 @@ import java.util.UUID;
  */
 public interface ReconcileStore {
 
-  /** Claims up to {@code limit} due, unleased rows for {@code owner}; remote calls come after. */
-  List<UUID> claim(String owner, int limit, Duration lease);
+  /**
+   * Claims up to {@code limit} due, unleased rows for {@code owner}, each with a fresh token;
+   * remote calls come after.
+   */
+  List<Claim> claim(String owner, int limit, Duration lease);
+
+  /** A claimed row: its id and the token that fences every write of the pass. */
+  record Claim(UUID id, UUID token) {}
+
+  /**
+   * Thrown by a fenced write whose claim is no longer held: the pass must end, changing nothing.
+   */
+  final class ClaimLostException extends RuntimeException {
+    public ClaimLostException(UUID id) {
+      super("The claim of table " + id + " is no longer held; another replica owns it");
+    }
+  }
+
+  /**
+   * Extends the lease of a claim that is still held and says so; false when it was lost. Called
+   * before every side effect, so a pass that lost its row never acts on it.
+   */
+  boolean confirm(UUID id, UUID token, Duration lease);
+
+  /** Extends the leases of the claims still held (a heartbeat while passes run). */
+  void extend(List<Claim> claims, Duration lease);
 
   /**
    * Gives the row back and says when to look again; a spec change made during the pass (a newer
    * generation than the pass saw) makes it due at once.
    */
-  void release(UUID id, String owner, long seenGeneration, Duration after, int attempt);
+  void release(UUID id, UUID token, long seenGeneration, Duration after, int attempt);
 
   Optional<TableSnapshot> load(UUID id);
 
   /** Current attempt count of a row (for backoff). */
   int attempt(UUID id);
 
-  /** Writes observed state; callers write only when something changed. */
-  void saveStatus(UUID id, Phase phase, long observedGeneration, TableStatus status);
+  /**
+   * Writes observed state under the claim {@code token} (null: unfenced, for tools and tests);
+   * throws {@link ClaimLostException} when the claim is no longer held.
+   */
+  void saveStatus(UUID id, UUID token, Phase phase, long observedGeneration, TableStatus status);
 
   void event(UUID id, String type, String reason, String message);
 
@@ -40,8 +67,8 @@ public interface ReconcileStore {
    * An evolution did not come up: version {@code failed} is marked with the cause and version
    * {@code to}'s definition becomes current again, as a new version.
    */
-  void rollBack(UUID id, long failed, long to, String cause);
+  void rollBack(UUID id, UUID token, long failed, long to, String cause);
 
   /** The end of a DROP: the definition goes; versions and events stay as history. */
-  void delete(UUID id);
+  void delete(UUID id, UUID token);
 }

@@ -9,9 +9,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -29,11 +33,19 @@ public class ReconcileWorker implements SmartLifecycle {
 
   private static final Logger log = LoggerFactory.getLogger(ReconcileWorker.class);
 
-  /** Loop settings; {@code watchInterval} is how often job state changes are looked for. */
+  /**
+   * Loop settings; {@code watchInterval} is how often job state changes are looked for, {@code
+   * heartbeat} whether leases are extended while passes run (off only to test fencing).
+   */
   public record Settings(
-      Duration pollInterval, int batchSize, Duration lease, int threads, Duration watchInterval) {
+      Duration pollInterval,
+      int batchSize,
+      Duration lease,
+      int threads,
+      Duration watchInterval,
+      boolean heartbeat) {
     public Settings(Duration pollInterval, int batchSize, Duration lease, int threads) {
-      this(pollInterval, batchSize, lease, threads, Duration.ofSeconds(2));
+      this(pollInterval, batchSize, lease, threads, Duration.ofSeconds(2), true);
     }
   }
 
@@ -47,6 +59,7 @@ public class ReconcileWorker implements SmartLifecycle {
   private final Settings settings;
   private final String owner;
   private ScheduledExecutorService loop;
+  private ScheduledExecutorService heartbeats;
   private ExecutorService passes;
   private volatile boolean running;
 
@@ -65,10 +78,17 @@ public class ReconcileWorker implements SmartLifecycle {
 
   /** One round: claim, observe, reconcile, release. Returns how many rows it worked on. */
   public int runOnce() {
-    List<UUID> claimed = store.claim(owner, settings.batchSize(), settings.lease());
+    List<ReconcileStore.Claim> claimed = store.claim(owner, settings.batchSize(), settings.lease());
     if (claimed.isEmpty()) {
       return 0;
     }
+    // The leases are extended while the passes run, however long a gateway call takes.
+    long beat = Math.max(50, settings.lease().toMillis() / 3);
+    ScheduledFuture<?> heartbeat =
+        heartbeats == null || !settings.heartbeat()
+            ? null
+            : heartbeats.scheduleAtFixedRate(
+                () -> extend(claimed), beat, beat, TimeUnit.MILLISECONDS);
     List<FlinkJobs.JobSummary> overview;
     RemoteSystemException flinkDown = null;
     try {
@@ -78,25 +98,45 @@ public class ReconcileWorker implements SmartLifecycle {
       flinkDown = e;
     }
     List<Callable<Void>> work = new ArrayList<>();
-    for (UUID id : claimed) {
+    for (ReconcileStore.Claim claim : claimed) {
       List<FlinkJobs.JobSummary> seen = overview;
       RemoteSystemException down = flinkDown;
       work.add(
           () -> {
-            reconcileOne(id, seen, down);
+            reconcileOne(claim, seen, down);
             return null;
           });
     }
     try {
-      passes.invokeAll(work);
+      for (Future<Void> done : passes.invokeAll(work)) {
+        done.get(); // reconcileOne handles its own failures; this only surfaces a bug
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    } catch (ExecutionException e) {
+      log.error("A reconcile pass failed outside its own handling", e.getCause());
+    } finally {
+      if (heartbeat != null) {
+        heartbeat.cancel(false);
+      }
     }
     return claimed.size();
   }
 
+  private void extend(List<ReconcileStore.Claim> claims) {
+    try {
+      store.extend(claims, settings.lease());
+    } catch (RuntimeException e) {
+      log.warn("Extending leases failed: {}", e.toString());
+    }
+  }
+
   private void reconcileOne(
-      UUID id, List<FlinkJobs.JobSummary> overview, RemoteSystemException flinkDown) {
+      ReconcileStore.Claim claim,
+      List<FlinkJobs.JobSummary> overview,
+      RemoteSystemException flinkDown) {
+    UUID id = claim.id();
+    UUID token = claim.token();
     var snapshot = store.load(id);
     if (snapshot.isEmpty()) {
       return;
@@ -106,8 +146,8 @@ public class ReconcileWorker implements SmartLifecycle {
     try {
       Reconciler.Next next =
           flinkDown == null
-              ? reconciler.reconcile(snapshot.get(), overview)
-              : reconciler.unavailable(snapshot.get(), flinkDown);
+              ? reconciler.reconcile(snapshot.get(), overview, token, settings.lease())
+              : reconciler.unavailable(snapshot.get(), flinkDown, token, settings.lease());
       if (next == null) {
         return; // dropped
       }
@@ -115,28 +155,36 @@ public class ReconcileWorker implements SmartLifecycle {
         Duration backoff = backoff(attempt + 1);
         store.release(
             id,
-            owner,
+            token,
             generation,
             next.after().compareTo(backoff) > 0 ? next.after() : backoff,
             attempt + 1);
       } else {
-        store.release(id, owner, generation, next.after(), 0);
+        store.release(id, token, generation, next.after(), 0);
       }
+    } catch (ReconcileStore.ClaimLostException e) {
+      log.info("Pass over table {} ended: {}", id, e.getMessage());
     } catch (RuntimeException e) {
       log.error("Reconciling table {} failed unexpectedly", id, e);
-      store.release(id, owner, generation, backoff(attempt + 1), attempt + 1);
+      store.release(id, token, generation, backoff(attempt + 1), attempt + 1);
     }
   }
 
-  /** 2 s, growing by 1.5 each attempt, capped at 5 minutes. */
+  /**
+   * 2 s, growing by 1.5 each attempt, capped at 5 minutes, with up to 20% random jitter so that
+   * tables that failed together do not retry together.
+   */
   static Duration backoff(int attempt) {
     double millis = 2000 * Math.pow(1.5, Math.max(0, attempt - 1));
-    return Duration.ofMillis((long) Math.min(millis, Duration.ofMinutes(5).toMillis()));
+    double capped = Math.min(millis, Duration.ofMinutes(5).toMillis());
+    return Duration.ofMillis(
+        (long) (capped * (1 + 0.2 * ThreadLocalRandom.current().nextDouble())));
   }
 
   /** Threads for passes without the polling loop; for driving {@link #runOnce()} directly. */
   public void startPassesOnly() {
     passes = Executors.newFixedThreadPool(settings.threads(), r -> daemon(r, "reconcile-pass"));
+    heartbeats = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "reconcile-lease"));
     running = true;
   }
 
@@ -205,6 +253,9 @@ public class ReconcileWorker implements SmartLifecycle {
     running = false;
     if (loop != null) {
       loop.shutdownNow();
+    }
+    if (heartbeats != null) {
+      heartbeats.shutdownNow();
     }
     if (passes != null) {
       passes.shutdownNow();

@@ -16,6 +16,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
 
 /**
  * One level-triggered pass over one table: observe the world (the job from a shared overview, the
@@ -54,6 +55,7 @@ public class Reconciler {
   private final Provisioning provisioning;
   private final JobSteps jobSteps;
   private final Transitions transitions;
+  private final Faults faults;
 
   /** Where things go and how often to look. */
   public record Settings(
@@ -71,19 +73,49 @@ public class Reconciler {
       Clock clock) {
     this.store = store;
     this.settings = settings;
-    this.provisioning = new Provisioning(planner, topics, registry, faults);
-    this.transitions = new Transitions(store, topics, registry, jobs, settings, faults, clock);
-    this.jobSteps = new JobSteps(sql, jobs, topics, planner, transitions, settings, faults, clock);
+    this.faults = faults;
+    this.provisioning = new Provisioning(planner, topics, registry);
+    this.transitions = new Transitions(store, topics, registry, jobs, settings, clock);
+    this.jobSteps = new JobSteps(sql, jobs, topics, planner, transitions, settings, clock);
   }
 
   /** Flink could not be observed: the table waits, and says so. */
   public Next unavailable(TableSnapshot table, RemoteSystemException e) {
-    return new ReconcilePass(table, List.of(), store, settings.resync()).waiting(e);
+    return unavailable(table, e, null, Duration.ZERO);
   }
 
-  /** A pass with the job overview taken once for the whole batch. */
+  /** As {@link #unavailable(TableSnapshot, RemoteSystemException)}, under a claim. */
+  public Next unavailable(
+      TableSnapshot table, RemoteSystemException e, UUID token, Duration lease) {
+    return new ReconcilePass(
+            table,
+            List.of(),
+            store,
+            settings.resync(),
+            new ReconcilePass.Fence(token, lease),
+            faults)
+        .waiting(e);
+  }
+
+  /** A pass with the job overview taken once for the whole batch; unfenced (tools and tests). */
   public Next reconcile(TableSnapshot table, List<JobSummary> overview) {
-    ReconcilePass pass = new ReconcilePass(table, overview, store, settings.resync());
+    return reconcile(table, overview, null, Duration.ZERO);
+  }
+
+  /**
+   * A pass under the claim {@code token}: every status write and every side effect first checks
+   * that the claim is still held, and the pass ends (changing nothing more) when it is not.
+   */
+  public Next reconcile(
+      TableSnapshot table, List<JobSummary> overview, UUID token, Duration lease) {
+    ReconcilePass pass =
+        new ReconcilePass(
+            table,
+            overview,
+            store,
+            settings.resync(),
+            new ReconcilePass.Fence(token, lease),
+            faults);
     try {
       Next next = run(pass);
       pass.settle();

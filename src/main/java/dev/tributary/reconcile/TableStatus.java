@@ -31,6 +31,7 @@ public record TableStatus(
     String savepointPipeline,
     long jobVersion,
     long checkpointIntervalMs,
+    long submission,
     Evolution evolution,
     boolean stopRequested,
     int consecutiveFailures,
@@ -45,7 +46,7 @@ public record TableStatus(
   public static TableStatus initial() {
     return new TableStatus(
         0, 0, 0, List.of(), null, null, null, null, null, null, null, null, null, null, null, null,
-        null, 0, 0, null, false, 0, null, List.of());
+        null, 0, 0, 0, null, false, 0, null, List.of());
   }
 
   /**
@@ -156,6 +157,7 @@ public record TableStatus(
     private String savepointPipeline;
     private long jobVersion;
     private long checkpointIntervalMs;
+    private long submission;
     private Evolution evolution;
     private boolean stopRequested;
     private int consecutiveFailures;
@@ -182,6 +184,7 @@ public record TableStatus(
       savepointPipeline = s.savepointPipeline;
       jobVersion = s.jobVersion;
       checkpointIntervalMs = s.checkpointIntervalMs;
+      submission = s.submission;
       evolution = s.evolution;
       stopRequested = s.stopRequested;
       consecutiveFailures = s.consecutiveFailures;
@@ -250,6 +253,12 @@ public record TableStatus(
       return this;
     }
 
+    /** The number of the next submission; with the pipeline it gives the job's fixed id. */
+    public Builder submission(long number) {
+      submission = number;
+      return this;
+    }
+
     public Builder evolution(Evolution value) {
       evolution = value;
       return this;
@@ -296,6 +305,7 @@ public record TableStatus(
           savepointPipeline,
           jobVersion,
           checkpointIntervalMs,
+          submission,
           evolution,
           stopRequested,
           consecutiveFailures,

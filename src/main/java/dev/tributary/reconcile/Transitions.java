@@ -25,7 +25,6 @@ final class Transitions {
   private final SchemaRegistry registry;
   private final FlinkJobs jobs;
   private final Reconciler.Settings settings;
-  private final Reconciler.Faults faults;
   private final Clock clock;
 
   Transitions(
@@ -34,14 +33,12 @@ final class Transitions {
       SchemaRegistry registry,
       FlinkJobs jobs,
       Reconciler.Settings settings,
-      Reconciler.Faults faults,
       Clock clock) {
     this.store = store;
     this.topics = topics;
     this.registry = registry;
     this.jobs = jobs;
     this.settings = settings;
-    this.faults = faults;
     this.clock = clock;
   }
 
@@ -124,7 +121,7 @@ final class Transitions {
                   reason,
                   "Stopping job " + job.id() + " with a savepoint"),
           null);
-      faults.at("stop");
+      p.step("stop");
       String trigger =
           jobs.triggerStopWithSavepoint(job.id(), settings.savepointDir() + "/" + p.table.id());
       return p.save(phase, p.status.toBuilder().savepoint(trigger, null).build(), Next.soon());
@@ -195,7 +192,7 @@ final class Transitions {
       if (job.name().startsWith("tributary-" + p.table.id() + "-")
           && !job.name().equals(evolution.fromPipeline())
           && !job.state().terminal()) {
-        faults.at("cancel-new");
+        p.step("cancel-new");
         jobs.cancel(job.id());
       }
     }
@@ -224,8 +221,9 @@ final class Transitions {
             .build()
             .with(TableStatus.READY, false, Reason.EvolutionRolledBack, message),
         null);
-    faults.at("rollback");
-    store.rollBack(p.table.id(), p.table.definitionVersion(), evolution.fromVersion(), cause);
+    p.step("rollback");
+    store.rollBack(
+        p.table.id(), p.token(), p.table.definitionVersion(), evolution.fromVersion(), cause);
     return Next.soon();
   }
 
@@ -237,25 +235,25 @@ final class Transitions {
           job.id().equals(p.status.jobId())
               || job.name().startsWith("tributary-" + p.table.id() + "-");
       if (ours && !job.state().terminal()) {
-        faults.at("cancel");
+        p.step("cancel");
         jobs.cancel(job.id());
         p.event("NORMAL", "Deleting", "Cancelled job " + job.id());
         return Next.soon();
       }
     }
-    faults.at("delete-topic");
+    p.step("delete-topic");
     if (p.status.topic() != null) {
       topics.delete(p.status.topic());
     }
     topics.deleteGroup(JobSteps.group(p.table.id()));
-    faults.at("delete-subjects");
+    p.step("delete-subjects");
     for (String subject : new String[] {p.status.keySubject(), p.status.valueSubject()}) {
       if (subject != null) {
         registry.deleteSubject(subject, true);
       }
     }
     p.event("NORMAL", "Deleted", "Job, topic and subjects removed; definition dropped");
-    store.delete(p.table.id());
+    store.delete(p.table.id(), p.token());
     return null;
   }
 }

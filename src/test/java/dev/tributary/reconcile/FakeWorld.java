@@ -173,11 +173,35 @@ final class FakeWorld {
     final Map<UUID, Row> rows = new LinkedHashMap<>();
     final List<String> events = new ArrayList<>();
 
-    public List<UUID> claim(String owner, int limit, Duration lease) {
-      return new ArrayList<>(rows.keySet());
+    /** The token each row is claimed under; a row claimed again elsewhere has a new one. */
+    final Map<UUID, UUID> tokens = new HashMap<>();
+
+    public List<Claim> claim(String owner, int limit, Duration lease) {
+      List<Claim> claims = new ArrayList<>();
+      for (UUID id : rows.keySet()) {
+        UUID token = UUID.randomUUID();
+        tokens.put(id, token);
+        claims.add(new Claim(id, token));
+      }
+      return claims;
     }
 
-    public void release(UUID id, String owner, long seenGeneration, Duration after, int attempt) {}
+    /** Another replica takes the row over, as after an expired lease. */
+    void stealClaim(UUID id) {
+      tokens.put(id, UUID.randomUUID());
+    }
+
+    private boolean holds(UUID id, UUID token) {
+      return token == null || token.equals(tokens.get(id));
+    }
+
+    public boolean confirm(UUID id, UUID token, Duration lease) {
+      return holds(id, token);
+    }
+
+    public void extend(List<Claim> claims, Duration lease) {}
+
+    public void release(UUID id, UUID token, long seenGeneration, Duration after, int attempt) {}
 
     public Optional<TableSnapshot> load(UUID id) {
       Row r = rows.get(id);
@@ -200,14 +224,21 @@ final class FakeWorld {
       return 0;
     }
 
-    public void saveStatus(UUID id, Phase phase, long observedGeneration, TableStatus status) {
+    public void saveStatus(
+        UUID id, UUID token, Phase phase, long observedGeneration, TableStatus status) {
+      if (!holds(id, token)) {
+        throw new ClaimLostException(id);
+      }
       Row r = rows.get(id);
       r.phase = phase;
       r.status = status;
       r.observedGeneration = observedGeneration;
     }
 
-    public void rollBack(UUID id, long failed, long to, String cause) {
+    public void rollBack(UUID id, UUID token, long failed, long to, String cause) {
+      if (!holds(id, token)) {
+        throw new ClaimLostException(id);
+      }
       Row r = rows.get(id);
       r.failures.put(failed, cause);
       r.spec = r.versions.get(to).withStopped(r.spec.stopped());
@@ -226,7 +257,10 @@ final class FakeWorld {
       markedDue.add(List.copyOf(ids));
     }
 
-    public void delete(UUID id) {
+    public void delete(UUID id, UUID token) {
+      if (!holds(id, token)) {
+        throw new ClaimLostException(id);
+      }
       rows.remove(id);
     }
   }
@@ -387,7 +421,21 @@ final class FakeWorld {
 
     final List<String> executed = new ArrayList<>();
 
-    public synchronized StatementResult execute(Session session, String statement) {
+    /** A slow gateway: how long an INSERT takes to answer (outside the lock). */
+    volatile Duration insertDelay = Duration.ZERO;
+
+    public StatementResult execute(Session session, String statement) {
+      if (statement.startsWith("INSERT") && !insertDelay.isZero()) {
+        try {
+          Thread.sleep(insertDelay.toMillis());
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      return executeNow(session, statement);
+    }
+
+    private synchronized StatementResult executeNow(Session session, String statement) {
       check();
       executed.add(statement);
       Map<String, String> settings = sessions.get(session.handle());
@@ -396,8 +444,14 @@ final class FakeWorld {
         settings.put(set.group(1), set.group(2));
       }
       if (statement.startsWith("INSERT")) {
+        String fixed = settings.get("$internal.pipeline.job-id");
+        if (fixed != null && jobs.containsKey(fixed)) {
+          // As Flink's Dispatcher: a job id is accepted once.
+          throw new StatementFailedException(
+              "DuplicateJobSubmissionException: Job has already been submitted", 0, 0, List.of());
+        }
         submissions++;
-        String id = UUID.randomUUID().toString().replace("-", "");
+        String id = fixed != null ? fixed : UUID.randomUUID().toString().replace("-", "");
         jobs.put(
             id,
             new Job(

@@ -3,6 +3,8 @@ package dev.tributary.reconcile;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
@@ -20,7 +22,7 @@ class ReconcileWorkerTest {
             world.reconciler,
             world.flink,
             new ReconcileWorker.Settings(
-                Duration.ofMillis(10), 1, Duration.ofSeconds(1), 1, Duration.ZERO),
+                Duration.ofMillis(10), 1, Duration.ofSeconds(1), 1, Duration.ZERO, true),
             "w");
 
     worker.watch();
@@ -32,10 +34,18 @@ class ReconcileWorkerTest {
   }
 
   @Test
-  void shouldBackOffExponentiallyUpToFiveMinutes() {
-    assertThat(ReconcileWorker.backoff(1)).isEqualTo(Duration.ofSeconds(2));
-    assertThat(ReconcileWorker.backoff(2)).isEqualTo(Duration.ofSeconds(3));
-    assertThat(ReconcileWorker.backoff(3)).isEqualTo(Duration.ofMillis(4500));
-    assertThat(ReconcileWorker.backoff(40)).isEqualTo(Duration.ofMinutes(5));
+  void shouldBackOffExponentiallyUpToFiveMinutesWithJitter() {
+    assertThat(ReconcileWorker.backoff(1))
+        .isBetween(Duration.ofSeconds(2), Duration.ofMillis(2400));
+    assertThat(ReconcileWorker.backoff(2))
+        .isBetween(Duration.ofSeconds(3), Duration.ofMillis(3600));
+    assertThat(ReconcileWorker.backoff(3))
+        .isBetween(Duration.ofMillis(4500), Duration.ofMillis(5400));
+    assertThat(ReconcileWorker.backoff(40)).isBetween(Duration.ofMinutes(5), Duration.ofMinutes(6));
+    List<Duration> draws = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      draws.add(ReconcileWorker.backoff(4));
+    }
+    assertThat(new HashSet<>(draws)).as("jittered").hasSizeGreaterThan(1);
   }
 }

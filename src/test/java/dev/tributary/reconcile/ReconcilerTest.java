@@ -7,6 +7,7 @@ import dev.tributary.reconcile.port.FlinkSql;
 import dev.tributary.reconcile.port.Topics;
 import dev.tributary.sql.Clauses;
 import dev.tributary.table.Phase;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -436,5 +437,23 @@ class ReconcilerTest {
             st ->
                 assertThat(st)
                     .startsWith("INSERT INTO tributary_sink\nSELECT `price`, `order_id` FROM ("));
+  }
+
+  @Test
+  void shouldChangeNothingOnceAnotherReplicaHasTakenTheRow() {
+    UUID id = world.create(ORDERS);
+    ReconcileStore.Claim claim = world.store.claim("a", 1, Duration.ofSeconds(1)).get(0);
+    TableSnapshot snapshot = world.store.load(id).orElseThrow();
+    world.store.stealClaim(id);
+
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () ->
+                world.reconciler.reconcile(
+                    snapshot, world.flink.overview(), claim.token(), Duration.ofSeconds(1)))
+        .isInstanceOf(ReconcileStore.ClaimLostException.class);
+
+    assertThat(world.flink.submissions).isZero();
+    assertThat(world.kafka.topics).isEmpty();
+    assertThat(world.phase(id)).isEqualTo(Phase.PENDING);
   }
 }

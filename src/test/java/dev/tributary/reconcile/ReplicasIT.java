@@ -39,6 +39,25 @@ class ReplicasIT {
 
   @Test
   void shouldNeverSubmitATableTwiceWhenTwoReplicasReconcileTogether() throws Exception {
+    FakeWorld world = new FakeWorld(store);
+    assertOneJobPerTable(world, Duration.ofSeconds(30), true);
+  }
+
+  /**
+   * The lease (150 ms) is shorter than a pass (each INSERT takes 400 ms to answer) and leases are
+   * not extended: the other replica claims rows whose passes are still running. Only the fencing (a
+   * write or side effect whose claim is gone changes nothing and ends the pass) keeps every table
+   * to one job.
+   */
+  @Test
+  void shouldNeverSubmitATableTwiceWhenLeasesExpireDuringPasses() throws Exception {
+    FakeWorld world = new FakeWorld(store);
+    world.flink.insertDelay = Duration.ofMillis(400);
+    assertOneJobPerTable(world, Duration.ofMillis(150), false);
+  }
+
+  private void assertOneJobPerTable(FakeWorld world, Duration lease, boolean heartbeat)
+      throws Exception {
     String catalog = "replicas_" + UUID.randomUUID().toString().substring(0, 8);
     for (int i = 0; i < TABLES; i++) {
       Statement.CreateMaterializedTable create =
@@ -47,9 +66,10 @@ class ReplicasIT {
                   "CREATE MATERIALIZED TABLE t" + i + " AS SELECT order_id, price FROM orders");
       tables.create(new ObjectName(catalog, "db", "t" + i), create.definition(), false, false);
     }
-    FakeWorld world = new FakeWorld(store);
     List<ReconcileWorker> replicas =
-        List.of(worker(world, "replica-a"), worker(world, "replica-b"));
+        List.of(
+            worker(world, "replica-a", lease, heartbeat),
+            worker(world, "replica-b", lease, heartbeat));
     ExecutorService threads = Executors.newFixedThreadPool(2);
     AtomicBoolean stop = new AtomicBoolean();
     List<AtomicInteger> claimed = List.of(new AtomicInteger(), new AtomicInteger());
@@ -66,7 +86,7 @@ class ReplicasIT {
     }
 
     try {
-      await().atMost(Duration.ofSeconds(60)).until(() -> running(catalog) == TABLES);
+      await().atMost(Duration.ofSeconds(120)).until(() -> running(catalog) == TABLES);
     } finally {
       stop.set(true);
       threads.shutdown();
@@ -95,13 +115,14 @@ class ReplicasIT {
         .allSatisfy(c -> assertThat(c.get()).as("both replicas worked").isPositive());
   }
 
-  private ReconcileWorker worker(FakeWorld world, String owner) {
+  private ReconcileWorker worker(FakeWorld world, String owner, Duration lease, boolean heartbeat) {
     ReconcileWorker worker =
         new ReconcileWorker(
             store,
             world.reconciler,
             world.flink,
-            new ReconcileWorker.Settings(Duration.ofMillis(50), 3, Duration.ofSeconds(30), 2),
+            new ReconcileWorker.Settings(
+                Duration.ofMillis(50), 3, lease, 2, Duration.ofSeconds(2), heartbeat),
             owner);
     worker.startPassesOnly();
     return worker;

@@ -16,6 +16,7 @@ final class FlinkErrors {
       Pattern.compile("^(?:[a-zA-Z_$][\\w$]*\\.)+[\\w$]*(?:Exception|Error|Throwable)[\\w$]*:\\s*");
   private static final Pattern POSITION = Pattern.compile("line (\\d+), column (\\d+)");
   private static final String CAUSED_BY = "Caused by: ";
+  private static final String SERVER_SIDE = "<Exception on server side:";
 
   private FlinkErrors() {}
 
@@ -27,11 +28,12 @@ final class FlinkErrors {
       String line = raw.strip();
       if (line.startsWith(CAUSED_BY)) {
         add(causes, line.substring(CAUSED_BY.length()));
-        expectHead = false;
+        // A REST client error carries the server's own trace in its message: read that too.
+        expectHead = line.endsWith(SERVER_SIDE);
       } else if (expectHead && EXCEPTION_PREFIX.matcher(line).find()) {
         // The outermost exception's first line; what precedes it is the server's preamble.
         add(causes, line);
-        expectHead = false;
+        expectHead = line.endsWith(SERVER_SIDE);
       }
     }
     return causes;

@@ -67,4 +67,23 @@ class FlinkErrorsTest {
         .isEqualTo("Job 42 not found");
     assertThat(FlinkErrors.position(FlinkErrors.causes("no position here"))).isEmpty();
   }
+
+  @Test
+  void shouldReadTheServerSideTraceThatARestClientErrorCarries() {
+    String trace =
+        String.join(
+            "\n",
+            "org.apache.flink.table.gateway.api.utils.SqlGatewayException: Failed to fetchResults.",
+            "Caused by: org.apache.flink.util.FlinkException: Failed to submit ExecutionPlan.",
+            "Caused by: org.apache.flink.runtime.rest.util.RestClientException: [Internal server"
+                + " error., <Exception on server side:",
+            "org.apache.flink.runtime.client.DuplicateJobSubmissionException: Job has already been"
+                + " submitted.",
+            "\tat org.apache.flink.runtime.dispatcher.Dispatcher.submitJob(Dispatcher.java:1)",
+            "",
+            "End of exception on server side>]");
+
+    assertThat(FlinkErrors.rootMessage(trace)).isEqualTo("Job has already been submitted.");
+    assertThat(FlinkErrors.causes(trace)).hasSize(4);
+  }
 }

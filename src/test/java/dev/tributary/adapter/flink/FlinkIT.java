@@ -119,6 +119,29 @@ class FlinkIT {
   }
 
   @Test
+  void shouldRunAJobUnderAFixedIdAndRefuseASecondSubmissionOfIt() {
+    String fixed = UUID.randomUUID().toString().replace("-", "");
+    sql.execute(session, "SET '$internal.pipeline.job-id' = '" + fixed + "'");
+    String sink = sinkTopic();
+
+    StatementResult first =
+        sql.execute(session, "INSERT INTO " + sinkTable(sink) + " " + HIGH_VALUE_ORDERS);
+
+    assertThat(first.jobId()).hasValue(fixed);
+    assertThatThrownBy(
+            () -> sql.execute(session, "INSERT INTO " + sinkTable(sink) + " " + HIGH_VALUE_ORDERS))
+        .isInstanceOfSatisfying(
+            StatementFailedException.class,
+            e -> {
+              assertThat(e.getMessage())
+                  .containsAnyOf("DuplicateJobSubmission", "has already been submitted");
+            });
+    assertThat(jobs.overview().stream().filter(j -> j.id().equals(fixed))).hasSize(1);
+    sql.execute(session, "RESET '$internal.pipeline.job-id'");
+    jobs.cancel(fixed);
+  }
+
+  @Test
   void shouldRunInsertThenStopItWithASavepoint() {
     String sink = sinkTopic();
     String name = "it-" + UUID.randomUUID();
