@@ -144,12 +144,45 @@ final class ReconcilePass {
     store.event(table.id(), type, reason, message);
   }
 
+  /** The table's live job: the one the status names if it is live, else any live job of ours. */
   Optional<JobSummary> liveJob() {
+    List<JobSummary> live = liveJobs();
+    return live.stream()
+        .filter(j -> j.id().equals(status.jobId()))
+        .findFirst()
+        .or(() -> live.stream().findFirst());
+  }
+
+  /** Every job of this table that has not ended. More than one is drift. */
+  List<JobSummary> liveJobs() {
     String prefix = "tributary-" + table.id() + "-";
     return overview.stream()
         .filter(j -> !j.state().terminal())
         .filter(j -> j.id().equals(status.jobId()) || j.name().startsWith(prefix))
-        .findFirst();
+        .toList();
+  }
+
+  /**
+   * An operation failed (not the definition): say so, count it, and try again with backoff. The
+   * table stays watched, and SUSPEND, RESUME and DROP keep working; after {@link
+   * Reconciler#MAX_FAILURES} in a row it is FAILED, still retried at the backoff's pace.
+   */
+  Next operationFailed(Reason reason, String message) {
+    int failures = status.consecutiveFailures() + 1;
+    event("WARNING", "OperationFailed", message + " (attempt " + failures + ")");
+    Phase next =
+        failures >= Reconciler.MAX_FAILURES
+            ? Phase.FAILED
+            : phase == Phase.RUNNING ? Phase.DEGRADED : phase;
+    save(
+        next,
+        status.toBuilder()
+            .failures(failures)
+            .detail(message)
+            .build()
+            .with(TableStatus.READY, false, reason, message),
+        null);
+    return new Next(Duration.ZERO, true);
   }
 
   /**

@@ -123,11 +123,14 @@ public class Reconciler {
     } catch (SchemaRegistry.IncompatibleSchemaException e) {
       return pass.failed(Reason.SchemaIncompatible, e.getMessage());
     } catch (FlinkSql.StatementFailedException e) {
-      return pass.failed(Reason.JobFailed, "Flink refused the job: " + e.getMessage());
+      // The definition was validated; a refused submission is an operation that failed.
+      return pass.operationFailed(Reason.JobFailed, "Flink refused the job: " + e.getMessage());
     } catch (IllegalArgumentException e) {
       return pass.failed(Reason.InvalidQuery, e.getMessage());
     } catch (RemoteSystemException e) {
-      return e.retryable() ? pass.waiting(e) : pass.failed(Reason.JobFailed, e.getMessage());
+      return e.retryable()
+          ? pass.waiting(e)
+          : pass.operationFailed(Reason.OperationFailed, e.system() + ": " + e.getMessage());
     }
   }
 
@@ -160,8 +163,15 @@ public class Reconciler {
                   + " supported yet; the definition is stored. Use a freshness under 30 minutes or REFRESH_MODE = CONTINUOUS to run it now"),
           p.resync());
     }
+    Optional<JobSummary> live = p.liveJob();
+    if (p.liveJobs().size() > 1) {
+      return transitions.stopDuplicates(p, live.orElseThrow());
+    }
+    if (p.table.spec().stopped()) {
+      return transitions.suspend(p, live);
+    }
     if (p.status.invalidVersion() == p.table.definitionVersion()) {
-      return p.resync();
+      return p.resync(); // only a new definition clears it; a live job of the last one runs on
     }
     if (p.status.validatedVersion() != p.table.definitionVersion()) {
       Next invalid = provisioning.validate(p, effective);
@@ -176,10 +186,6 @@ public class Reconciler {
             effective,
             p.status.schema(),
             settings.bootstrapServers());
-    Optional<JobSummary> live = p.liveJob();
-    if (p.table.spec().stopped()) {
-      return transitions.suspend(p, live);
-    }
     if (live.isPresent() && !live.get().name().equals(plan.pipelineName())) {
       return transitions.evolve(p, live.get());
     }

@@ -101,6 +101,8 @@ public record TableStatus(
     Restarting,
     Deleting,
     DependencyUnavailable,
+    OperationFailed,
+    DuplicateJob,
     Completed
   }
 

@@ -6,6 +6,7 @@ import dev.tributary.reconcile.TableStatus.Reason;
 import dev.tributary.reconcile.port.FlinkJobs;
 import dev.tributary.reconcile.port.FlinkJobs.JobSummary;
 import dev.tributary.reconcile.port.FlinkJobs.SavepointStatus;
+import dev.tributary.reconcile.port.RemoteSystemException;
 import dev.tributary.reconcile.port.SchemaRegistry;
 import dev.tributary.reconcile.port.Topics;
 import dev.tributary.table.Phase;
@@ -126,7 +127,18 @@ final class Transitions {
           jobs.triggerStopWithSavepoint(job.id(), settings.savepointDir() + "/" + p.table.id());
       return p.save(phase, p.status.toBuilder().savepoint(trigger, null).build(), Next.soon());
     }
-    SavepointStatus progress = jobs.savepointStatus(job.id(), p.status.savepointTriggerId());
+    SavepointStatus progress;
+    try {
+      progress = jobs.savepointStatus(job.id(), p.status.savepointTriggerId());
+    } catch (RemoteSystemException e) {
+      if (e.retryable()) {
+        throw e;
+      }
+      // The JobManager no longer knows the trigger (restarted, or the id expired): forget it. A
+      // job that still runs is stopped again; one that ended left its savepoint in its checkpoints.
+      p.event("WARNING", "SavepointUnknown", "Savepoint trigger unknown: " + e.getMessage());
+      return p.save(phase, p.status.toBuilder().savepoint(null, null).build(), Next.soon());
+    }
     if (progress.phase() == SavepointStatus.Phase.FAILED) {
       String cause = progress.failureCause().orElse("unknown cause");
       p.event("WARNING", "SavepointFailed", "Savepoint of job " + job.id() + " failed: " + cause);
@@ -156,17 +168,43 @@ final class Transitions {
     return p.save(phase, p.status, Next.soon());
   }
 
+  /**
+   * More than one live job for the table is drift (a submission that raced, or a job started by
+   * hand under our name): keep the one the status names, cancel the others.
+   */
+  Next stopDuplicates(ReconcilePass p, JobSummary keep) {
+    for (JobSummary job : p.liveJobs()) {
+      if (!job.id().equals(keep.id())) {
+        p.step("cancel-duplicate");
+        jobs.cancel(job.id());
+        p.event(
+            "WARNING",
+            "DuplicateJob",
+            "Cancelled job " + job.id() + " (" + job.name() + "): the table runs job " + keep.id());
+      }
+    }
+    return Next.soon();
+  }
+
   /** The job ended after a stop, but the pass died before it recorded where the savepoint is. */
   void recoverSavepointPath(ReconcilePass p) {
     if (!p.status.stopRequested() || p.status.savepointPath() != null || p.status.jobId() == null) {
       return;
     }
-    String path =
-        p.status.savepointTriggerId() == null
-            ? null
-            : jobs.savepointStatus(p.status.jobId(), p.status.savepointTriggerId())
+    String path = null;
+    if (p.status.savepointTriggerId() != null) {
+      try {
+        path =
+            jobs.savepointStatus(p.status.jobId(), p.status.savepointTriggerId())
                 .location()
                 .orElse(null);
+      } catch (RemoteSystemException e) {
+        if (e.retryable()) {
+          throw e;
+        }
+        // The trigger is forgotten: the job's checkpoint history still names its savepoint.
+      }
+    }
     if (path == null) {
       path = jobs.latestRestorePath(p.status.jobId()).orElse(null);
     }

@@ -444,6 +444,9 @@ final class FakeWorld {
         settings.put(set.group(1), set.group(2));
       }
       if (statement.startsWith("INSERT")) {
+        if (refuseSubmissions != null) {
+          throw new StatementFailedException(refuseSubmissions, 0, 0, List.of());
+        }
         String fixed = settings.get("$internal.pipeline.job-id");
         if (fixed != null && jobs.containsKey(fixed)) {
           // As Flink's Dispatcher: a job id is accepted once.
@@ -504,8 +507,18 @@ final class FakeWorld {
       return "trigger-" + jobId;
     }
 
+    /** Failure switch: the JobManager has forgotten every savepoint trigger (answers 404). */
+    boolean forgetTriggers;
+
+    /** Failure switch: every submission is refused with this message. */
+    String refuseSubmissions;
+
     public synchronized SavepointStatus savepointStatus(String jobId, String triggerId) {
       check();
+      if (forgetTriggers) {
+        throw new RemoteSystemException(
+            ExternalSystem.FLINK, "404: unknown trigger " + triggerId, false);
+      }
       return new SavepointStatus(
           SavepointStatus.Phase.COMPLETED,
           Optional.ofNullable(jobs.get(jobId).savepoint),

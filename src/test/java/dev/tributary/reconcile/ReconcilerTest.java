@@ -456,4 +456,51 @@ class ReconcilerTest {
     assertThat(world.kafka.topics).isEmpty();
     assertThat(world.phase(id)).isEqualTo(Phase.PENDING);
   }
+
+  @Test
+  void shouldCancelASecondLiveJobAndKeepTheOneTheStatusNames() {
+    UUID id = world.create(ORDERS);
+    world.converge(id);
+    String kept = world.status(id).jobId();
+    String pipeline = world.status(id).pipelineName();
+    world.flink.jobs.put("stray", new FakeWorld.Flink.Job("stray", pipeline, null));
+
+    world.converge(id);
+
+    assertThat(world.flink.jobs.get("stray").state).isEqualTo(JobState.CANCELED);
+    assertThat(world.flink.live()).singleElement().satisfies(j -> assertThat(j.id).isEqualTo(kept));
+    assertThat(world.store.events).contains("DuplicateJob");
+  }
+
+  @Test
+  void shouldKeepRetryingAndObeyingSuspendWhenAnOperationFails() {
+    UUID id = world.create(ORDERS);
+    world.flink.refuseSubmissions = "Could not acquire the minimum required resources";
+
+    world.converge(id);
+    TableStatus failing = world.status(id);
+
+    assertThat(failing.invalidVersion()).as("the definition is not marked invalid").isZero();
+    assertThat(failing.detail()).contains("Could not acquire");
+    world.flink.refuseSubmissions = null;
+    world.converge(id);
+    assertThat(world.phase(id)).isEqualTo(Phase.RUNNING);
+    world.change(id, spec -> spec.withStopped(true), false);
+    world.converge(id);
+    assertThat(world.phase(id)).isEqualTo(Phase.STOPPED);
+  }
+
+  @Test
+  void shouldFindTheSavepointInTheJobsCheckpointsWhenTheTriggerIsForgotten() {
+    UUID id = world.create(ORDERS);
+    world.converge(id);
+    String job = world.status(id).jobId();
+    world.flink.forgetTriggers = true;
+
+    world.change(id, spec -> spec.withStopped(true), false);
+    world.converge(id);
+
+    assertThat(world.phase(id)).isEqualTo(Phase.STOPPED);
+    assertThat(world.status(id).savepointPath()).isEqualTo(world.flink.jobs.get(job).savepoint);
+  }
 }
