@@ -15,12 +15,12 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
- * With no {@code spring.datasource.url}, the service runs its own PostgreSQL (real binaries, a
- * fresh data directory) so that it starts on a bare machine. Set {@code SPRING_DATASOURCE_URL} to
- * use a real server.
+ * With no {@code spring.datasource.url} and {@code tributary.datasource.embedded=true}, the service
+ * runs its own PostgreSQL (real binaries, a fresh data directory, gone at exit). Without either it
+ * does not start (see {@link MissingDatabaseConfiguration}).
  */
 @Configuration(proxyBeanMethods = false)
-@Conditional(EmbeddedPostgresConfiguration.NoDatasourceUrl.class)
+@Conditional(EmbeddedPostgresConfiguration.EmbeddedAskedFor.class)
 class EmbeddedPostgresConfiguration {
 
   private static final Logger log = LoggerFactory.getLogger(EmbeddedPostgresConfiguration.class);
@@ -57,6 +57,31 @@ class EmbeddedPostgresConfiguration {
     public boolean matches(ConditionContext context, AnnotatedTypeMetadata metadata) {
       String url = context.getEnvironment().getProperty("spring.datasource.url");
       return url == null || url.isBlank();
+    }
+  }
+
+  /**
+   * Whether a throw-away embedded PostgreSQL was asked for ({@code tributary.datasource.embedded}).
+   */
+  static boolean asked(ConditionContext context) {
+    return context
+        .getEnvironment()
+        .getProperty("tributary.datasource.embedded", Boolean.class, false);
+  }
+
+  /** No database configured and none asked for: the service must not run on an empty one. */
+  static class NoDatabaseAtAll extends NoDatasourceUrl {
+    @Override
+    public boolean matches(ConditionContext context, AnnotatedTypeMetadata metadata) {
+      return super.matches(context, metadata) && !asked(context);
+    }
+  }
+
+  /** Without a URL, the embedded database only when asked for. */
+  static class EmbeddedAskedFor extends NoDatasourceUrl {
+    @Override
+    public boolean matches(ConditionContext context, AnnotatedTypeMetadata metadata) {
+      return super.matches(context, metadata) && asked(context);
     }
   }
 }

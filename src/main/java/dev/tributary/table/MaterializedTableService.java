@@ -211,6 +211,32 @@ public class MaterializedTableService {
     return tables.findAll();
   }
 
+  /**
+   * The id whose history (versions, events) a name shows: the table's, or, once it is dropped, the
+   * last table of that name. History outlives the table.
+   */
+  @Transactional(readOnly = true)
+  public UUID historyOf(ObjectName name) {
+    Optional<MaterializedTable> table = find(name);
+    if (table.isPresent()) {
+      return table.get().getId();
+    }
+    return versions
+        .findFirstByQualifiedNameOrderByCreatedAtDesc(name.toString())
+        .map(MaterializedTableVersion::tableId)
+        .orElseThrow(() -> notFound(name));
+  }
+
+  @Transactional(readOnly = true)
+  public List<MaterializedTableVersion> versions(UUID table) {
+    return versions.findByKeyTableIdOrderByKeyVersion(table);
+  }
+
+  @Transactional(readOnly = true)
+  public List<TableEvent> events(UUID table) {
+    return events.findByTableIdOrderById(table);
+  }
+
   @Transactional(readOnly = true)
   public List<MaterializedTableVersion> versions(MaterializedTable table) {
     return versions.findByKeyTableIdOrderByKeyVersion(table.getId());

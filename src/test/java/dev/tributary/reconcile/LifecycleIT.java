@@ -152,6 +152,7 @@ class LifecycleIT {
         "CREATE MATERIALIZED TABLE doomed FRESHNESS = INTERVAL '2' SECOND AS SELECT order_id FROM examples.marketplace.orders");
     awaitPhase("doomed", "RUNNING");
     String jobId = table("doomed").path("status").path("details").path("jobId").asString();
+    String uid = table("doomed").path("metadata").path("uid").asString();
 
     JsonNode drop = ok("DROP MATERIALIZED TABLE doomed").path(0);
 
@@ -160,6 +161,15 @@ class LifecycleIT {
     assertThat(topics.describe("doomed")).isEmpty();
     assertThat(registry.latest("doomed-value")).isEmpty();
     assertThat(jobs.job(jobId).orElseThrow().state()).isEqualTo(FlinkJobs.JobState.CANCELED);
+    // The history outlives the table.
+    assertThat(api.get(TABLES + "doomed/versions").body().size()).isEqualTo(1);
+    assertThat(
+            api.get(TABLES + "doomed/events")
+                .body()
+                .valueStream()
+                .map(e -> e.path("reason").asString()))
+        .contains("DropRequested", "Deleted");
+    assertThat(topics.committedOffsets("tributary-" + uid)).as("consumer group").isEmpty();
     assertThat(
             api.get("/v1/catalogs/examples/databases/marketplace/materialized-tables")
                 .body()

@@ -1,6 +1,7 @@
 package dev.tributary.system;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tributary.TributaryApplication;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
@@ -29,10 +30,24 @@ class EmbeddedDatabaseIT {
   }
 
   @Test
-  void shouldStartOnItsOwnPostgresWhenNoDatasourceIsConfigured() throws Exception {
+  void shouldRefuseToStartWithoutADatabaseUnlessAnEmbeddedOneIsAskedFor() {
+    assertThatThrownBy(
+            () ->
+                new SpringApplicationBuilder(TributaryApplication.class)
+                    .properties("server.port=0", "spring.main.register-shutdown-hook=false")
+                    .run()
+                    .close())
+        .hasStackTraceContaining("No metadata database is configured. Set SPRING_DATASOURCE_URL");
+  }
+
+  @Test
+  void shouldStartOnItsOwnPostgresWhenAskedFor() throws Exception {
     try (ConfigurableApplicationContext context =
         new SpringApplicationBuilder(TributaryApplication.class)
-            .properties("server.port=0", "spring.main.register-shutdown-hook=false")
+            .properties(
+                "server.port=0",
+                "spring.main.register-shutdown-hook=false",
+                "tributary.datasource.embedded=true")
             .run()) {
       EmbeddedPostgres postgres = context.getBean(EmbeddedPostgres.class);
       JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);

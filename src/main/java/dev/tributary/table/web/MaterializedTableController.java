@@ -169,10 +169,11 @@ class MaterializedTableController {
   }
 
   @GetMapping("/{name}/versions")
-  @Operation(summary = "Every definition the table has had")
+  @Operation(
+      summary = "Every definition the table has had; still answers after the table is dropped")
   List<VersionResponse> versions(
       @PathVariable String catalog, @PathVariable String database, @PathVariable String name) {
-    return tables.versions(tables.get(new ObjectName(catalog, database, name))).stream()
+    return tables.versions(tables.historyOf(new ObjectName(catalog, database, name))).stream()
         .map(VersionResponse::of)
         .toList();
   }
@@ -184,7 +185,7 @@ class MaterializedTableController {
       @PathVariable String database,
       @PathVariable String name,
       @PathVariable long version) {
-    return tables.versions(tables.get(new ObjectName(catalog, database, name))).stream()
+    return tables.versions(tables.historyOf(new ObjectName(catalog, database, name))).stream()
         .filter(v -> v.version() == version)
         .findFirst()
         .map(VersionResponse::of)
@@ -204,10 +205,12 @@ class MaterializedTableController {
   }
 
   @GetMapping("/{name}/events")
-  @Operation(summary = "What the reconciler did to the table, and why")
+  @Operation(
+      summary =
+          "What the reconciler did to the table, and why; still answers after the table is dropped")
   List<EventResponse> events(
       @PathVariable String catalog, @PathVariable String database, @PathVariable String name) {
-    return tables.events(tables.get(new ObjectName(catalog, database, name))).stream()
+    return tables.events(tables.historyOf(new ObjectName(catalog, database, name))).stream()
         .map(e -> new EventResponse(e.getAt(), e.getType().name(), e.getReason(), e.getMessage()))
         .toList();
   }
