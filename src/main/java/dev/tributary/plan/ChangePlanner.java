@@ -22,6 +22,7 @@ import dev.tributary.sql.ObjectName;
 import dev.tributary.sql.TableSchema;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -70,8 +71,9 @@ public class ChangePlanner {
               throw new ApiException(r.code(), r.message() + " (table " + name + ")");
             });
     List<String> notes = new ArrayList<>();
-    List<FlinkSql.Column> columns = validate(name, next, notes);
     MaterializedTableDefinition effective = Defaults.effective(next);
+    requireFreshnessFits(name, effective, notes);
+    List<FlinkSql.Column> columns = validate(name, next, notes);
     if (current.isEmpty()) {
       requireNewTopic(name, notes);
       return new ChangePlan(
@@ -303,6 +305,41 @@ public class ChangePlanner {
       log.info("Flink unreachable; {} is checked by the reconciler: {}", name, e.getMessage());
       notes.add("Query not checked now: Flink is unreachable; the reconciler checks it");
       return null;
+    }
+  }
+
+  /**
+   * A continuous table commits its rows in a Kafka transaction per checkpoint interval (its
+   * freshness), and the broker aborts transactions older than its {@code
+   * transaction.max.timeout.ms}: a freshness that cannot fit is refused with both numbers.
+   */
+  private void requireFreshnessFits(
+      ObjectName name, MaterializedTableDefinition effective, List<String> notes) {
+    if (effective.refreshMode() != Clauses.RefreshMode.CONTINUOUS) {
+      return;
+    }
+    try {
+      Duration max = topics.transactionMaxTimeout();
+      Duration interval = effective.freshness().toDuration();
+      if (interval.compareTo(PipelinePlan.longestInterval(max)) > 0) {
+        throw new ApiException(
+            ErrorCode.INVALID_DEFINITION,
+            "FRESHNESS = "
+                + effective.freshness().sql()
+                + " ("
+                + interval.toMillis()
+                + " ms) does not fit in the Kafka broker's transaction.max.timeout.ms ("
+                + max.toMillis()
+                + " ms): a continuous table keeps a transaction open for one freshness interval"
+                + " plus a minute to commit. Lower the freshness to at most "
+                + PipelinePlan.longestInterval(max).toMinutes()
+                + " minutes, raise transaction.max.timeout.ms on the brokers, or use REFRESH_MODE"
+                + " = FULL (table "
+                + name
+                + ")");
+      }
+    } catch (DependencyUnavailableException e) {
+      notes.add("Freshness not checked against the broker now (" + e.getMessage() + ")");
     }
   }
 

@@ -189,6 +189,11 @@ final class JobSteps {
 
   private Next restartFailed(ReconcilePass p, PipelinePlan plan, JobSummary failed) {
     String cause = failureCause(failed);
+    if (ReconcilePass.waitingForSlots(cause) && failed.id().equals(p.status.jobId())) {
+      // The cluster is full: wait with backoff and resubmit; this is not the table's failure.
+      p.status = p.status.toBuilder().job(null, null).build();
+      return p.waitingForSlots(cause, Duration.ofSeconds(5));
+    }
     int failures = p.status.consecutiveFailures() + (failed.id().equals(p.status.jobId()) ? 1 : 0);
     if (failures >= Reconciler.MAX_FAILURES) {
       if (p.phase != Phase.FAILED) {
@@ -300,7 +305,7 @@ final class JobSteps {
               starts(p, plan, restorePath != null, positions),
               properties,
               session -> {
-                for (String statement : plan.jobStatements()) {
+                for (String statement : plan.jobStatements(topics.transactionMaxTimeout())) {
                   sql.execute(session, statement);
                 }
                 return sql.execute(session, plan.insert())

@@ -159,15 +159,25 @@ public record PipelinePlan(
     return properties;
   }
 
-  /** The sink table of the job's session; then {@link #insert()}. */
-  public List<String> jobStatements() {
-    Duration interval = checkpointInterval();
-    Duration transactionTimeout =
-        Duration.ofMinutes(15).compareTo(interval.multipliedBy(3)) > 0
-            ? Duration.ofMinutes(15)
-            : interval.multipliedBy(3);
-    return List.of(sinkTable(transactionTimeout));
+  /**
+   * The sink table of the job's session; then {@link #insert()}. The sink's transactions stay open
+   * for a checkpoint interval; their timeout is the broker's maximum, so that a slow checkpoint or
+   * a restart does not abort them (the plan refuses an interval that cannot fit).
+   */
+  public List<String> jobStatements(Duration transactionMaxTimeout) {
+    return List.of(sinkTable(transactionMaxTimeout));
   }
+
+  /**
+   * The longest checkpoint interval a broker with this {@code transaction.max.timeout.ms} can hold:
+   * a transaction is open for one interval plus the time to complete the checkpoint.
+   */
+  public static Duration longestInterval(Duration transactionMaxTimeout) {
+    return transactionMaxTimeout.minus(COMMIT_MARGIN);
+  }
+
+  /** Time a checkpoint may take to complete and commit after its interval. */
+  static final Duration COMMIT_MARGIN = Duration.ofMinutes(1);
 
   public String insert() {
     if (TableSchema.namesOnly(effective.schema())) {

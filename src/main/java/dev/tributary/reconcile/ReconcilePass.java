@@ -153,6 +153,32 @@ final class ReconcilePass {
         .or(() -> live.stream().findFirst());
   }
 
+  /**
+   * True when Flink could not run the job for want of task slots: a capacity problem of the
+   * cluster, waited out with backoff, not a failure of the table.
+   */
+  static boolean waitingForSlots(String cause) {
+    return cause != null
+        && (cause.contains("NoResourceAvailableException")
+            || cause.contains("Could not acquire the minimum required resources")
+            || cause.contains("not fulfillable"));
+  }
+
+  /** Waiting for task slots: not counted as a failure; tried again after {@code after}. */
+  Next waitingForSlots(String cause, Duration after) {
+    String message = "Waiting for task slots: " + cause;
+    TableStatus s =
+        status.toBuilder()
+            .detail(cause)
+            .build()
+            .with(TableStatus.READY, false, Reason.DependencyUnavailable, message);
+    if (!s.equals(status)) {
+      event("WARNING", "WaitingForTaskSlots", message);
+    }
+    save(phase == Phase.RUNNING ? Phase.DEGRADED : phase, s, null);
+    return new Next(after, true);
+  }
+
   /** Every job of this table that has not ended. More than one is drift. */
   List<JobSummary> liveJobs() {
     String prefix = "tributary-" + table.id() + "-";
@@ -168,6 +194,9 @@ final class ReconcilePass {
    * Reconciler#MAX_FAILURES} in a row it is FAILED, still retried at the backoff's pace.
    */
   Next operationFailed(Reason reason, String message) {
+    if (waitingForSlots(message)) {
+      return waitingForSlots(message, Duration.ZERO);
+    }
     int failures = status.consecutiveFailures() + 1;
     event("WARNING", "OperationFailed", message + " (attempt " + failures + ")");
     Phase next =

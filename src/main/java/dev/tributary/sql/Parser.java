@@ -19,6 +19,12 @@ public final class Parser {
   /** Longest script accepted, in characters. */
   public static final int MAX_SCRIPT_LENGTH = 512 * 1024;
 
+  /**
+   * Most statements in one script: a script runs in one database transaction, which must stay short
+   * enough not to hold a connection that other requests need.
+   */
+  public static final int MAX_STATEMENTS = 500;
+
   private final Cursor in;
   private final TableParts parts;
 
@@ -107,6 +113,13 @@ public final class Parser {
       }
       int index = statements.size();
       Token first = in.peek();
+      if (index >= MAX_STATEMENTS) {
+        throw in.error(
+            ErrorCode.STATEMENT_TOO_LARGE,
+            "A script has at most " + MAX_STATEMENTS + " statements; split it",
+            first,
+            null);
+      }
       try {
         Statement statement = statement();
         if (!in.atEnd()) {

@@ -9,6 +9,7 @@ import dev.tributary.reconcile.port.FlinkSql;
 import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.system.ApiException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -111,5 +112,22 @@ class ChangePlannerTest {
     UUID id = world.create(ORDERS);
 
     assertThat(plan(id, ORDERS).action()).isEqualTo(ChangePlan.Action.UNCHANGED);
+  }
+
+  @Test
+  void shouldRefuseAFreshnessThatCannotFitInTheBrokersTransactionTimeout() {
+    MaterializedTableDefinition hourly =
+        FakeWorld.definition(
+            ORDERS.replace(
+                " AS SELECT",
+                " FRESHNESS = INTERVAL '1' HOUR REFRESH_MODE = CONTINUOUS AS SELECT"));
+
+    assertThatThrownBy(() -> planner.plan(name, Optional.empty(), hourly))
+        .isInstanceOf(ApiException.class)
+        .hasMessageContaining("3600000 ms")
+        .hasMessageContaining("transaction.max.timeout.ms (900000 ms)");
+    world.kafka.transactionMaxTimeout = Duration.ofHours(2);
+    assertThat(planner.plan(name, Optional.empty(), hourly).action())
+        .isEqualTo(ChangePlan.Action.CREATE);
   }
 }

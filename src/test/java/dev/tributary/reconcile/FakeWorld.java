@@ -303,6 +303,13 @@ final class FakeWorld {
       return groups.getOrDefault(group, Map.of());
     }
 
+    Duration transactionMaxTimeout = Duration.ofMinutes(15);
+
+    public synchronized Duration transactionMaxTimeout() {
+      check();
+      return transactionMaxTimeout;
+    }
+
     public synchronized void deleteGroup(String group) {
       check();
       groups.remove(group);

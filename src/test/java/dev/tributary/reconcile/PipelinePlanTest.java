@@ -7,6 +7,7 @@ import dev.tributary.reconcile.port.FlinkSql;
 import dev.tributary.reconcile.port.SchemaRegistry;
 import dev.tributary.sql.Defaults;
 import dev.tributary.sql.ObjectName;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -56,7 +57,7 @@ class PipelinePlanTest {
     assertThat(p.subjects())
         .extracting(PipelinePlan.Subject::name)
         .containsExactly("t-key", "t-value");
-    String sink = p.jobStatements().get(0);
+    String sink = p.jobStatements(Duration.ofMinutes(15)).get(0);
     assertThat(sink)
         .contains(
             "'connector' = 'upsert-kafka'",
@@ -74,7 +75,7 @@ class PipelinePlanTest {
     PipelinePlan p =
         plan("CREATE MATERIALIZED TABLE t WITH ('value.format' = 'avro-registry') AS SELECT 1");
 
-    assertThat(p.jobStatements().get(0))
+    assertThat(p.jobStatements(Duration.ofMinutes(15)).get(0))
         .contains("'value.format' = 'avro'", "'connector' = 'kafka'")
         .doesNotContain("key.fields");
     SchemaRegistry.Schema value = p.subjects().get(0).schema();
@@ -117,7 +118,7 @@ class PipelinePlanTest {
     PipelinePlan p =
         plan("CREATE MATERIALIZED TABLE t WITH ('value.format' = 'proto-registry') AS SELECT 1");
 
-    assertThatThrownBy(p::jobStatements)
+    assertThatThrownBy(() -> p.jobStatements(Duration.ofMinutes(15)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("proto-registry");
   }

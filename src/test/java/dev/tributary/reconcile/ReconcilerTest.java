@@ -482,6 +482,8 @@ class ReconcilerTest {
 
     assertThat(failing.invalidVersion()).as("the definition is not marked invalid").isZero();
     assertThat(failing.detail()).contains("Could not acquire");
+    assertThat(failing.consecutiveFailures()).as("a full cluster is not a failure").isZero();
+    assertThat(failing.condition(TableStatus.READY).message()).startsWith("Waiting for task slots");
     world.flink.refuseSubmissions = null;
     world.converge(id);
     assertThat(world.phase(id)).isEqualTo(Phase.RUNNING);

@@ -111,6 +111,8 @@ class ParserErrorTest {
         .isEqualTo("PARTITIONED BY and CLUSTER BY cannot be combined");
     assertThat(error("CREATE MATERIALIZED TABLE t (a, b INT) AS SELECT 1 AS a, 2 AS b"))
         .hasMessageStartingWith("Either every physical column has a type or none does");
+    assertThat(error("SHOW TABLES;".repeat(Parser.MAX_STATEMENTS + 1)))
+        .hasMessageStartingWith("A script has at most 500 statements");
     assertThat(error("ALTER MATERIALIZED TABLE t RESET ()").getMessage())
         .startsWith("RESET needs at least one option key");
     assertThat(error("CREATE MATERIALIZED TABLE t FRESHNESS = INTERVAL '1' MONTH AS SELECT 1"))

@@ -249,6 +249,17 @@ public class KafkaTopics implements Topics {
   }
 
   @Override
+  public Duration transactionMaxTimeout() {
+    var nodes = await(admin.describeCluster().nodes(), "describe cluster");
+    String broker = String.valueOf(nodes.iterator().next().id());
+    ConfigResource resource = new ConfigResource(ConfigResource.Type.BROKER, broker);
+    Config config =
+        await(admin.describeConfigs(List.of(resource)).values().get(resource), "describe broker");
+    ConfigEntry entry = config.get("transaction.max.timeout.ms");
+    return Duration.ofMillis(entry == null ? 900_000 : Long.parseLong(entry.value()));
+  }
+
+  @Override
   public void deleteGroup(String group) {
     completes(
         admin.deleteConsumerGroups(Set.of(group)).all(),

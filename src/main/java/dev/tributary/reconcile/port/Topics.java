@@ -1,5 +1,6 @@
 package dev.tributary.reconcile.port;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -27,6 +28,12 @@ public interface Topics {
    * savepoint.
    */
   Map<String, Map<Integer, Long>> committedOffsets(String group);
+
+  /**
+   * The broker's {@code transaction.max.timeout.ms}: no transaction of an exactly-once sink may
+   * stay open longer, and a checkpoint interval must fit in it.
+   */
+  Duration transactionMaxTimeout();
 
   /** Deletes a consumer group's committed offsets; an unknown group is success. */
   void deleteGroup(String group);
