@@ -4,6 +4,7 @@ import dev.tributary.sql.ObjectName;
 import dev.tributary.system.Json;
 import dev.tributary.table.Phase;
 import dev.tributary.table.TableSpec;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.PreparedStatement;
 import java.sql.Timestamp;
 import java.time.Duration;
@@ -12,6 +13,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.annotation.Transactional;
@@ -25,9 +27,16 @@ import org.springframework.transaction.annotation.Transactional;
 public class JdbcReconcileStore implements ReconcileStore {
 
   private final JdbcTemplate jdbc;
+  private final ReconcileMetrics metrics;
 
-  public JdbcReconcileStore(JdbcTemplate jdbc) {
+  public JdbcReconcileStore(JdbcTemplate jdbc, ObjectProvider<MeterRegistry> registry) {
     this.jdbc = jdbc;
+    this.metrics = new ReconcileMetrics(registry.getIfAvailable(), jdbc);
+  }
+
+  /** The reconciler's meters, fed by this store and the worker. */
+  public ReconcileMetrics metrics() {
+    return metrics;
   }
 
   @Override
@@ -155,6 +164,7 @@ public class JdbcReconcileStore implements ReconcileStore {
 
   @Override
   public void event(UUID id, String type, String reason, String message) {
+    metrics.event(type, reason);
     jdbc.update(
         "INSERT INTO table_event (table_id, at, type, reason, message) VALUES (?, ?, ?, ?, ?)",
         id,

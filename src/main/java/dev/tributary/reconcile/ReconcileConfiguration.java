@@ -88,18 +88,23 @@ class ReconcileConfiguration {
       havingValue = "true",
       matchIfMissing = true)
   ReconcileWorker reconcileWorker(
-      ReconcileStore store,
+      JdbcReconcileStore store,
       Reconciler reconciler,
       FlinkJobs jobs,
       @Value("${tributary.reconciler.poll-interval:200ms}") Duration poll,
       @Value("${tributary.reconciler.batch-size:20}") int batch,
-      @Value("${tributary.reconciler.lease:2m}") Duration lease,
+      @Value("${tributary.reconciler.lease:15s}") Duration lease,
       @Value("${tributary.reconciler.threads:4}") int threads) {
     String owner =
         System.getenv().getOrDefault("HOSTNAME", "tributary")
             + "-"
             + UUID.randomUUID().toString().substring(0, 8);
     return new ReconcileWorker(
-        store, reconciler, jobs, new ReconcileWorker.Settings(poll, batch, lease, threads), owner);
+        store,
+        reconciler,
+        jobs,
+        new ReconcileWorker.Settings(poll, batch, lease, threads),
+        owner,
+        store.metrics());
   }
 }

@@ -54,6 +54,7 @@ public class ReconcileWorker implements SmartLifecycle {
   private long lastWatch;
 
   private final ReconcileStore store;
+  private final ReconcileMetrics metrics;
   private final Reconciler reconciler;
   private final FlinkJobs jobs;
   private final Settings settings;
@@ -69,6 +70,17 @@ public class ReconcileWorker implements SmartLifecycle {
       FlinkJobs jobs,
       Settings settings,
       String owner) {
+    this(store, reconciler, jobs, settings, owner, ReconcileMetrics.NONE);
+  }
+
+  public ReconcileWorker(
+      ReconcileStore store,
+      Reconciler reconciler,
+      FlinkJobs jobs,
+      Settings settings,
+      String owner,
+      ReconcileMetrics metrics) {
+    this.metrics = metrics;
     this.store = store;
     this.reconciler = reconciler;
     this.jobs = jobs;
@@ -143,14 +155,18 @@ public class ReconcileWorker implements SmartLifecycle {
     }
     long generation = snapshot.get().generation();
     int attempt = store.attempt(id);
+    long started = System.nanoTime();
+    String outcome = "error";
     try {
       Reconciler.Next next =
           flinkDown == null
               ? reconciler.reconcile(snapshot.get(), overview, token, settings.lease())
               : reconciler.unavailable(snapshot.get(), flinkDown, token, settings.lease());
       if (next == null) {
-        return; // dropped
+        outcome = "dropped";
+        return;
       }
+      outcome = next.failed() ? "failed" : "ok";
       if (next.failed()) {
         Duration backoff = backoff(attempt + 1);
         store.release(
@@ -163,10 +179,13 @@ public class ReconcileWorker implements SmartLifecycle {
         store.release(id, token, generation, next.after(), 0);
       }
     } catch (ReconcileStore.ClaimLostException e) {
+      outcome = "claim_lost";
       log.info("Pass over table {} ended: {}", id, e.getMessage());
     } catch (RuntimeException e) {
       log.error("Reconciling table {} failed unexpectedly", id, e);
       store.release(id, token, generation, backoff(attempt + 1), attempt + 1);
+    } finally {
+      metrics.pass(Duration.ofNanos(System.nanoTime() - started), outcome);
     }
   }
 
@@ -231,6 +250,11 @@ public class ReconcileWorker implements SmartLifecycle {
       watch();
     } catch (RuntimeException e) {
       log.debug("Watching jobs failed: {}", e.toString());
+    }
+    try {
+      metrics.refreshPhases();
+    } catch (RuntimeException e) {
+      log.debug("Counting tables per phase failed: {}", e.toString());
     }
     try {
       while (running && runOnce() == settings.batchSize()) {

@@ -10,7 +10,9 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -44,6 +46,11 @@ public final class LocalStack {
   }
 
   /** The stack of this JVM, started on first use. */
+  /** The stack if this JVM started one; a service run against another process's stack has none. */
+  public static synchronized Optional<LocalStack> ifStarted() {
+    return Optional.ofNullable(instance);
+  }
+
   public static synchronized LocalStack get() {
     if (instance == null) {
       LocalStack stack = new LocalStack(dataDirectory());
@@ -140,6 +147,21 @@ public final class LocalStack {
     p.put("tributary.flink.savepoint-dir", flink.savepointDir());
     p.put("tributary.local.examples", "true");
     return p;
+  }
+
+  /**
+   * The same settings as environment variables (KEY=VALUE), for a service started as its own
+   * process against this stack: {@code target/local-stack.env} holds them.
+   */
+  public Map<String, String> environment(String database) {
+    Map<String, String> env = new LinkedHashMap<>();
+    springProperties(database)
+        .forEach(
+            (key, value) ->
+                env.put(
+                    key.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_'),
+                    String.valueOf(value)));
+    return env;
   }
 
   /**

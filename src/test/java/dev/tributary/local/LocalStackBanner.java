@@ -20,7 +20,10 @@ class LocalStackBanner implements ApplicationListener<ApplicationReadyEvent> {
     if (!(event.getApplicationContext() instanceof WebServerApplicationContext web)) {
       return;
     }
-    LocalStack stack = LocalStack.get();
+    LocalStack stack = LocalStack.ifStarted().orElse(null);
+    if (stack == null) {
+      return; // this process runs against a stack started elsewhere (target/local-stack.env)
+    }
     String api = "http://127.0.0.1:" + web.getWebServer().getPort();
     log.info(
         """
