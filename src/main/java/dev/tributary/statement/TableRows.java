@@ -182,6 +182,13 @@ class TableRows {
         }
       }
     } catch (FlinkSql.StatementFailedException e) {
+      if (e.getMessage().contains("network buffers")
+          || e.getMessage().contains("NoResourceAvailable")
+          || e.getMessage().contains("required resources")) {
+        throw new ApiException(
+            ErrorCode.DEPENDENCY_UNAVAILABLE,
+            "Flink has no capacity to evaluate the computed columns now: " + e.getMessage());
+      }
       throw new ApiException(
           ErrorCode.INVALID_QUERY, "A computed column could not be evaluated: " + e.getMessage());
     } finally {

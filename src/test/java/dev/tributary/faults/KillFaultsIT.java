@@ -55,6 +55,8 @@ class KillFaultsIT {
     Map<String, String> env =
         stack.environment("faults_" + UUID.randomUUID().toString().substring(0, 8));
     env.put("TRIBUTARY_RECONCILER_RESYNC", "5s");
+    env.put(
+        "TRIBUTARY_RECONCILER_READINESS_WINDOW", "10s"); // an evolution is done 10 s after RUNNING
     service = new ServiceProcess(env, Path.of("target", "faults"));
     service.start();
     api = service.api();

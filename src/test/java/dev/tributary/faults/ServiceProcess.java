@@ -1,6 +1,7 @@
 package dev.tributary.faults;
 
 import dev.tributary.Api;
+import dev.tributary.TributaryApplication;
 import dev.tributary.local.FreePorts;
 import java.io.IOException;
 import java.net.URI;
@@ -13,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The service as its own JVM, started on the local stack's settings (as environment variables, like
@@ -41,7 +43,7 @@ final class ServiceProcess implements AutoCloseable {
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(List.of("-Xmx768m", "-XX:TieredStopAtLevel=1"));
     command.addAll(List.of("-cp", System.getProperty("java.class.path")));
-    command.add("dev.tributary.TributaryApplication");
+    command.add(TributaryApplication.class.getName());
     ProcessBuilder builder = new ProcessBuilder(command);
     builder.environment().putAll(environment);
     builder.environment().put("SERVER_PORT", String.valueOf(port));
@@ -87,7 +89,7 @@ final class ServiceProcess implements AutoCloseable {
   public void close() throws InterruptedException {
     if (process != null && process.isAlive()) {
       process.destroy();
-      if (!process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {
+      if (!process.waitFor(30, TimeUnit.SECONDS)) {
         kill();
       }
     }

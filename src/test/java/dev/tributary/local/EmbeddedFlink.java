@@ -6,7 +6,9 @@ import java.util.List;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.DeploymentOptions;
+import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.table.gateway.SqlGateway;
@@ -50,6 +52,9 @@ final class EmbeddedFlink implements AutoCloseable {
     clusterConfig.set(RestOptions.BIND_PORT, "0");
     clusterConfig.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints);
     clusterConfig.set(CheckpointingOptions.SAVEPOINT_DIRECTORY, savepoints);
+    // Many small jobs at once (every test class's tables): give them network buffers enough.
+    clusterConfig.set(TaskManagerOptions.NETWORK_MEMORY_MIN, MemorySize.ofMebiBytes(256));
+    clusterConfig.set(TaskManagerOptions.NETWORK_MEMORY_MAX, MemorySize.ofMebiBytes(256));
     MiniCluster cluster =
         new MiniCluster(
             new MiniClusterConfiguration.Builder()

@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.assertj.core.data.Offset;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -44,6 +45,21 @@ class EvolutionIT {
   @Autowired FlinkJobs jobs;
   Api api;
   String kafka;
+
+  /** Each test's tables go when it ends, so that jobs do not pile up on the shared cluster. */
+  @AfterEach
+  void dropTables() {
+    api.get(TABLES.substring(0, TABLES.length() - 1) + "?size=500")
+        .body()
+        .path("items")
+        .forEach(
+            t ->
+                api.sql(
+                    "DROP MATERIALIZED TABLE IF EXISTS "
+                        + t.path("metadata").path("name").asString(),
+                    "examples",
+                    "marketplace"));
+  }
 
   @BeforeEach
   void client() {

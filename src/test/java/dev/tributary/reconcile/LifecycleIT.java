@@ -20,6 +20,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -38,6 +39,21 @@ class LifecycleIT {
   @Autowired SchemaRegistry registry;
   @Autowired FlinkJobs jobs;
   Api api;
+
+  /** Each test's tables go when it ends, so that jobs do not pile up on the shared cluster. */
+  @AfterEach
+  void dropTables() {
+    api.get(TABLES.substring(0, TABLES.length() - 1) + "?size=500")
+        .body()
+        .path("items")
+        .forEach(
+            t ->
+                api.sql(
+                    "DROP MATERIALIZED TABLE IF EXISTS "
+                        + t.path("metadata").path("name").asString(),
+                    "examples",
+                    "marketplace"));
+  }
 
   @BeforeEach
   void client() {
