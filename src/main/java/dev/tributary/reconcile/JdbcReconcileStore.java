@@ -230,6 +230,25 @@ public class JdbcReconcileStore implements ReconcileStore {
   }
 
   @Override
+  public int pruneEvents(Duration maxAge, int keepPerTable) {
+    int old =
+        jdbc.update(
+            "DELETE FROM table_event WHERE at < now() - (? * interval '1 millisecond')",
+            maxAge.toMillis());
+    int surplus =
+        jdbc.update(
+            """
+            DELETE FROM table_event e USING (
+              SELECT id FROM (
+                SELECT id, row_number() OVER (PARTITION BY table_id ORDER BY id DESC) AS n
+                FROM table_event) ranked
+              WHERE n > ?) gone
+            WHERE e.id = gone.id""",
+            keepPerTable);
+    return old + surplus;
+  }
+
+  @Override
   public void delete(UUID id, UUID token) {
     int rows =
         jdbc.update(

@@ -282,8 +282,12 @@ final class JobSteps {
     }
     String fixedId = jobId(p.table.id(), plan.pipelineName(), submission);
     long interval = plan.checkpointInterval().toMillis();
+    // Never RUNNING while no job runs: a restart or an evolution stays ALTERING (FAILING after a
+    // failure), anything else is CREATING until the new job is seen running.
+    Phase submitting =
+        p.phase == Phase.ALTERING || p.phase == Phase.FAILING ? p.phase : Phase.CREATING;
     p.save(
-        p.phase == Phase.PENDING || p.phase == Phase.STOPPED ? Phase.CREATING : p.phase,
+        submitting,
         p.status.toBuilder()
             .pipelineName(plan.pipelineName())
             .job(null, null)

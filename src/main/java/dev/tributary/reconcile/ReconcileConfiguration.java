@@ -94,7 +94,9 @@ class ReconcileConfiguration {
       @Value("${tributary.reconciler.poll-interval:200ms}") Duration poll,
       @Value("${tributary.reconciler.batch-size:20}") int batch,
       @Value("${tributary.reconciler.lease:15s}") Duration lease,
-      @Value("${tributary.reconciler.threads:4}") int threads) {
+      @Value("${tributary.reconciler.threads:4}") int threads,
+      @Value("${tributary.events.retention:30d}") Duration eventRetention,
+      @Value("${tributary.events.max-per-table:1000}") int eventsPerTable) {
     String owner =
         System.getenv().getOrDefault("HOSTNAME", "tributary")
             + "-"
@@ -103,7 +105,15 @@ class ReconcileConfiguration {
         store,
         reconciler,
         jobs,
-        new ReconcileWorker.Settings(poll, batch, lease, threads),
+        new ReconcileWorker.Settings(
+            poll,
+            batch,
+            lease,
+            threads,
+            Duration.ofSeconds(2),
+            true,
+            eventRetention,
+            eventsPerTable),
         owner,
         store.metrics());
   }

@@ -69,6 +69,12 @@ public interface ReconcileStore {
    */
   void rollBack(UUID id, UUID token, long failed, long to, String cause);
 
+  /**
+   * Deletes events older than {@code maxAge}, and beyond the newest {@code keepPerTable} of each
+   * table; returns how many went.
+   */
+  int pruneEvents(Duration maxAge, int keepPerTable);
+
   /** The end of a DROP: the definition goes; versions and events stay as history. */
   void delete(UUID id, UUID token);
 }

@@ -43,15 +43,36 @@ public class ReconcileWorker implements SmartLifecycle {
       Duration lease,
       int threads,
       Duration watchInterval,
-      boolean heartbeat) {
+      boolean heartbeat,
+      Duration eventRetention,
+      int eventsPerTable) {
     public Settings(Duration pollInterval, int batchSize, Duration lease, int threads) {
       this(pollInterval, batchSize, lease, threads, Duration.ofSeconds(2), true);
+    }
+
+    public Settings(
+        Duration pollInterval,
+        int batchSize,
+        Duration lease,
+        int threads,
+        Duration watchInterval,
+        boolean heartbeat) {
+      this(
+          pollInterval,
+          batchSize,
+          lease,
+          threads,
+          watchInterval,
+          heartbeat,
+          Duration.ofDays(30),
+          1000);
     }
   }
 
   private static final Pattern PIPELINE = Pattern.compile("tributary-([0-9a-f-]{36})-[0-9a-f]{8}");
   private final Map<String, FlinkJobs.JobState> lastSeen = new HashMap<>();
   private long lastWatch;
+  private long lastPrune = System.nanoTime() - Duration.ofHours(1).toNanos();
 
   private final ReconcileStore store;
   private final ReconcileMetrics metrics;
@@ -256,12 +277,30 @@ public class ReconcileWorker implements SmartLifecycle {
     } catch (RuntimeException e) {
       log.debug("Counting tables per phase failed: {}", e.toString());
     }
+    pruneEvents();
     try {
       while (running && runOnce() == settings.batchSize()) {
         // A full batch: there may be more due rows right away.
       }
     } catch (RuntimeException e) {
       log.warn("Reconcile round failed: {}", e.toString());
+    }
+  }
+
+  /** Event retention, every ten minutes: older than the retention, or beyond the newest N. */
+  void pruneEvents() {
+    long now = System.nanoTime();
+    if (now - lastPrune < Duration.ofMinutes(10).toNanos()) {
+      return;
+    }
+    lastPrune = now;
+    try {
+      int gone = store.pruneEvents(settings.eventRetention(), settings.eventsPerTable());
+      if (gone > 0) {
+        log.info("Deleted {} old table events", gone);
+      }
+    } catch (RuntimeException e) {
+      log.warn("Deleting old table events failed: {}", e.toString());
     }
   }
 

@@ -48,6 +48,10 @@ public class Reconciler {
   }
 
   static final int MAX_FAILURES = 5;
+
+  /** Savepoints kept per table (older ones are deleted when a new one is taken). */
+  static final int SAVEPOINTS_KEPT = 3;
+
   static final Duration STABLE_AFTER = Duration.ofMinutes(1);
 
   private final ReconcileStore store;

@@ -12,7 +12,9 @@ import dev.tributary.reconcile.port.Topics;
 import dev.tributary.table.Phase;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Leaving the running state: suspend, evolve to a new definition and restart with new settings all
@@ -100,7 +102,7 @@ final class Transitions {
     if (p.status.savepointTriggerId() == null) {
       p.event("NORMAL", "Restarting", "Restarting job " + job.id() + " from a savepoint: " + why);
     }
-    return stopWithSavepoint(p, job, p.phase, Reason.Restarting);
+    return stopWithSavepoint(p, job, Phase.ALTERING, Reason.Restarting);
   }
 
   /**
@@ -163,6 +165,21 @@ final class Transitions {
                 null));
       }
       p.event("NORMAL", "SavepointTaken", "Job " + job.id() + " stopped at savepoint " + path);
+      // The newest few stay (the one just taken and the one an evolution may roll back to).
+      Set<String> protect = new HashSet<>(Set.of(path));
+      if (evolution != null && evolution.savepointPath() != null) {
+        protect.add(evolution.savepointPath());
+      }
+      try {
+        p.step("prune-savepoints");
+        jobs.pruneSavepoints(
+            settings.savepointDir() + "/" + p.table.id(), Reconciler.SAVEPOINTS_KEPT, protect);
+      } catch (RuntimeException e) {
+        if (e instanceof ReconcileStore.ClaimLostException lost) {
+          throw lost;
+        }
+        p.event("WARNING", "SavepointsNotPruned", "Old savepoints were not deleted: " + e);
+      }
       p.status = s.build();
     }
     return p.save(phase, p.status, Next.soon());
@@ -284,6 +301,16 @@ final class Transitions {
       topics.delete(p.status.topic());
     }
     topics.deleteGroup(JobSteps.group(p.table.id()));
+    String savepoints = settings.savepointDir() + "/" + p.table.id();
+    if (jobs.pruneSavepoints(savepoints, 0, Set.of()).isEmpty()) {
+      p.event(
+          "WARNING",
+          "SavepointsKept",
+          "Savepoints under "
+              + savepoints
+              + " cannot be"
+              + " deleted from here; delete them with the cluster's storage tools");
+    }
     p.step("delete-subjects");
     for (String subject : new String[] {p.status.keySubject(), p.status.valueSubject()}) {
       if (subject != null) {

@@ -84,6 +84,17 @@ class KillFaultsIT {
       String killAt = STEPS.get(random.nextInt(STEPS.size()));
       long delay = random.nextInt(1500);
       lifecycle(table, killAt, delay, counts);
+      System.out.printf(
+          "FAULTS after round %d: duplicate jobs %d, orphans %d/%d/%d, not converged %d, rows"
+              + " duplicated %d, missing %d%n",
+          round + 1,
+          counts.duplicateJobs,
+          counts.orphanJobs,
+          counts.orphanTopics,
+          counts.orphanSubjects,
+          counts.notConverged,
+          counts.duplicatedRows,
+          counts.missingRows);
     }
     System.out.printf(
         "FAULTS kill-at-random: %d rounds, %d SIGKILLs; duplicate jobs %d, orphan jobs %d, orphan"

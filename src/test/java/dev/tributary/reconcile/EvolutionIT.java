@@ -355,7 +355,9 @@ class EvolutionIT {
     assertThat(details("refreshed").path("pipelineName").asString()).isEqualTo(pipeline);
     assertThat(details("refreshed").path("checkpointIntervalMs").asLong()).isEqualTo(2000);
     assertThat(second).isNotEqualTo(first);
-    assertThat(lastEvent("refreshed", "JobSubmitted")).contains("restoring", "savepoint-");
+    assertThat(lastEvent("refreshed", "JobSubmitted"))
+        .as(api.get(TABLES + "refreshed/events").text())
+        .contains("restoring", "savepoint-");
   }
 
   @Test

@@ -257,6 +257,10 @@ final class FakeWorld {
       markedDue.add(List.copyOf(ids));
     }
 
+    public int pruneEvents(Duration maxAge, int keepPerTable) {
+      return 0;
+    }
+
     public void delete(UUID id, UUID token) {
       if (!holds(id, token)) {
         throw new ClaimLostException(id);
@@ -546,6 +550,15 @@ final class FakeWorld {
     public synchronized Optional<Map<String, Map<Integer, Long>>> sourceOffsets(
         String savepointPath, Set<String> topics) {
       return Optional.ofNullable(savepointOffsets.get(savepointPath));
+    }
+
+    /** Savepoint directories deleted or pruned, with how many were kept. */
+    final List<String> prunes = new ArrayList<>();
+
+    public synchronized Optional<Integer> pruneSavepoints(
+        String directory, int keep, Set<String> protect) {
+      prunes.add(directory + " keep " + keep);
+      return Optional.of(0);
     }
 
     public synchronized Optional<String> latestRestorePath(String jobId) {

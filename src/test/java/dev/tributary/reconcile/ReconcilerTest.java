@@ -119,6 +119,7 @@ class ReconcilerTest {
     assertThat(world.flink.live()).isEmpty();
     assertThat(world.kafka.topics).isEmpty();
     assertThat(world.registry.subjects).isEmpty();
+    assertThat(world.flink.prunes).contains("file:///savepoints/" + id + " keep 0");
   }
 
   @ParameterizedTest

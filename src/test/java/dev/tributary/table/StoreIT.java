@@ -6,9 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.tributary.TributaryIT;
 import dev.tributary.catalog.CatalogDatabase;
 import dev.tributary.catalog.CatalogService;
+import dev.tributary.reconcile.JdbcReconcileStore;
 import dev.tributary.sql.Parser;
 import dev.tributary.sql.Statement;
 import dev.tributary.system.Json;
+import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.quartz.Scheduler;
@@ -26,6 +28,7 @@ class StoreIT {
   @Autowired TableEventRepository events;
   @Autowired Scheduler scheduler;
   @Autowired JdbcTemplate jdbc;
+  @Autowired JdbcReconcileStore reconcileStore;
 
   /** A valid stored spec: other tests read every table of the shared store. */
   static String spec(String query) {
@@ -100,5 +103,31 @@ class StoreIT {
     assertThat(scheduler.getMetaData().isJobStoreSupportsPersistence()).isTrue();
     assertThat(jdbc.queryForObject("SELECT count(*) FROM qrtz_scheduler_state", Integer.class))
         .isPositive();
+  }
+
+  @Test
+  void shouldKeepOnlyTheNewestEventsOfEachTableAndNoneTooOld() {
+    UUID table = UUID.randomUUID();
+    for (int i = 0; i < 5; i++) {
+      reconcileStore.event(table, "NORMAL", "Step", "event " + i);
+    }
+    jdbc.update(
+        "INSERT INTO table_event (table_id, at, type, reason, message)"
+            + " VALUES (?, now() - interval '40 days', 'NORMAL', 'Old', 'old')",
+        UUID.randomUUID());
+
+    int gone = reconcileStore.pruneEvents(Duration.ofDays(30), 2);
+
+    assertThat(gone).isGreaterThanOrEqualTo(4);
+    assertThat(
+            jdbc.queryForList(
+                "SELECT message FROM table_event WHERE table_id = ? ORDER BY id",
+                String.class,
+                table))
+        .containsExactly("event 3", "event 4");
+    assertThat(
+            jdbc.queryForObject(
+                "SELECT count(*) FROM table_event WHERE reason = 'Old'", Integer.class))
+        .isZero();
   }
 }

@@ -153,4 +153,11 @@ public class RestFlinkJobs implements FlinkJobs {
       String savepointPath, Set<String> topics) {
     return SavepointOffsets.read(savepointPath, topics);
   }
+
+  @Override
+  public Optional<Integer> pruneSavepoints(String directory, int keep, Set<String> protect) {
+    return keep == 0 && protect.isEmpty()
+        ? SavepointFiles.deleteAll(directory)
+        : SavepointFiles.prune(directory, keep, protect);
+  }
 }

@@ -35,6 +35,13 @@ public interface FlinkJobs {
    */
   Optional<Map<String, Map<Integer, Long>>> sourceOffsets(String savepointPath, Set<String> topics);
 
+  /**
+   * Deletes the savepoints under {@code directory} but the newest {@code keep} and {@code protect};
+   * {@code keep} 0 and no protected path deletes the directory. Returns how many went, or empty
+   * when that storage cannot be reached from here (then nothing is deleted).
+   */
+  Optional<Integer> pruneSavepoints(String directory, int keep, Set<String> protect);
+
   /** Flink job states, plus UNKNOWN for any state this version does not know. */
   enum JobState {
     INITIALIZING,
