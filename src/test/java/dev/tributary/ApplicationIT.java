@@ -77,7 +77,9 @@ class ApplicationIT {
     assertThat(metrics.getStatusCode()).isEqualTo(HttpStatus.OK);
     assertThat(metrics.getBody())
         .contains("jvm_memory_used_bytes")
-        .contains("hikaricp_connections");
+        .contains("hikaricp_connections")
+        .contains("tributary_tables{phase=\"RUNNING\"}")
+        .contains("tributary_tables{phase=\"FAILED\"}");
   }
 
   @Test
