@@ -45,6 +45,20 @@ public final class Api {
     return post("/v1/statements", body);
   }
 
+  /** Drops every materialized table of a database (the reconciler removes them soon after). */
+  public void dropMaterializedTables(String catalog, String database) {
+    get("/v1/catalogs/" + catalog + "/databases/" + database + "/materialized-tables?size=500")
+        .body()
+        .path("items")
+        .forEach(
+            t ->
+                sql(
+                    "DROP MATERIALIZED TABLE IF EXISTS "
+                        + t.path("metadata").path("name").asString(),
+                    catalog,
+                    database));
+  }
+
   private static Answer read(RestClient.RequestHeadersSpec<?> request) {
     return request.exchange(
         (req, res) -> {

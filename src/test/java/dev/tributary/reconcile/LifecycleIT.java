@@ -43,16 +43,7 @@ class LifecycleIT {
   /** Each test's tables go when it ends, so that jobs do not pile up on the shared cluster. */
   @AfterEach
   void dropTables() {
-    api.get(TABLES.substring(0, TABLES.length() - 1) + "?size=500")
-        .body()
-        .path("items")
-        .forEach(
-            t ->
-                api.sql(
-                    "DROP MATERIALIZED TABLE IF EXISTS "
-                        + t.path("metadata").path("name").asString(),
-                    "examples",
-                    "marketplace"));
+    api.dropMaterializedTables("examples", "marketplace");
   }
 
   @BeforeEach
