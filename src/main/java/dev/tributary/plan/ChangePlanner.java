@@ -22,6 +22,8 @@ import dev.tributary.sql.ObjectName;
 import dev.tributary.sql.TableSchema;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
+import dev.tributary.table.MaterializedTable;
+import dev.tributary.table.MaterializedTableService;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -57,7 +59,27 @@ public class ChangePlanner {
   }
 
   /** The current state of an existing table: its definition and what the reconciler recorded. */
-  public record Current(MaterializedTableDefinition definition, TableStatus status) {}
+  public record Current(MaterializedTableDefinition definition, TableStatus status) {
+
+    /** The current state of a stored materialized table; empty for none or a pipeline table. */
+    public static Optional<Current> of(
+        Optional<MaterializedTable> table, MaterializedTableService tables) {
+      return table
+          .filter(t -> tables.spec(t).definition() != null)
+          .map(t -> new Current(tables.spec(t).definition(), TableStatus.parse(t.getStatus())));
+    }
+  }
+
+  /** A rejected plan is a 409 that carries the plan; nothing is stored. */
+  public static ChangePlan approved(ChangePlan plan) {
+    if (plan.rejected()) {
+      throw new ApiException(
+          ErrorCode.PLAN_REJECTED,
+          "The change to " + plan.table() + " is refused: " + String.join("; ", plan.rejections()),
+          Map.of("plan", plan));
+    }
+    return plan;
+  }
 
   /**
    * The plan of giving {@code name} the definition {@code next}; {@code current} is empty for a new
@@ -268,14 +290,8 @@ public class ChangePlanner {
   private List<SourceStart> starts(
       ObjectName name, MaterializedTableDefinition effective, Set<ObjectName> readBefore) {
     Clauses.StartMode mode = effective.startMode();
-    String fallback =
-        switch (mode.kind()) {
-          case FROM_BEGINNING, RESUME_OR_FROM_BEGINNING -> "the beginning";
-          case FROM_NOW, RESUME_OR_FROM_NOW ->
-              mode.offset() == null ? "now" : "now minus " + mode.offset().sql();
-          case FROM_TIMESTAMP, RESUME_OR_FROM_TIMESTAMP -> "timestamp " + mode.timestamp();
-        };
-    boolean resume = mode.kind().name().startsWith("RESUME_OR_");
+    String fallback = mode.fallback();
+    boolean resume = mode.kind().resumes();
     List<SourceStart> starts = new ArrayList<>();
     for (ObjectName source : queries.sources(name, effective.query())) {
       starts.add(

@@ -360,7 +360,7 @@ final class JobSteps {
       ReconcilePass p, PipelinePlan plan, boolean restoring, Map<String, String> positions) {
     String group = group(p.table.id());
     Clauses.StartMode mode = plan.effective().startMode();
-    boolean resume = mode.kind().name().startsWith("RESUME_OR_");
+    boolean resume = mode.kind().resumes();
     Map<String, Map<Integer, Long>> committed =
         resume && !restoring ? topics.committedOffsets(group) : Map.of();
     Evolution evolution = p.status.evolution();
@@ -395,17 +395,9 @@ final class JobSteps {
         positions.put(topic, from + offsets);
       } else {
         extra.putAll(fallback);
-        positions.put(topic, describe(mode));
+        positions.put(topic, mode.fallback());
       }
       return extra;
-    };
-  }
-
-  private static String describe(Clauses.StartMode mode) {
-    return switch (mode.kind()) {
-      case FROM_BEGINNING, RESUME_OR_FROM_BEGINNING -> "the beginning";
-      case FROM_NOW, RESUME_OR_FROM_NOW -> "now";
-      case FROM_TIMESTAMP, RESUME_OR_FROM_TIMESTAMP -> "timestamp " + mode.timestamp();
     };
   }
 

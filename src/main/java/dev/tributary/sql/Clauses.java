@@ -88,6 +88,20 @@ public final class Clauses {
       boolean takesTimestamp() {
         return this == FROM_TIMESTAMP || this == RESUME_OR_FROM_TIMESTAMP;
       }
+
+      /** True for the RESUME_OR_* modes: a source read before continues where it stopped. */
+      public boolean resumes() {
+        return name().startsWith("RESUME_OR_");
+      }
+    }
+
+    /** Where a source starts when nothing is resumed, in words ("the beginning", "now", ...). */
+    public String fallback() {
+      return switch (kind) {
+        case FROM_BEGINNING, RESUME_OR_FROM_BEGINNING -> "the beginning";
+        case FROM_NOW, RESUME_OR_FROM_NOW -> offset == null ? "now" : "now minus " + offset.sql();
+        case FROM_TIMESTAMP, RESUME_OR_FROM_TIMESTAMP -> "timestamp " + timestamp;
+      };
     }
 
     public static StartMode of(Kind kind) {

@@ -5,7 +5,6 @@ import dev.tributary.catalog.SourceTable;
 import dev.tributary.catalog.SourceTableDefinition;
 import dev.tributary.plan.ChangePlan;
 import dev.tributary.plan.ChangePlanner;
-import dev.tributary.reconcile.TableStatus;
 import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.sql.Parser;
@@ -17,7 +16,6 @@ import dev.tributary.table.MaterializedTable;
 import dev.tributary.table.MaterializedTableService;
 import dev.tributary.table.TableChange;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import org.springframework.stereotype.Component;
 
@@ -138,25 +136,12 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
         .withPlan(plan);
   }
 
-  /** The current definition and status of an existing materialized table, for its plan. */
   private Optional<ChangePlanner.Current> current(Optional<MaterializedTable> table) {
-    return table
-        .filter(t -> tables.spec(t).definition() != null)
-        .map(
-            t ->
-                new ChangePlanner.Current(
-                    tables.spec(t).definition(), TableStatus.parse(t.getStatus())));
+    return ChangePlanner.Current.of(table, tables);
   }
 
-  /** A rejected plan is a 409 that carries the plan; nothing is stored. */
   private static ChangePlan approved(ChangePlan plan) {
-    if (plan.rejected()) {
-      throw new ApiException(
-          ErrorCode.PLAN_REJECTED,
-          "The change to " + plan.table() + " is refused: " + String.join("; ", plan.rejections()),
-          Map.of("plan", plan));
-    }
-    return plan;
+    return ChangePlanner.approved(plan);
   }
 
   private static String summary(ChangePlan plan) {

@@ -2,7 +2,6 @@ package dev.tributary.table.web;
 
 import dev.tributary.plan.ChangePlan;
 import dev.tributary.plan.ChangePlanner;
-import dev.tributary.reconcile.TableStatus;
 import dev.tributary.reconcile.port.Topics;
 import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.sql.ObjectName;
@@ -22,7 +21,6 @@ import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
@@ -126,23 +124,11 @@ class MaterializedTableController {
     }
     ChangePlan plan = null;
     if (definition != null) {
-      Optional<ChangePlanner.Current> current =
-          existing
-              .filter(t -> tables.spec(t).definition() != null)
-              .map(
-                  t ->
-                      new ChangePlanner.Current(
-                          tables.spec(t).definition(), TableStatus.parse(t.getStatus())));
-      plan = planner.plan(id, current, definition);
+      plan = planner.plan(id, ChangePlanner.Current.of(existing, tables), definition);
       if (Boolean.TRUE.equals(request.dryRun())) {
         return ResponseEntity.ok(new PlanResponse(true, plan));
       }
-      if (plan.rejected()) {
-        throw new ApiException(
-            ErrorCode.PLAN_REJECTED,
-            "The change to " + id + " is refused: " + String.join("; ", plan.rejections()),
-            Map.of("plan", plan));
-      }
+      ChangePlanner.approved(plan);
       tables.create(id, definition, true, false);
     } else if (Boolean.TRUE.equals(request.dryRun())) {
       throw new ApiException(
