@@ -1,10 +1,13 @@
 package dev.tributary;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tributary.local.ExampleCatalog;
 import dev.tributary.local.LocalStack;
 import dev.tributary.local.TopicReader;
+import dev.tributary.reconcile.port.Topics;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,10 +15,13 @@ import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.web.client.RestClient;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -25,6 +31,8 @@ import tools.jackson.databind.json.JsonMapper;
 class ApplicationIT {
 
   @LocalServerPort int port;
+  @Autowired Topics topics;
+  @Autowired PlatformTransactionManager transactions;
   RestClient client;
 
   @BeforeEach
@@ -80,6 +88,18 @@ class ApplicationIT {
         .contains("hikaricp_connections")
         .contains("tributary_tables{phase=\"RUNNING\"}")
         .contains("tributary_tables{phase=\"FAILED\"}");
+  }
+
+  @Test
+  void shouldRefuseARemoteCallInsideADatabaseTransaction() {
+    TransactionTemplate tx = new TransactionTemplate(transactions);
+
+    assertThatThrownBy(() -> tx.executeWithoutResult(s -> topics.describe("orders")))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("kafka.describe called inside a database transaction");
+    assertThatCode(() -> topics.describe("orders")).doesNotThrowAnyException();
+    assertThat(get("/actuator/prometheus").getBody())
+        .contains("tributary_remote_calls_in_transaction_total{system=\"kafka\"}");
   }
 
   @Test

@@ -58,16 +58,55 @@ public class ChangePlanner {
     this.registry = registry;
   }
 
-  /** The current state of an existing table: its definition and what the reconciler recorded. */
-  public record Current(MaterializedTableDefinition definition, TableStatus status) {
+  /**
+   * What the plan needs of an existing table: its definition, and what the reconciler recorded (the
+   * output schema, whether its topic and subjects were created).
+   */
+  public record Current(
+      MaterializedTableDefinition definition,
+      List<FlinkSql.Column> schema,
+      boolean topicCreated,
+      boolean subjectsRegistered) {
+
+    public static Current of(MaterializedTableDefinition definition, TableStatus status) {
+      return new Current(
+          definition, status.schema(), status.topic() != null, status.valueSubject() != null);
+    }
 
     /** The current state of a stored materialized table; empty for none or a pipeline table. */
     public static Optional<Current> of(
         Optional<MaterializedTable> table, MaterializedTableService tables) {
       return table
           .filter(t -> tables.spec(t).definition() != null)
-          .map(t -> new Current(tables.spec(t).definition(), TableStatus.parse(t.getStatus())));
+          .map(t -> of(tables.spec(t).definition(), TableStatus.parse(t.getStatus())));
     }
+  }
+
+  /**
+   * Everything a plan reads from the store, captured up front: planning a request makes remote
+   * calls only (Flink, Kafka, the registry), so it runs outside any database transaction, and two
+   * equal requests are the same question. {@code current} is null for a new table.
+   */
+  public record Request(
+      ObjectName name,
+      String topic,
+      Current current,
+      MaterializedTableDefinition next,
+      QueryPlanner.Snapshot catalog) {}
+
+  /** Captures a plan's inputs; reads the catalog (in the caller's transaction, if any). */
+  public Request request(
+      ObjectName name, String topic, Optional<Current> current, MaterializedTableDefinition next) {
+    List<String> reads = new ArrayList<>();
+    reads.add(next.query());
+    current.ifPresent(c -> reads.add(c.definition().query()));
+    return new Request(name, topic, current.orElse(null), next, queries.snapshot(name, reads));
+  }
+
+  /** The plan of a change, read from the store and planned in one go. */
+  public ChangePlan plan(
+      ObjectName name, String topic, Optional<Current> current, MaterializedTableDefinition next) {
+    return plan(request(name, topic, current, next));
   }
 
   /** A rejected plan is a 409 that carries the plan; nothing is stored. */
@@ -85,8 +124,10 @@ public class ChangePlanner {
    * The plan of giving {@code name} the definition {@code next}; {@code current} is empty for a new
    * table. Bad definitions raise a 4xx; a plan that cannot be applied safely has rejections.
    */
-  public ChangePlan plan(
-      ObjectName name, Optional<Current> current, MaterializedTableDefinition next) {
+  public ChangePlan plan(Request request) {
+    ObjectName name = request.name();
+    MaterializedTableDefinition next = request.next();
+    QueryPlanner queries = this.queries.over(request.catalog());
     Capabilities.refusal(next)
         .ifPresent(
             r -> {
@@ -95,37 +136,37 @@ public class ChangePlanner {
     List<String> notes = new ArrayList<>();
     MaterializedTableDefinition effective = Defaults.effective(next);
     requireFreshnessFits(name, effective, notes);
-    List<FlinkSql.Column> columns = validate(name, next, notes);
-    if (current.isEmpty()) {
-      requireNewTopic(name, notes);
+    List<FlinkSql.Column> columns = validate(queries, name, next, notes);
+    if (request.current() == null) {
+      requireNewTopic(request.topic(), notes);
       return new ChangePlan(
           name.toString(),
           Action.CREATE,
           true,
           "a new job starts",
           false,
-          starts(name, effective, Set.of()),
+          starts(queries, name, effective, Set.of()),
           List.of(),
           List.of(),
           List.of(),
           List.of(),
           notes);
     }
-    return change(name, current.get(), next, effective, columns, notes);
+    return change(queries, request, effective, columns, notes);
   }
 
   private ChangePlan change(
-      ObjectName name,
-      Current current,
-      MaterializedTableDefinition next,
+      QueryPlanner queries,
+      Request request,
       MaterializedTableDefinition effective,
       List<FlinkSql.Column> columns,
       List<String> notes) {
+    ObjectName name = request.name();
+    Current current = request.current();
+    MaterializedTableDefinition next = request.next();
     MaterializedTableDefinition before = Defaults.effective(current.definition());
     List<FlinkSql.Column> oldColumns =
-        current.status().schema().isEmpty()
-            ? declared(current.definition())
-            : current.status().schema();
+        current.schema().isEmpty() ? declared(current.definition()) : current.schema();
     if (columns == null) {
       columns = TableSchema.hasDeclaredTypes(next.schema()) ? declared(next) : oldColumns;
     }
@@ -143,14 +184,14 @@ public class ChangePlanner {
           List.of(),
           List.of("The definition is the stored one; nothing changes"));
     }
-    PipelinePlan oldPlan = new PipelinePlan(name, "", before, oldColumns, "");
-    PipelinePlan newPlan = new PipelinePlan(name, "", effective, columns, "");
+    PipelinePlan oldPlan = new PipelinePlan(name, request.topic(), "", before, oldColumns, "");
+    PipelinePlan newPlan = new PipelinePlan(name, request.topic(), "", effective, columns, "");
     boolean evolve =
         !PipelinePlan.fingerprint(before, oldColumns)
             .equals(PipelinePlan.fingerprint(effective, columns));
     List<String> rejections = new ArrayList<>();
     List<ValueChange> changes = new ArrayList<>();
-    boolean filled = current.status().topic() != null && hasRecords(name.name(), notes);
+    boolean filled = current.topicCreated() && hasRecords(request.topic(), notes);
     compare(changes, "refreshMode", before.refreshMode(), effective.refreshMode());
     if (before.refreshMode() != effective.refreshMode()) {
       rejections.add(
@@ -168,7 +209,7 @@ public class ChangePlanner {
     shape(changes, rejections, oldPlan, newPlan, filled, name);
     topicConfigs(changes, oldPlan, newPlan);
     List<SubjectCheck> subjects =
-        current.status().valueSubject() == null ? List.of() : subjects(newPlan, rejections, notes);
+        current.subjectsRegistered() ? subjects(newPlan, rejections, notes) : List.of();
     Set<ObjectName> oldSources = Set.copyOf(queries.sources(name, before.query()));
     String restart =
         evolve
@@ -185,7 +226,7 @@ public class ChangePlanner {
         restart != null,
         restart,
         evolve,
-        evolve ? starts(name, effective, oldSources) : List.of(),
+        evolve ? starts(queries, name, effective, oldSources) : List.of(),
         columnChanges(oldColumns, columns),
         subjects,
         changes,
@@ -229,7 +270,7 @@ public class ChangePlanner {
                       + " to "
                       + values[1]
                       + " while topic "
-                      + name.name()
+                      + before.topic().name()
                       + " holds records that its readers decode by the old one; this needs DROP"
                       + " and CREATE");
             }
@@ -287,8 +328,11 @@ public class ChangePlanner {
   }
 
   /** Where each source of the new job starts, by START_MODE. */
-  private List<SourceStart> starts(
-      ObjectName name, MaterializedTableDefinition effective, Set<ObjectName> readBefore) {
+  private static List<SourceStart> starts(
+      QueryPlanner queries,
+      ObjectName name,
+      MaterializedTableDefinition effective,
+      Set<ObjectName> readBefore) {
     Clauses.StartMode mode = effective.startMode();
     String fallback = mode.fallback();
     boolean resume = mode.kind().resumes();
@@ -304,8 +348,8 @@ public class ChangePlanner {
     return starts;
   }
 
-  private List<FlinkSql.Column> validate(
-      ObjectName name, MaterializedTableDefinition next, List<String> notes) {
+  private static List<FlinkSql.Column> validate(
+      QueryPlanner queries, ObjectName name, MaterializedTableDefinition next, List<String> notes) {
     try {
       return queries.validate(name, next).columns();
     } catch (QueryPlanner.InvalidQueryException e) {
@@ -360,18 +404,19 @@ public class ChangePlanner {
   }
 
   /** A new table must not take over a topic that exists already. */
-  private void requireNewTopic(ObjectName name, List<String> notes) {
+  private void requireNewTopic(String topic, List<String> notes) {
     try {
-      if (topics.describe(name.name()).isPresent()) {
+      if (topics.describe(topic).isPresent()) {
         throw new ApiException(
             ErrorCode.ALREADY_EXISTS,
             "Topic "
-                + name.name()
+                + topic
                 + " already exists and does not belong to a materialized table; it is never"
-                + " adopted silently. Drop it or choose another table name");
+                + " adopted silently. Drop it or choose another table name",
+            Map.of("topic", topic));
       }
     } catch (DependencyUnavailableException e) {
-      log.info("Kafka unreachable; the topic of {} is checked by the reconciler", name);
+      log.info("Kafka unreachable; topic {} is checked by the reconciler", topic);
       notes.add("Topic not checked now: Kafka is unreachable; the reconciler checks it");
     }
   }

@@ -112,7 +112,7 @@ public class JdbcReconcileStore implements ReconcileStore {
     List<TableSnapshot> rows =
         jdbc.query(
             """
-        SELECT t.id, c.name AS catalog, d.name AS database, t.name, t.generation, t.spec, t.deletion_requested,
+        SELECT t.id, c.name AS catalog, d.name AS database, t.name, t.topic_name, t.generation, t.spec, t.deletion_requested,
                t.phase, t.status, t.attempt, t.observed_generation,
                (SELECT max(version) FROM materialized_table_version v WHERE v.table_id = t.id) AS definition_version
         FROM materialized_table t JOIN catalog_database d ON d.id = t.database_id JOIN catalog c ON c.id = d.catalog_id
@@ -122,6 +122,7 @@ public class JdbcReconcileStore implements ReconcileStore {
                     rs.getObject("id", UUID.class),
                     new ObjectName(
                         rs.getString("catalog"), rs.getString("database"), rs.getString("name")),
+                    rs.getString("topic_name"),
                     rs.getLong("generation"),
                     rs.getLong("definition_version"),
                     Json.read(rs.getString("spec"), TableSpec.class),

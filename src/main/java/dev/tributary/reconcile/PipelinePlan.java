@@ -10,6 +10,8 @@ import dev.tributary.sql.Printer;
 import dev.tributary.sql.TableOptions;
 import dev.tributary.sql.TableSchema;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -32,6 +34,7 @@ import java.util.stream.Collectors;
  */
 public record PipelinePlan(
     ObjectName table,
+    String topicName,
     String pipelineName,
     MaterializedTableDefinition effective,
     List<FlinkSql.Column> columns,
@@ -76,10 +79,9 @@ public record PipelinePlan(
             String.valueOf(effective.options().get("value.format")));
     try {
       byte[] hash =
-          java.security.MessageDigest.getInstance("SHA-256")
-              .digest(shape.getBytes(StandardCharsets.UTF_8));
+          MessageDigest.getInstance("SHA-256").digest(shape.getBytes(StandardCharsets.UTF_8));
       return new Fingerprint(HexFormat.of().formatHex(hash, 0, 4));
-    } catch (java.security.NoSuchAlgorithmException e) {
+    } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }
   }
@@ -119,7 +121,7 @@ public record PipelinePlan(
         .ifPresent(v -> configs.put("max.message.bytes", bytes(v)));
     optional(options, "kafka.compaction.time")
         .ifPresent(v -> configs.put("min.compaction.lag.ms", millis(v)));
-    return new Topics.TopicSpec(table.name(), effective.distribution().buckets(), configs);
+    return new Topics.TopicSpec(topicName, effective.distribution().buckets(), configs);
   }
 
   public List<Subject> subjects() {
@@ -130,12 +132,12 @@ public record PipelinePlan(
           columns.stream().filter(c -> key.contains(c.name())).toList();
       subjects.add(
           new Subject(
-              table.name() + "-key",
+              topicName + "-key",
               SchemaDocuments.of(format("key.format"), table.name() + "_key", keyColumns)));
     }
     subjects.add(
         new Subject(
-            table.name() + "-value",
+            topicName + "-value",
             SchemaDocuments.of(format("value.format"), table.name() + "_value", columns)));
     return subjects;
   }
@@ -232,7 +234,7 @@ public record PipelinePlan(
     List<String> key = keyColumns();
     Map<String, String> options = new LinkedHashMap<>();
     options.put("connector", "upsert".equals(mode) ? "upsert-kafka" : "kafka");
-    options.put("topic", table.name());
+    options.put("topic", topicName);
     options.put("properties.bootstrap.servers", bootstrapServers);
     options.put(
         "value.format",

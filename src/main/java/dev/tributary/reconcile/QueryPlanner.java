@@ -14,6 +14,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -46,6 +47,23 @@ public class QueryPlanner {
     Map<String, String> apply(Map<String, String> sourceOptions);
 
     SourceOptions NONE = options -> Map.of();
+  }
+
+  /**
+   * The declarations a query resolves to, read once from the live catalog: planning over a snapshot
+   * makes remote calls only, so it can run outside any database transaction. Equal snapshots mean
+   * the catalog did not change for the query.
+   */
+  public record Snapshot(Map<ObjectName, Statement.CreateSourceTable> declarations)
+      implements Catalog {
+    public Snapshot {
+      declarations = Map.copyOf(declarations);
+    }
+
+    @Override
+    public Optional<Statement.CreateSourceTable> declaration(ObjectName name) {
+      return Optional.ofNullable(declarations.get(name));
+    }
   }
 
   /** What a query produces: its columns and whether it emits updates. */
@@ -85,15 +103,39 @@ public class QueryPlanner {
    * Recent validations: the CREATE validates a query, and the reconciler would validate it again a
    * moment later. Entries live briefly so that a changed source table is noticed soon.
    */
-  private final Map<String, Cached> recent = new ConcurrentHashMap<>();
+  private final Map<String, Cached> recent;
 
   private static final Duration CACHE_FOR = Duration.ofMinutes(1);
 
   private record Cached(QueryShape shape, Instant at) {}
 
   public QueryPlanner(FlinkSql sql, Catalog catalog) {
+    this(sql, catalog, new ConcurrentHashMap<>());
+  }
+
+  private QueryPlanner(FlinkSql sql, Catalog catalog, Map<String, Cached> recent) {
     this.sql = sql;
     this.catalog = catalog;
+    this.recent = recent;
+  }
+
+  /** The declarations of every table the queries read, from the live catalog. */
+  public Snapshot snapshot(ObjectName table, List<String> queries) {
+    Map<ObjectName, Statement.CreateSourceTable> declarations = new LinkedHashMap<>();
+    for (String query : queries) {
+      for (ObjectName reference : QueryReferences.tables(query)) {
+        ObjectName name = reference.resolve(table.catalog(), table.database());
+        if (!declarations.containsKey(name)) {
+          catalog.declaration(name).ifPresent(d -> declarations.put(name, d));
+        }
+      }
+    }
+    return new Snapshot(declarations);
+  }
+
+  /** This planner over a snapshot of the catalog instead of the live one. */
+  public QueryPlanner over(Snapshot snapshot) {
+    return new QueryPlanner(sql, snapshot, recent);
   }
 
   /**

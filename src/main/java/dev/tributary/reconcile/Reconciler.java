@@ -186,6 +186,7 @@ public class Reconciler {
     PipelinePlan plan =
         new PipelinePlan(
             p.table.name(),
+            p.table.topic(),
             p.pipelineName(PipelinePlan.fingerprint(effective, p.status.schema())),
             effective,
             p.status.schema(),

@@ -81,7 +81,7 @@ class StoreCatalog implements QueryPlanner.Catalog {
     boolean upsert = "upsert".equals(effective.options().get("changelog.mode"));
     Map<String, String> options = new LinkedHashMap<>();
     options.put("connector", upsert ? "upsert-kafka" : "kafka");
-    options.put("topic", table.getName());
+    options.put("topic", table.getTopicName());
     options.put("properties.bootstrap.servers", bootstrapServers);
     options.put("properties.isolation.level", "read_committed");
     options.put("value.format", "json");

@@ -7,11 +7,12 @@ import java.util.UUID;
 
 /**
  * One table as a reconcile pass sees it: desired state (spec, generation, the version number of its
- * current definition, deletion) and observed state (phase, status).
+ * current definition, deletion, the topic it owns) and observed state (phase, status).
  */
 public record TableSnapshot(
     UUID id,
     ObjectName name,
+    String topic,
     long generation,
     long definitionVersion,
     TableSpec spec,

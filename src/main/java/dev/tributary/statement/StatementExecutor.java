@@ -29,6 +29,7 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
   private final CatalogService catalogs;
   private final TableQueries queries;
   private final ChangePlanner planner;
+  private final RemoteReads remote;
   private String catalog;
   private String database;
   private Parser.Parsed current;
@@ -38,12 +39,14 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
       CatalogService catalogs,
       TableQueries queries,
       ChangePlanner planner,
+      RemoteReads remote,
       String catalog,
       String database) {
     this.tables = tables;
     this.catalogs = catalogs;
     this.queries = queries;
     this.planner = planner;
+    this.remote = remote;
     this.catalog = catalog;
     this.database = database;
   }
@@ -67,8 +70,8 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
       this.planner = planner;
     }
 
-    StatementExecutor create(String catalog, String database) {
-      return new StatementExecutor(tables, catalogs, queries, planner, catalog, database);
+    StatementExecutor create(String catalog, String database, RemoteReads remote) {
+      return new StatementExecutor(tables, catalogs, queries, planner, remote, catalog, database);
     }
   }
 
@@ -87,7 +90,7 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
     Optional<MaterializedTable> existing = tables.find(name);
     ChangePlan plan = null;
     if (existing.isEmpty() || s.orAlter()) {
-      plan = approved(planner.plan(name, current(existing), s.definition()));
+      plan = approved(plan(name, existing, s.definition()));
     }
     TableChange change = tables.create(name, s.definition(), s.orAlter(), s.ifNotExists());
     return changed(name, "MATERIALIZED_TABLE", change).withPlan(plan);
@@ -99,7 +102,7 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
     ChangePlan plan = null;
     if (s.action().effect() == Statement.AlterAction.Effect.DEFINITION) {
       MaterializedTableDefinition next = tables.applied(name, s.action());
-      plan = approved(planner.plan(name, current(tables.find(name)), next));
+      plan = approved(plan(name, tables.find(name), next));
     }
     return changed(name, "MATERIALIZED_TABLE", tables.alter(name, s.action())).withPlan(plan);
   }
@@ -130,21 +133,36 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
       }
       next = tables.applied(name, alter.action());
     }
-    ChangePlan plan = planner.plan(name, current(tables.find(name)), next);
+    ChangePlan plan = plan(name, tables.find(name), next);
     return result(
-            name, "MATERIALIZED_TABLE", plan.rejected() ? "REJECTED" : "PLANNED", summary(plan))
+            name,
+            "MATERIALIZED_TABLE",
+            plan == null || plan.rejected() ? "REJECTED" : "PLANNED",
+            summary(plan))
         .withPlan(plan);
   }
 
-  private Optional<ChangePlanner.Current> current(Optional<MaterializedTable> table) {
-    return ChangePlanner.Current.of(table, tables);
+  /**
+   * The plan of giving {@code name} the definition {@code next}, asked outside the script's
+   * transaction (null in the first run of a script, see {@link RemoteReads}).
+   */
+  private ChangePlan plan(
+      ObjectName name, Optional<MaterializedTable> existing, MaterializedTableDefinition next) {
+    String topic =
+        existing.map(MaterializedTable::getTopicName).orElseGet(() -> tables.topicFor(name));
+    ChangePlanner.Request request =
+        planner.request(name, topic, ChangePlanner.Current.of(existing, tables), next);
+    return remote.ask(current.index(), request, planner::plan);
   }
 
   private static ChangePlan approved(ChangePlan plan) {
-    return ChangePlanner.approved(plan);
+    return plan == null ? null : ChangePlanner.approved(plan);
   }
 
   private static String summary(ChangePlan plan) {
+    if (plan == null) {
+      return null;
+    }
     if (plan.rejected()) {
       return String.join("; ", plan.rejections());
     }
@@ -219,8 +237,9 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
                   + " is not supported here; query a materialized table over it"
               : "Table " + name + " does not exist");
     }
-    TableQueries.Rows rows = queries.tableRows(table.get(), s);
-    return rows(rows.columns(), rows.rows());
+    TableRows.Request request = queries.tableRows(table.get(), s);
+    TableQueries.Rows rows = remote.ask(current.index(), request, queries::answer);
+    return rows == null ? rows(request.columns(), List.of()) : rows(rows.columns(), rows.rows());
   }
 
   @Override

@@ -9,51 +9,101 @@ import java.util.List;
 import java.util.Map;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.stereotype.Service;
-import org.springframework.transaction.annotation.Transactional;
-import org.springframework.transaction.interceptor.TransactionAspectSupport;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Runs scripts of statements. The whole script is parsed and statically validated before anything
  * runs, and it runs in one transaction: if any statement fails, nothing of the script is kept.
+ *
+ * <p>No remote call (Flink, Kafka, the registry) happens inside that transaction: a script that
+ * needs some first runs against the store collecting them ({@link RemoteReads}) and is rolled back,
+ * they are answered with no transaction open, and the script runs again, in its transaction, with
+ * the answers. A script that asks nothing runs once.
  */
 @Service
 public class StatementService {
 
+  /** Runs of a script whose remote reads went stale before it gives up with 409. */
+  private static final int ATTEMPTS = 3;
+
   private final StatementExecutor.Factory executors;
+  private final TransactionTemplate transactions;
   private final String defaultCatalog;
   private final String defaultDatabase;
 
   StatementService(
       StatementExecutor.Factory executors,
+      PlatformTransactionManager transactionManager,
       @Value("${tributary.statements.default-catalog:default_catalog}") String defaultCatalog,
       @Value("${tributary.statements.default-database:default_database}") String defaultDatabase) {
     this.executors = executors;
+    this.transactions = new TransactionTemplate(transactionManager);
     this.defaultCatalog = defaultCatalog;
     this.defaultDatabase = defaultDatabase;
   }
 
-  @Transactional
   public List<StatementResult> execute(String script, String catalog, String database) {
-    return run(script, catalog, database);
+    return run(script, catalog, database, false);
   }
 
   /**
    * Runs the script as {@link #execute} would, then rolls its transaction back: every statement is
    * planned and checked, nothing is stored, and the reconciler is not woken.
    */
-  @Transactional
   public List<StatementResult> dryRun(String script, String catalog, String database) {
-    List<StatementResult> results = run(script, catalog, database);
-    TransactionAspectSupport.currentTransactionStatus().setRollbackOnly();
-    return results;
+    return run(script, catalog, database, true);
   }
 
-  private List<StatementResult> run(String script, String catalog, String database) {
+  private List<StatementResult> run(
+      String script, String catalog, String database, boolean dryRun) {
     List<Parser.Parsed> statements = Parser.parseScript(script);
     // Nothing of a script runs if any of its statements asks for what cannot be carried out.
     statements.forEach(Parser.Parsed::requireSupported);
+    for (int attempt = 1; ; attempt++) {
+      RemoteReads reads = RemoteReads.collecting();
+      List<StatementResult> first;
+      try {
+        first =
+            transactions.execute(
+                tx -> {
+                  List<StatementResult> results = runAll(statements, catalog, database, reads);
+                  if (dryRun || reads.asked()) {
+                    tx.setRollbackOnly();
+                  }
+                  return results;
+                });
+      } catch (ApiException e) {
+        // An earlier statement's remote read may fail first; the script stops where it would.
+        reads.answered();
+        throw e;
+      }
+      if (!reads.asked()) {
+        return first;
+      }
+      RemoteReads answers = reads.answered();
+      try {
+        return transactions.execute(
+            tx -> {
+              List<StatementResult> results = runAll(statements, catalog, database, answers);
+              if (dryRun) {
+                tx.setRollbackOnly();
+              }
+              return results;
+            });
+      } catch (RemoteReads.Stale e) {
+        if (attempt == ATTEMPTS) {
+          throw RemoteReads.conflict();
+        }
+      }
+    }
+  }
+
+  private List<StatementResult> runAll(
+      List<Parser.Parsed> statements, String catalog, String database, RemoteReads reads) {
     StatementExecutor executor =
-        executors.create(orDefault(catalog, defaultCatalog), orDefault(database, defaultDatabase));
+        executors.create(
+            orDefault(catalog, defaultCatalog), orDefault(database, defaultDatabase), reads);
     List<StatementResult> results = new ArrayList<>();
     for (Parser.Parsed parsed : statements) {
       try {
@@ -84,7 +134,10 @@ public class StatementService {
         .toList();
   }
 
-  private static ApiException withIndex(ApiException e, int index) {
+  static ApiException withIndex(ApiException e, int index) {
+    if (e.properties().containsKey("statementIndex")) {
+      return e;
+    }
     Map<String, Object> properties = new LinkedHashMap<>(e.properties());
     properties.put("statementIndex", index);
     return new ApiException(e.code(), e.getMessage(), properties);

@@ -62,9 +62,14 @@ class TableQueries {
     this.rows = rows;
   }
 
-  /** SELECT over a materialized table; see {@link TableRows}. */
-  Rows tableRows(MaterializedTable table, Statement.Select select) {
-    return rows.select(table, select, TableQueries::matches);
+  /** What a SELECT over a materialized table reads; see {@link TableRows}. */
+  TableRows.Request tableRows(MaterializedTable table, Statement.Select select) {
+    return rows.request(table, select);
+  }
+
+  /** The rows a SELECT asked for, read from Kafka (and Flink for computed columns). */
+  Rows answer(TableRows.Request request) {
+    return rows.answer(request, TableQueries::matches);
   }
 
   List<List<Object>> describe(ObjectName name) {

@@ -53,10 +53,20 @@ class TableRows {
     this.flink = flink;
   }
 
-  TableQueries.Rows select(
-      MaterializedTable table,
-      Statement.Select select,
-      BiPredicate<Object, Statement.Predicate> matches) {
+  /**
+   * What a SELECT reads, taken from the store: the topic, the table's columns and the query's
+   * columns and predicates. Answering it reads Kafka (and Flink for computed columns) only.
+   */
+  record Request(
+      String topic,
+      String changelogMode,
+      List<FlinkSql.Column> schema,
+      List<Column> extras,
+      List<String> columns,
+      Set<String> needed,
+      Statement.Select select) {}
+
+  Request request(MaterializedTable table, Statement.Select select) {
     TableStatus status = TableStatus.parse(table.getStatus());
     if (status.topic() == null || status.schema().isEmpty()) {
       throw new ApiException(
@@ -81,32 +91,38 @@ class TableRows {
             table.objectName() + " has no column '" + c + "'; it has " + schema);
       }
     }
-    List<Map<String, Object>> rows = read(status, extras);
+    return new Request(
+        status.topic(), status.changelogMode(), status.schema(), extras, columns, needed, select);
+  }
+
+  TableQueries.Rows answer(Request request, BiPredicate<Object, Statement.Predicate> matches) {
+    List<Map<String, Object>> rows = read(request);
     List<Column> computed =
-        extras.stream()
-            .filter(c -> c.kind() == Column.Kind.COMPUTED && needed.contains(c.name()))
+        request.extras().stream()
+            .filter(c -> c.kind() == Column.Kind.COMPUTED && request.needed().contains(c.name()))
             .toList();
     if (!computed.isEmpty() && !rows.isEmpty()) {
-      evaluate(status, extras, computed, rows);
+      evaluate(request, computed, rows);
     }
+    Statement.Select select = request.select();
     List<List<Object>> result = new ArrayList<>();
     for (Map<String, Object> row : rows) {
       if (select.where().stream().allMatch(p -> matches.test(row.get(p.column()), p))) {
-        result.add(columns.stream().map(row::get).toList());
+        result.add(request.columns().stream().map(row::get).toList());
       }
       if (select.limit() != null && result.size() >= select.limit()) {
         break;
       }
     }
-    return new TableQueries.Rows(columns, result);
+    return new TableQueries.Rows(request.columns(), result);
   }
 
   /** The newest rows, newest first, with physical and metadata columns filled in. */
-  private List<Map<String, Object>> read(TableStatus status, List<Column> extras) {
-    boolean upsert = "upsert".equals(status.changelogMode());
+  private List<Map<String, Object>> read(Request request) {
+    boolean upsert = "upsert".equals(request.changelogMode());
     Map<String, Map<String, Object>> latest = new LinkedHashMap<>();
     int n = 0;
-    for (Topics.TopicRecord record : topics.latest(status.topic(), MAX_SCAN)) {
+    for (Topics.TopicRecord record : topics.latest(request.topic(), MAX_SCAN)) {
       String key = upsert && record.key() != null ? record.key() : "#" + n++;
       latest.remove(key);
       if (record.value() == null) {
@@ -114,8 +130,8 @@ class TableRows {
       }
       JsonNode value = Json.read(record.value(), JsonNode.class);
       Map<String, Object> row = new HashMap<>();
-      status.schema().forEach(c -> row.put(c.name(), scalar(value.path(c.name()))));
-      for (Column c : extras) {
+      request.schema().forEach(c -> row.put(c.name(), scalar(value.path(c.name()))));
+      for (Column c : request.extras()) {
         if (c.kind() == Column.Kind.METADATA) {
           row.put(c.name(), metadata(c.metadataKey() != null ? c.metadataKey() : c.name(), record));
         }
@@ -140,14 +156,10 @@ class TableRows {
    * Computed columns as Flink evaluates them: one statement over the rows read, as a VALUES list of
    * their physical and metadata columns (typed as the table declares them), in the same order.
    */
-  private void evaluate(
-      TableStatus status,
-      List<Column> extras,
-      List<Column> computed,
-      List<Map<String, Object>> rows) {
+  private void evaluate(Request request, List<Column> computed, List<Map<String, Object>> rows) {
     Map<String, String> types = new LinkedHashMap<>();
-    status.schema().forEach(c -> types.put(c.name(), c.type()));
-    extras.stream()
+    request.schema().forEach(c -> types.put(c.name(), c.type()));
+    request.extras().stream()
         .filter(c -> c.kind() == Column.Kind.METADATA)
         .forEach(c -> types.put(c.name(), c.type()));
     List<String> values = new ArrayList<>();

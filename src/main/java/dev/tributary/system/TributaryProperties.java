@@ -15,10 +15,15 @@ public record TributaryProperties(
     @DefaultValue SchemaRegistry schemaRegistry,
     @DefaultValue Flink flink) {
 
-  /** The Kafka cluster that holds backing topics. */
+  /**
+   * The Kafka cluster that holds backing topics. A table's topic is named once, when it is created,
+   * from {@code topicNameTemplate}: {@code {catalog}}, {@code {database}} and {@code {table}} are
+   * replaced by the table's names (the default, {@code {table}}, is Confluent's rule).
+   */
   public record Kafka(
       @DefaultValue("localhost:9092") String bootstrapServers,
-      @DefaultValue("10s") Duration requestTimeout) {}
+      @DefaultValue("10s") Duration requestTimeout,
+      @DefaultValue("{table}") String topicNameTemplate) {}
 
   /** A Confluent-compatible Schema Registry; the URL may carry a path prefix. */
   public record SchemaRegistry(

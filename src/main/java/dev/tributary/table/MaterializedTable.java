@@ -14,6 +14,7 @@ import jakarta.persistence.Table;
 import jakarta.persistence.Version;
 import java.time.Instant;
 import java.util.UUID;
+import org.hibernate.annotations.DynamicUpdate;
 import org.hibernate.annotations.JdbcTypeCode;
 import org.hibernate.type.SqlTypes;
 
@@ -23,7 +24,7 @@ import org.hibernate.type.SqlTypes;
  */
 @Entity
 @Table(name = "materialized_table")
-@org.hibernate.annotations.DynamicUpdate
+@DynamicUpdate
 public class MaterializedTable {
 
   @Id private UUID id;
@@ -34,6 +35,9 @@ public class MaterializedTable {
 
   @Column(nullable = false)
   private String name;
+
+  @Column(name = "topic_name", nullable = false, updatable = false)
+  private String topicName;
 
   @JdbcTypeCode(SqlTypes.JSON)
   @Column(nullable = false)
@@ -86,10 +90,16 @@ public class MaterializedTable {
   protected MaterializedTable() {}
 
   public MaterializedTable(
-      UUID id, CatalogDatabase database, String name, String specJson, String definition) {
+      UUID id,
+      CatalogDatabase database,
+      String name,
+      String topicName,
+      String specJson,
+      String definition) {
     this.id = id;
     this.database = database;
     this.name = name;
+    this.topicName = topicName;
     this.spec = specJson;
     this.definition = definition;
     this.generation = 1;
@@ -130,6 +140,11 @@ public class MaterializedTable {
 
   public CatalogDatabase getDatabase() {
     return database;
+  }
+
+  /** The topic this table owns, named when it was created. */
+  public String getTopicName() {
+    return topicName;
   }
 
   public String getName() {

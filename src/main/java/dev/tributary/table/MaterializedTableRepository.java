@@ -10,5 +10,7 @@ import org.springframework.data.jpa.repository.JpaRepository;
 public interface MaterializedTableRepository extends JpaRepository<MaterializedTable, UUID> {
   Optional<MaterializedTable> findByDatabaseAndName(CatalogDatabase database, String name);
 
+  Optional<MaterializedTable> findByTopicName(String topicName);
+
   List<MaterializedTable> findByDatabaseOrderByName(CatalogDatabase database);
 }

@@ -11,8 +11,11 @@ import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
 import dev.tributary.system.Json;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
@@ -28,14 +31,17 @@ public class MaterializedTableService {
   private final MaterializedTableRepository tables;
   private final MaterializedTableVersionRepository versions;
   private final TableEventRepository events;
-  private final org.springframework.context.ApplicationEventPublisher publisher;
+  private final ApplicationEventPublisher publisher;
+  private final TopicNames topicNames;
 
   MaterializedTableService(
       CatalogService catalogs,
       MaterializedTableRepository tables,
       MaterializedTableVersionRepository versions,
       TableEventRepository events,
-      org.springframework.context.ApplicationEventPublisher publisher) {
+      ApplicationEventPublisher publisher,
+      TopicNames topicNames) {
+    this.topicNames = topicNames;
     this.catalogs = catalogs;
     this.tables = tables;
     this.versions = versions;
@@ -268,11 +274,21 @@ public class MaterializedTableService {
       throw new ApiException(
           ErrorCode.ALREADY_EXISTS, "A source table named " + name + " already exists");
     }
+    String topic = topicNames.of(name);
+    requireTopicFree(name, topic);
     CatalogDatabase db = catalogs.ensureDatabase(name.catalog(), name.database());
     MaterializedTable table =
         new MaterializedTable(
-            UUID.randomUUID(), db, name.name(), Json.write(spec), showCreate(name, spec));
-    tables.saveAndFlush(table);
+            UUID.randomUUID(), db, name.name(), topic, Json.write(spec), showCreate(name, spec));
+    try {
+      tables.saveAndFlush(table);
+    } catch (DataIntegrityViolationException e) {
+      // Another request took the name or the topic between the checks and this insert.
+      throw new ApiException(
+          ErrorCode.CONFLICT,
+          "Table " + name + " or topic " + topic + " was taken concurrently; read and retry",
+          Map.of("topic", topic));
+    }
     versions.save(new MaterializedTableVersion(table));
     event(
         table,
@@ -285,6 +301,33 @@ public class MaterializedTableService {
         (spec.kind() == TableSpec.Kind.PIPELINE_TABLE ? "Pipeline table " : "Materialized table ")
             + name
             + " created");
+  }
+
+  /** The topic a new table would get; 409 naming the owner if another table holds it. */
+  public String topicFor(ObjectName name) {
+    String topic = topicNames.of(name);
+    requireTopicFree(name, topic);
+    return topic;
+  }
+
+  private void requireTopicFree(ObjectName name, String topic) {
+    tables
+        .findByTopicName(topic)
+        .ifPresent(
+            owner -> {
+              throw new ApiException(
+                  ErrorCode.ALREADY_EXISTS,
+                  "Topic "
+                      + topic
+                      + " of the new table "
+                      + name
+                      + " belongs to materialized table "
+                      + owner.qualifiedName()
+                      + (owner.isDeletionRequested() ? " (being dropped)" : "")
+                      + "; a topic has one owner. Choose another name or set"
+                      + " tributary.kafka.topic-name-template to include {database}",
+                  Map.of("topic", topic, "owner", owner.qualifiedName()));
+            });
   }
 
   private TableChange changeDefinition(

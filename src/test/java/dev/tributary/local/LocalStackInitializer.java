@@ -1,5 +1,7 @@
 package dev.tributary.local;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -30,9 +32,14 @@ public class LocalStackInitializer
   @Override
   public void initialize(ConfigurableApplicationContext context) {
     var sources = context.getEnvironment().getPropertySources();
-    var stack =
-        new MapPropertySource(
-            "localStack", LocalStack.get().springProperties(databaseName(context)));
+    String database = databaseName(context);
+    Map<String, Object> properties =
+        new LinkedHashMap<>(LocalStack.get().springProperties(database));
+    if (!database.equals("tributary")) {
+      // Tests refuse what production only counts: a remote call inside a database transaction.
+      properties.put("tributary.guard.remote-calls-in-transaction", "fail");
+    }
+    var stack = new MapPropertySource("localStack", properties);
     if (sources.contains(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME)) {
       sources.addAfter(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME, stack);
     } else {

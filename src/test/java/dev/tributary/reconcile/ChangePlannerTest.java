@@ -28,11 +28,11 @@ class ChangePlannerTest {
 
   ChangePlanner.Current provisioned(UUID id) {
     world.converge(id);
-    return new ChangePlanner.Current(world.store.rows.get(id).spec.definition(), world.status(id));
+    return ChangePlanner.Current.of(world.store.rows.get(id).spec.definition(), world.status(id));
   }
 
   ChangePlan plan(UUID id, String sql) {
-    return planner.plan(name, Optional.of(provisioned(id)), FakeWorld.definition(sql));
+    return planner.plan(name, name.name(), Optional.of(provisioned(id)), FakeWorld.definition(sql));
   }
 
   @Test
@@ -74,11 +74,13 @@ class ChangePlannerTest {
     ChangePlan dropColumn =
         planner.plan(
             name,
+            name.name(),
             Optional.of(current),
             FakeWorld.definition(ORDERS.replace("order_id, price", "order_id")));
     ChangePlan keyed =
         planner.plan(
             name,
+            name.name(),
             Optional.of(current),
             FakeWorld.definition(
                 ORDERS.replace(" AS SELECT", " DISTRIBUTED BY (order_id) AS SELECT")));
@@ -102,7 +104,7 @@ class ChangePlannerTest {
             ORDERS.replace(" AS SELECT", " DISTRIBUTED BY RANGE(order_id) AS SELECT"));
 
     assertThat(full.rejections()).anySatisfy(r -> assertThat(r).contains("refresh mode"));
-    assertThatThrownBy(() -> planner.plan(name, Optional.empty(), range))
+    assertThatThrownBy(() -> planner.plan(name, name.name(), Optional.empty(), range))
         .isInstanceOf(ApiException.class)
         .hasMessageContaining("RANGE");
   }
@@ -122,12 +124,12 @@ class ChangePlannerTest {
                 " AS SELECT",
                 " FRESHNESS = INTERVAL '1' HOUR REFRESH_MODE = CONTINUOUS AS SELECT"));
 
-    assertThatThrownBy(() -> planner.plan(name, Optional.empty(), hourly))
+    assertThatThrownBy(() -> planner.plan(name, name.name(), Optional.empty(), hourly))
         .isInstanceOf(ApiException.class)
         .hasMessageContaining("3600000 ms")
         .hasMessageContaining("transaction.max.timeout.ms (900000 ms)");
     world.kafka.transactionMaxTimeout = Duration.ofHours(2);
-    assertThat(planner.plan(name, Optional.empty(), hourly).action())
+    assertThat(planner.plan(name, name.name(), Optional.empty(), hourly).action())
         .isEqualTo(ChangePlan.Action.CREATE);
   }
 }

@@ -211,6 +211,7 @@ final class FakeWorld {
               new TableSnapshot(
                   id,
                   r.name,
+                  r.name.name(),
                   r.generation,
                   r.version,
                   r.spec,

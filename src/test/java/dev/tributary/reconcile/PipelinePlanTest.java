@@ -22,6 +22,7 @@ class PipelinePlanTest {
   static PipelinePlan plan(String sql) {
     return new PipelinePlan(
         new ObjectName("c", "d", "t"),
+        "t",
         "tributary-x-v1",
         Defaults.effective(FakeWorld.definition(sql)),
         COLUMNS,

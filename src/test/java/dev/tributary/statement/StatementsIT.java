@@ -14,13 +14,18 @@ import java.util.UUID;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.TestPropertySource;
 import tools.jackson.databind.JsonNode;
 
 /** POST /v1/statements and /v1/statements/validate against the running service and its store. */
 @TributaryIT
 // Statement semantics only: no reconciler, so nothing is provisioned from these definitions.
-@org.springframework.test.context.TestPropertySource(
-    properties = "tributary.reconciler.enabled=false")
+// Topics are named per catalog, so tests (each in its own catalog) never share one.
+@TestPropertySource(
+    properties = {
+      "tributary.reconciler.enabled=false",
+      "tributary.kafka.topic-name-template={catalog}.{table}"
+    })
 class StatementsIT {
 
   @LocalServerPort int port;
@@ -83,6 +88,35 @@ class StatementsIT {
     assertThat(again.body().path("detail").asString()).contains(catalog + ".db.t already exists");
     assertThat(again.body().path("statementIndex").asInt()).isZero();
     assertThat(skipped.path("outcome").asString()).isEqualTo("SKIPPED");
+  }
+
+  @Test
+  void shouldRefuseATableWhoseTopicAnotherTableOwnsNamingTheOwner() {
+    ok("CREATE MATERIALIZED TABLE shared AS SELECT 1");
+
+    Answer taken =
+        api.sql(
+            "CREATE MATERIALIZED TABLE mine AS SELECT 1; CREATE MATERIALIZED TABLE shared AS SELECT"
+                + " 2",
+            catalog,
+            "other");
+
+    assertThat(taken.status()).as(taken.text()).isEqualTo(409);
+    assertThat(taken.body().path("code").asString()).isEqualTo("ALREADY_EXISTS");
+    assertThat(taken.body().path("statementIndex").asInt()).isEqualTo(1);
+    assertThat(taken.body().path("topic").asString()).isEqualTo(catalog + ".shared");
+    assertThat(taken.body().path("owner").asString()).isEqualTo(catalog + ".db.shared");
+    assertThat(taken.body().path("detail").asString())
+        .contains("belongs to materialized table " + catalog + ".db.shared");
+    // Nothing of the refused script is stored, and the owner keeps its definition.
+    JsonNode other = api.sql("SHOW MATERIALIZED TABLES", catalog, "other").body();
+    assertThat(other.path("results").path(0).path("rows").size()).isZero();
+    assertThat(
+            column(
+                ok("SELECT table_name, generation FROM information_schema.materialized_tables")
+                    .path(0),
+                1))
+        .containsExactly("1");
   }
 
   @Test

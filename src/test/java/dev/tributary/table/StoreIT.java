@@ -42,7 +42,12 @@ class StoreIT {
     CatalogDatabase db = catalogs.ensureDatabase("store_it", "db_" + UUID.randomUUID());
     MaterializedTable table =
         new MaterializedTable(
-            UUID.randomUUID(), db, "orders_by_customer", spec("SELECT 1"), "CREATE ...");
+            UUID.randomUUID(),
+            db,
+            "orders_by_customer",
+            "store-it-" + db.getName(),
+            spec("SELECT 1"),
+            "CREATE ...");
     tables.saveAndFlush(table);
     versions.save(new MaterializedTableVersion(table));
     events.save(new TableEvent(table.getId(), TableEvent.Type.NORMAL, "Accepted", "Stored"));
@@ -71,7 +76,8 @@ class StoreIT {
   void shouldRejectAWriteBasedOnAStaleResourceVersion() {
     CatalogDatabase db = catalogs.ensureDatabase("store_it", "db_" + UUID.randomUUID());
     UUID id = UUID.randomUUID();
-    tables.saveAndFlush(new MaterializedTable(id, db, "t", spec("SELECT 1"), "CREATE ..."));
+    tables.saveAndFlush(
+        new MaterializedTable(id, db, "t", "store-it-" + id, spec("SELECT 1"), "CREATE ..."));
     MaterializedTable first = tables.findById(id).orElseThrow();
     MaterializedTable stale = tables.findById(id).orElseThrow();
 
@@ -90,7 +96,8 @@ class StoreIT {
   void shouldRefuseAPhaseOutsideTheLifecycle() {
     CatalogDatabase db = catalogs.ensureDatabase("store_it", "db_" + UUID.randomUUID());
     UUID id = UUID.randomUUID();
-    tables.saveAndFlush(new MaterializedTable(id, db, "t", spec("SELECT 1"), "CREATE ..."));
+    tables.saveAndFlush(
+        new MaterializedTable(id, db, "t", "store-it-" + id, spec("SELECT 1"), "CREATE ..."));
 
     assertThatThrownBy(
             () -> jdbc.update("UPDATE materialized_table SET phase = 'SLEEPING' WHERE id = ?", id))

@@ -21,10 +21,12 @@ import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
-import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -48,12 +50,17 @@ class MaterializedTableController {
   private final MaterializedTableService tables;
   private final ChangePlanner planner;
   private final Topics topics;
+  private final TransactionTemplate transactions;
 
   MaterializedTableController(
-      MaterializedTableService tables, ChangePlanner planner, Topics topics) {
+      MaterializedTableService tables,
+      ChangePlanner planner,
+      Topics topics,
+      PlatformTransactionManager transactionManager) {
     this.tables = tables;
     this.planner = planner;
     this.topics = topics;
+    this.transactions = new TransactionTemplate(transactionManager);
   }
 
   @GetMapping
@@ -86,7 +93,6 @@ class MaterializedTableController {
   }
 
   @PutMapping("/{name}")
-  @Transactional
   @Operation(
       summary = "Create or update from JSON",
       description =
@@ -122,23 +128,44 @@ class MaterializedTableController {
       throw new ApiException(
           ErrorCode.VALIDATION_FAILED, "A new table needs spec.statement or spec.definition");
     }
-    ChangePlan plan = null;
     if (definition != null) {
-      plan = planner.plan(id, ChangePlanner.Current.of(existing, tables), definition);
+      // Planned with no transaction open: it asks Flink, Kafka and the registry.
+      String topic =
+          existing.map(MaterializedTable::getTopicName).orElseGet(() -> tables.topicFor(id));
+      ChangePlan plan =
+          planner.plan(id, topic, ChangePlanner.Current.of(existing, tables), definition);
       if (Boolean.TRUE.equals(request.dryRun())) {
         return ResponseEntity.ok(new PlanResponse(true, plan));
       }
       ChangePlanner.approved(plan);
-      tables.create(id, definition, true, false);
     } else if (Boolean.TRUE.equals(request.dryRun())) {
       throw new ApiException(
           ErrorCode.VALIDATION_FAILED,
           "A dry run plans a definition: give spec.statement or spec.definition");
     }
-    if (request.spec().stopped() != null) {
-      tables.alter(
-          id, request.spec().stopped() ? new Statement.Suspend() : new Statement.Resume(Map.of()));
-    }
+    Long planned = existing.map(MaterializedTable::getResourceVersion).orElse(null);
+    transactions.executeWithoutResult(
+        tx -> {
+          // What was planned against must still be there: a change since is a 409, not a write
+          // over a plan that no longer holds.
+          Long now = tables.find(id).map(MaterializedTable::getResourceVersion).orElse(null);
+          if (!Objects.equals(planned, now)) {
+            throw new ApiException(
+                ErrorCode.CONFLICT,
+                id + " changed while the request was planned; read it again and retry",
+                now == null ? Map.of() : Map.of("resourceVersion", now));
+          }
+          if (definition != null) {
+            tables.create(id, definition, true, false);
+          }
+          if (request.spec().stopped() != null) {
+            tables.alter(
+                id,
+                request.spec().stopped()
+                    ? new Statement.Suspend()
+                    : new Statement.Resume(Map.of()));
+          }
+        });
     return withEtag(
         existing.isPresent() ? HttpStatus.OK : HttpStatus.CREATED, resource(tables.get(id)));
   }

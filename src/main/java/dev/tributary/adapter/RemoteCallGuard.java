@@ -1,0 +1,101 @@
+package dev.tributary.adapter;
+
+import dev.tributary.reconcile.port.FlinkJobs;
+import dev.tributary.reconcile.port.FlinkSql;
+import dev.tributary.reconcile.port.SchemaRegistry;
+import dev.tributary.reconcile.port.Topics;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.aop.framework.ProxyFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.context.EnvironmentAware;
+import org.springframework.core.env.Environment;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * A call to Kafka, the registry or Flink made while a database transaction is open holds a pooled
+ * connection (and the transaction's locks) for as long as the remote system takes, so a slow
+ * dependency starves requests that only read the store. The rule is: no remote call inside a
+ * transaction. This guard wraps every port adapter and counts violations in {@code
+ * tributary_remote_calls_in_transaction_total}; with {@code
+ * tributary.guard.remote-calls-in-transaction=fail} (the integration tests) the call is refused.
+ */
+@Component
+public class RemoteCallGuard implements BeanPostProcessor, EnvironmentAware {
+
+  private static final Logger log = LoggerFactory.getLogger(RemoteCallGuard.class);
+
+  private static final Map<Class<?>, String> PORTS =
+      Map.of(
+          Topics.class, "kafka",
+          SchemaRegistry.class, "schemaRegistry",
+          FlinkSql.class, "flinkSqlGateway",
+          FlinkJobs.class, "flinkJobManager");
+
+  private final ObjectProvider<MeterRegistry> meters;
+  private final Set<String> reported = ConcurrentHashMap.newKeySet();
+  private boolean fail;
+
+  public RemoteCallGuard(ObjectProvider<MeterRegistry> meters) {
+    this.meters = meters;
+  }
+
+  @Override
+  public void setEnvironment(Environment environment) {
+    fail =
+        "fail"
+            .equalsIgnoreCase(
+                environment.getProperty("tributary.guard.remote-calls-in-transaction", "warn"));
+  }
+
+  @Override
+  public Object postProcessAfterInitialization(Object bean, String beanName) {
+    String system = null;
+    for (Map.Entry<Class<?>, String> port : PORTS.entrySet()) {
+      if (port.getKey().isInstance(bean)) {
+        system = port.getValue();
+      }
+    }
+    if (system == null) {
+      return bean;
+    }
+    String name = system;
+    ProxyFactory proxy = new ProxyFactory(bean);
+    proxy.setProxyTargetClass(true);
+    proxy.addAdvice(
+        (MethodInterceptor)
+            invocation -> {
+              if (TransactionSynchronizationManager.isActualTransactionActive()) {
+                violated(name, invocation.getMethod().getName());
+              }
+              return invocation.proceed();
+            });
+    return proxy.getProxy(bean.getClass().getClassLoader());
+  }
+
+  private void violated(String system, String method) {
+    MeterRegistry registry = meters.getIfAvailable();
+    if (registry != null) {
+      Counter.builder("tributary.remote.calls.in.transaction")
+          .description("Calls to Kafka, the registry or Flink made inside a database transaction")
+          .tag("system", system)
+          .register(registry)
+          .increment();
+    }
+    String call = system + "." + method;
+    if (fail) {
+      throw new IllegalStateException(call + " called inside a database transaction");
+    }
+    if (reported.add(call)) {
+      log.warn("{} called inside a database transaction", call, new IllegalStateException("here"));
+    }
+  }
+}
