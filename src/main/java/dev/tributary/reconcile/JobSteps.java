@@ -23,6 +23,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
 /**
@@ -113,7 +114,58 @@ final class JobSteps {
         && plan.pipelineName().equals(p.status.savepointPipeline())) {
       return p.status.savepointPath();
     }
-    return last.flatMap(j -> jobs.latestRestorePath(j.id())).orElse(null);
+    return last.flatMap(j -> jobs.latestRestorePath(j.id())).orElseGet(() -> recorded(p, plan));
+  }
+
+  /**
+   * The newest checkpoint recorded while a job of this pipeline ran: what a restart restores when
+   * the JobManager no longer knows the failed job (restarted without HA, or it expired).
+   */
+  private static String recorded(ReconcilePass p, PipelinePlan plan) {
+    TableStatus.RestorePoint point = p.status.checkpoint();
+    return point != null && plan.pipelineName().equals(point.pipeline()) ? point.path() : null;
+  }
+
+  /** Last time each table's job was asked for its checkpoints, in this process. */
+  private final Map<UUID, Instant> checkpointsAsked = new ConcurrentHashMap<>();
+
+  /**
+   * Records the job's newest completed checkpoint, asking the JobManager at most once per
+   * checkpoint interval (and not before one can have completed since the last one recorded). A
+   * savepoint the job started from counts as its first restore point.
+   */
+  private void recordCheckpoint(ReconcilePass p, JobSummary job, TableStatus.Builder b) {
+    TableStatus.RestorePoint point = p.status.checkpoint();
+    if (p.status.savepointPath() != null
+        && job.name().equals(p.status.savepointPipeline())
+        && (point == null || !job.name().equals(point.pipeline()))) {
+      point =
+          new TableStatus.RestorePoint(
+              p.status.savepointPath(), job.name(), p.status.savepointAt());
+      b.checkpoint(point);
+    }
+    Duration interval =
+        Duration.ofMillis(Math.max(p.status.checkpointIntervalMs(), settings.resync().toMillis()));
+    Instant now = clock.instant();
+    Instant asked = checkpointsAsked.get(p.table.id());
+    boolean due =
+        (asked == null || !asked.plus(interval).isAfter(now))
+            && (point == null
+                || !job.name().equals(point.pipeline())
+                || point.completedAt() == null
+                || !point.completedAt().plus(interval).isAfter(now));
+    if (!due) {
+      return;
+    }
+    checkpointsAsked.put(p.table.id(), now);
+    Optional<FlinkJobs.Completed> newest = jobs.latestCompleted(job.id());
+    if (newest.isPresent() && (point == null || !newest.get().path().equals(point.path()))) {
+      b.checkpoint(
+          new TableStatus.RestorePoint(
+              newest.get().path(),
+              job.name(),
+              newest.get().completedAt() != null ? newest.get().completedAt() : now));
+    }
   }
 
   private Next observeRunning(ReconcilePass p, JobSummary job) {
@@ -134,13 +186,15 @@ final class JobSteps {
         running
             && job.startTime() != null
             && job.startTime().isBefore(clock.instant().minus(Reconciler.STABLE_AFTER));
-    TableStatus.Builder b =
-        p.status.toBuilder()
-            .job(job.id(), job.startTime())
-            .failures(stable ? 0 : p.status.consecutiveFailures())
-            .stopRequested(false)
-            .savepoint(null, null)
-            .savepointOf(null);
+    TableStatus.Builder b = p.status.toBuilder();
+    if (running) {
+      recordCheckpoint(p, job, b);
+    }
+    b.job(job.id(), job.startTime())
+        .failures(stable ? 0 : p.status.consecutiveFailures())
+        .stopRequested(false)
+        .savepoint(null, null)
+        .savepointOf(null);
     Next after = running ? p.resync() : Next.soon();
     if (evolution != null && running) {
       Instant since = evolution.runningSince() != null ? evolution.runningSince() : clock.instant();
@@ -248,7 +302,8 @@ final class JobSteps {
       return new Next(backoff, true);
     }
     String restore =
-        jobs.latestRestorePath(failed.id()).orElse(restorePoint(p, plan, Optional.empty()));
+        jobs.latestRestorePath(failed.id())
+            .orElseGet(() -> restorePoint(p, plan, Optional.empty()));
     return submit(p, plan, restore, p.status.consecutiveFailures());
   }
 
@@ -343,6 +398,10 @@ final class JobSteps {
     TableStatus s =
         p.status.toBuilder()
             .job(jobId, null)
+            .restoredFrom(
+                restorePath == null
+                    ? "no state; sources start at " + positions
+                    : "state of " + restorePath)
             .build()
             .with(
                 TableStatus.JOB_RUNNING, false, Reason.JobSubmitted, "Job " + jobId + " submitted");

@@ -29,6 +29,9 @@ public record TableStatus(
     String savepointTriggerId,
     String savepointPath,
     String savepointPipeline,
+    Instant savepointAt,
+    RestorePoint checkpoint,
+    String restoredFrom,
     long jobVersion,
     long checkpointIntervalMs,
     long submission,
@@ -46,7 +49,7 @@ public record TableStatus(
   public static TableStatus initial() {
     return new TableStatus(
         0, 0, 0, List.of(), null, null, null, null, null, null, null, null, null, null, null, null,
-        null, 0, 0, 0, null, false, 0, null, List.of());
+        null, null, null, null, 0, 0, 0, null, false, 0, null, List.of());
   }
 
   /**
@@ -60,6 +63,13 @@ public record TableStatus(
       String savepointPath,
       Instant startedAt,
       Instant runningSince) {}
+
+  /**
+   * A completed checkpoint (or savepoint) of the job of {@code pipeline}, as the JobManager
+   * reported it while the job ran: a restart restores the newest one even when the JobManager has
+   * forgotten the job.
+   */
+  public record RestorePoint(String path, String pipeline, Instant completedAt) {}
 
   /** The status as stored; an empty document is the initial status. */
   public static TableStatus parse(String json) {
@@ -157,6 +167,9 @@ public record TableStatus(
     private String savepointTriggerId;
     private String savepointPath;
     private String savepointPipeline;
+    private Instant savepointAt;
+    private RestorePoint checkpoint;
+    private String restoredFrom;
     private long jobVersion;
     private long checkpointIntervalMs;
     private long submission;
@@ -184,6 +197,9 @@ public record TableStatus(
       savepointTriggerId = s.savepointTriggerId;
       savepointPath = s.savepointPath;
       savepointPipeline = s.savepointPipeline;
+      savepointAt = s.savepointAt;
+      checkpoint = s.checkpoint;
+      restoredFrom = s.restoredFrom;
       jobVersion = s.jobVersion;
       checkpointIntervalMs = s.checkpointIntervalMs;
       submission = s.submission;
@@ -239,6 +255,21 @@ public record TableStatus(
     public Builder savepoint(String triggerId, String path) {
       savepointTriggerId = triggerId;
       savepointPath = path;
+      if (path != null) {
+        savepointAt = Instant.now();
+      }
+      return this;
+    }
+
+    /** The newest completed checkpoint seen while the job ran. */
+    public Builder checkpoint(RestorePoint point) {
+      checkpoint = point;
+      return this;
+    }
+
+    /** What the running job restored: a savepoint, a checkpoint, or no state (and why). */
+    public Builder restoredFrom(String text) {
+      restoredFrom = text;
       return this;
     }
 
@@ -305,6 +336,9 @@ public record TableStatus(
           savepointTriggerId,
           savepointPath,
           savepointPipeline,
+          savepointAt,
+          checkpoint,
+          restoredFrom,
           jobVersion,
           checkpointIntervalMs,
           submission,

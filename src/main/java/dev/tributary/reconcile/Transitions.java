@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
 
 /**
  * Leaving the running state: suspend, evolve to a new definition and restart with new settings all
@@ -106,17 +107,21 @@ final class Transitions {
   }
 
   /**
-   * Triggers the stop-with-savepoint (recording the request first) or polls it. Returns when the
-   * savepoint is taken; the job then finishes, and the next pass finds it no longer live.
+   * Triggers the stop-with-savepoint or polls it. The trigger id is ours, recorded before the
+   * trigger is sent: a pass that dies after recording it sends the same id again, and the
+   * JobManager never takes two savepoints for one stop. Returns when the savepoint is taken; the
+   * job then finishes, and the next pass finds it no longer live.
    */
   private Next stopWithSavepoint(ReconcilePass p, JobSummary job, Phase phase, Reason reason) {
+    String directory = settings.savepointDir() + "/" + p.table.id();
     if (p.status.savepointTriggerId() == null || !job.id().equals(p.status.jobId())) {
+      String trigger = UUID.randomUUID().toString().replace("-", "");
       p.save(
           phase,
           p.status.toBuilder()
               .job(job.id(), job.startTime())
               .stopRequested(true)
-              .savepoint(null, null)
+              .savepoint(trigger, null)
               .build()
               .with(
                   TableStatus.READY,
@@ -125,9 +130,8 @@ final class Transitions {
                   "Stopping job " + job.id() + " with a savepoint"),
           null);
       p.step("stop");
-      String trigger =
-          jobs.triggerStopWithSavepoint(job.id(), settings.savepointDir() + "/" + p.table.id());
-      return p.save(phase, p.status.toBuilder().savepoint(trigger, null).build(), Next.soon());
+      jobs.triggerStopWithSavepoint(job.id(), directory, trigger);
+      return p.save(phase, p.status, Next.soon());
     }
     SavepointStatus progress;
     try {
@@ -136,10 +140,16 @@ final class Transitions {
       if (e.retryable()) {
         throw e;
       }
-      // The JobManager no longer knows the trigger (restarted, or the id expired): forget it. A
-      // job that still runs is stopped again; one that ended left its savepoint in its checkpoints.
-      p.event("WARNING", "SavepointUnknown", "Savepoint trigger unknown: " + e.getMessage());
-      return p.save(phase, p.status.toBuilder().savepoint(null, null).build(), Next.soon());
+      // The JobManager does not know the trigger: the pass that recorded it died before sending
+      // it, or the JobManager restarted or expired it. The job still runs (one that ended left its
+      // savepoint in its checkpoints, see recoverSavepointPath), so send the same trigger again.
+      p.event(
+          "WARNING",
+          "SavepointUnknown",
+          "Savepoint trigger " + p.status.savepointTriggerId() + " unknown; sending it again");
+      p.step("stop");
+      jobs.triggerStopWithSavepoint(job.id(), directory, p.status.savepointTriggerId());
+      return Next.soon();
     }
     if (progress.phase() == SavepointStatus.Phase.FAILED) {
       String cause = progress.failureCause().orElse("unknown cause");
@@ -172,8 +182,7 @@ final class Transitions {
       }
       try {
         p.step("prune-savepoints");
-        jobs.pruneSavepoints(
-            settings.savepointDir() + "/" + p.table.id(), Reconciler.SAVEPOINTS_KEPT, protect);
+        jobs.pruneSavepoints(directory, Reconciler.SAVEPOINTS_KEPT, protect);
       } catch (RuntimeException e) {
         if (e instanceof ReconcileStore.ClaimLostException lost) {
           throw lost;

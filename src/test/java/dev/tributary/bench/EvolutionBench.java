@@ -96,7 +96,8 @@ class EvolutionBench {
   /** Stop-with-savepoint as a person would do it: trigger, poll, and trigger again if it failed. */
   private void stopWithSavepoint(String job) {
     for (int attempt = 0; attempt < 20; attempt++) {
-      String trigger = jobs.triggerStopWithSavepoint(job, "file:///tmp/tributary/bench-savepoints");
+      String trigger = UUID.randomUUID().toString().replace("-", "");
+      jobs.triggerStopWithSavepoint(job, "file:///tmp/tributary/bench-savepoints", trigger);
       FlinkJobs.SavepointStatus.Phase phase;
       do {
         sleep(50);

@@ -511,12 +511,24 @@ final class FakeWorld {
                   j.state == JobState.FAILED ? Optional.of("boom") : Optional.empty()));
     }
 
-    public synchronized String triggerStopWithSavepoint(String jobId, String targetDirectory) {
+    /** Every trigger id sent, in order; a repeated id is one operation, as in Flink. */
+    final List<String> triggers = new ArrayList<>();
+
+    /** Savepoints taken: one per distinct trigger id. */
+    int savepointsTaken;
+
+    public synchronized void triggerStopWithSavepoint(
+        String jobId, String targetDirectory, String triggerId) {
       check();
+      boolean repeated = triggers.contains(triggerId);
+      triggers.add(triggerId);
+      if (repeated) {
+        return;
+      }
+      savepointsTaken++;
       Job j = jobs.get(jobId);
       j.savepoint = targetDirectory + "/savepoint-" + jobId.substring(0, 6);
       j.state = JobState.FINISHED;
-      return "trigger-" + jobId;
     }
 
     /** Failure switch: the JobManager has forgotten every savepoint trigger (answers 404). */
@@ -527,7 +539,7 @@ final class FakeWorld {
 
     public synchronized SavepointStatus savepointStatus(String jobId, String triggerId) {
       check();
-      if (forgetTriggers) {
+      if (forgetTriggers || !triggers.contains(triggerId)) {
         throw new RemoteSystemException(
             ExternalSystem.FLINK, "404: unknown trigger " + triggerId, false);
       }
@@ -562,13 +574,26 @@ final class FakeWorld {
       return Optional.of(0);
     }
 
-    public synchronized Optional<String> latestRestorePath(String jobId) {
+    /** Completed checkpoints per job, newest last; a job without any has chk-7. */
+    final Map<String, List<String>> checkpoints = new HashMap<>();
+
+    public synchronized Optional<Completed> latestCompleted(String jobId) {
       check();
       Job j = jobs.get(jobId);
-      return j == null
-          ? Optional.empty()
-          : Optional.of(
-              j.savepoint != null ? j.savepoint : "file:///checkpoints/" + jobId + "/chk-7");
+      if (j == null) {
+        return Optional.empty();
+      }
+      if (j.savepoint != null) {
+        return Optional.of(new Completed(j.savepoint, Instant.now(), true));
+      }
+      List<String> completed =
+          checkpoints.getOrDefault(jobId, List.of("file:///checkpoints/" + jobId + "/chk-7"));
+      return Optional.of(new Completed(completed.get(completed.size() - 1), Instant.now(), false));
+    }
+
+    /** The JobManager restarted without HA: it knows no job any more. */
+    synchronized void forgetJobs() {
+      jobs.clear();
     }
   }
 

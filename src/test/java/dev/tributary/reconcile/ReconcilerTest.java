@@ -89,6 +89,8 @@ class ReconcilerTest {
     assertThat(world.flink.jobs.get(first).state).isEqualTo(JobState.FINISHED);
     String savepoint = world.status(id).savepointPath();
     assertThat(savepoint).contains("savepoint-");
+    assertThat(world.flink.savepointsTaken).as("one stop, one savepoint").isEqualTo(1);
+    assertThat(world.flink.triggers).allSatisfy(t -> assertThat(t).matches("[0-9a-f]{32}"));
 
     world.change(id, spec -> spec.withStopped(false), false);
     world.crashAt.add(step.equals("stop") ? "none" : step);
@@ -505,5 +507,31 @@ class ReconcilerTest {
 
     assertThat(world.phase(id)).isEqualTo(Phase.STOPPED);
     assertThat(world.status(id).savepointPath()).isEqualTo(world.flink.jobs.get(job).savepoint);
+  }
+
+  @Test
+  void shouldRestoreTheRecordedCheckpointWhenTheJobManagerForgotTheJob() {
+    UUID id = world.create(ORDERS);
+    world.converge(id);
+    String first = world.status(id).jobId();
+    TableStatus.RestorePoint recorded = world.status(id).checkpoint();
+    assertThat(recorded.path()).isEqualTo("file:///checkpoints/" + first + "/chk-7");
+
+    world.flink.forgetJobs(); // a JobManager restarted without HA: its jobs and their history
+    world.converge(id);
+
+    assertThat(world.flink.live())
+        .singleElement()
+        .satisfies(job -> assertThat(job.restoredFrom).isEqualTo(recorded.path()));
+    assertThat(world.status(id).restoredFrom()).isEqualTo("state of " + recorded.path());
+    assertThat(world.phase(id)).isEqualTo(Phase.RUNNING);
+  }
+
+  @Test
+  void shouldSayWhenAJobStartedWithoutState() {
+    UUID id = world.create(ORDERS);
+    world.converge(id);
+
+    assertThat(world.status(id).restoredFrom()).startsWith("no state; sources start at {orders=");
   }
 }

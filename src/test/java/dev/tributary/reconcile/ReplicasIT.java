@@ -28,7 +28,11 @@ import org.springframework.test.context.TestPropertySource;
  * one cluster would be, and count what was submitted.
  */
 @TributaryIT
-@TestPropertySource(properties = "tributary.reconciler.enabled=false")
+@TestPropertySource(
+    properties = {
+      "tributary.reconciler.enabled=false",
+      "tributary.kafka.topic-name-template={catalog}.{table}"
+    })
 class ReplicasIT {
 
   static final int TABLES = 30;

@@ -18,14 +18,18 @@ import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.TestPropertySource;
 
 /**
  * Generated and mutated statements over HTTP: never a 5xx, every refusal a problem with a message.
  */
 @TributaryIT
 // Statement semantics only: no reconciler, so nothing is provisioned from these definitions.
-@org.springframework.test.context.TestPropertySource(
-    properties = "tributary.reconciler.enabled=false")
+@TestPropertySource(
+    properties = {
+      "tributary.reconciler.enabled=false",
+      "tributary.kafka.topic-name-template={catalog}.{table}"
+    })
 class StatementFuzzIT {
 
   @LocalServerPort int port;

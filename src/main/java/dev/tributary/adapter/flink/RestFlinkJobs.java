@@ -62,14 +62,13 @@ public class RestFlinkJobs implements FlinkJobs {
   }
 
   @Override
-  public String triggerStopWithSavepoint(String jobId, String targetDirectory) {
-    JsonNode answer =
-        FlinkHttp.expectOk(
-            http.post()
-                .uri("/jobs/{id}/stop", jobId)
-                .body(Map.of("targetDirectory", targetDirectory, "drain", false)),
-            "stop job " + jobId + " with a savepoint");
-    return answer.path("request-id").asString();
+  public void triggerStopWithSavepoint(String jobId, String targetDirectory, String triggerId) {
+    FlinkHttp.expectOk(
+        http.post()
+            .uri("/jobs/{id}/stop", jobId)
+            .body(
+                Map.of("targetDirectory", targetDirectory, "drain", false, "triggerId", triggerId)),
+        "stop job " + jobId + " with a savepoint");
   }
 
   @Override
@@ -107,7 +106,7 @@ public class RestFlinkJobs implements FlinkJobs {
   }
 
   @Override
-  public Optional<String> latestRestorePath(String jobId) {
+  public Optional<Completed> latestCompleted(String jobId) {
     FlinkHttp.Answer answer =
         FlinkHttp.send(
             http.get().uri("/jobs/{id}/checkpoints", jobId), "read checkpoints of job " + jobId);
@@ -120,10 +119,12 @@ public class RestFlinkJobs implements FlinkJobs {
     JsonNode latest = answer.body().path("latest");
     JsonNode checkpoint = latest.path("completed");
     JsonNode savepoint = latest.path("savepoint");
-    JsonNode newest =
-        savepoint.path("id").asLong(-1) > checkpoint.path("id").asLong(-1) ? savepoint : checkpoint;
+    boolean isSavepoint = savepoint.path("id").asLong(-1) > checkpoint.path("id").asLong(-1);
+    JsonNode newest = isSavepoint ? savepoint : checkpoint;
+    Instant at = instant(newest.path("latest_ack_timestamp"));
     return FlinkHttp.text(newest, "external_path")
-        .filter(p -> !p.isBlank() && !p.equals("<checkpoint-not-externally-addressable>"));
+        .filter(p -> !p.isBlank() && !p.equals("<checkpoint-not-externally-addressable>"))
+        .map(p -> new Completed(p, at, isSavepoint));
   }
 
   /** Cluster overview (task managers and slots), for the health indicator. */

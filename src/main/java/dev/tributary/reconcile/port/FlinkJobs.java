@@ -15,8 +15,12 @@ public interface FlinkJobs {
   /** One job with the cause of its latest failure, empty if the cluster does not know it. */
   Optional<JobDetail> job(String jobId);
 
-  /** Starts a stop-with-savepoint and returns the trigger id to poll. */
-  String triggerStopWithSavepoint(String jobId, String targetDirectory);
+  /**
+   * Starts a stop-with-savepoint under the caller's {@code triggerId} (32 hex digits): the
+   * JobManager runs one operation per id, so sending the same trigger again, after a crash or a
+   * timeout, never takes a second savepoint.
+   */
+  void triggerStopWithSavepoint(String jobId, String targetDirectory, String triggerId);
 
   SavepointStatus savepointStatus(String jobId, String triggerId);
 
@@ -25,9 +29,17 @@ public interface FlinkJobs {
 
   /**
    * The newest completed checkpoint or savepoint of the job, to restart it from; also answers for a
-   * job that already ended (a crash between a stop's trigger and recording it loses nothing).
+   * job that already ended (a crash between a stop's trigger and recording it loses nothing). Empty
+   * when the JobManager does not know the job or it has none.
    */
-  Optional<String> latestRestorePath(String jobId);
+  Optional<Completed> latestCompleted(String jobId);
+
+  default Optional<String> latestRestorePath(String jobId) {
+    return latestCompleted(jobId).map(Completed::path);
+  }
+
+  /** A completed checkpoint or savepoint: where it is and when it completed. */
+  record Completed(String path, Instant completedAt, boolean savepoint) {}
 
   /**
    * Where the Kafka sources of a job were when it took this savepoint: the next offset of each

@@ -171,7 +171,10 @@ class FlinkIT {
                 assertThat(JsonMapper.shared().readTree(row).path("price").asDouble())
                     .isGreaterThan(50));
 
-    String trigger = jobs.triggerStopWithSavepoint(jobId, LocalStack.get().savepointDir());
+    String trigger = UUID.randomUUID().toString().replace("-", "");
+    jobs.triggerStopWithSavepoint(jobId, LocalStack.get().savepointDir(), trigger);
+    // The same trigger again (a retry after a timeout) is the same operation, not a second stop.
+    jobs.triggerStopWithSavepoint(jobId, LocalStack.get().savepointDir(), trigger);
     await()
         .atMost(Duration.ofSeconds(60))
         .until(
