@@ -3,6 +3,7 @@ package dev.tributary.local;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.DeploymentOptions;
@@ -92,6 +93,19 @@ final class EmbeddedFlink implements AutoCloseable {
 
   URI restUrl() {
     return restUrl;
+  }
+
+  /** The index of the running TaskManager; terminated ones keep their place in the list. */
+  private int taskManager;
+
+  /**
+   * Terminates the TaskManager, as a lost machine would be (its tasks fail, the JobManager keeps
+   * the jobs' checkpoints), and starts a fresh one in its place.
+   */
+  synchronized void replaceTaskManager() throws Exception {
+    cluster.terminateTaskManager(taskManager).get(60, TimeUnit.SECONDS);
+    cluster.startTaskManager();
+    taskManager++;
   }
 
   URI sqlGatewayUrl() {

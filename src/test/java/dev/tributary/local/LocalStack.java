@@ -183,6 +183,11 @@ public final class LocalStack {
     }
   }
 
+  /** Loses Flink's TaskManager (every running task fails) and starts a new one. */
+  public void loseTaskManager() throws Exception {
+    flink.replaceTaskManager();
+  }
+
   public String kafkaBootstrapServers() {
     return kafka.bootstrapServers();
   }
