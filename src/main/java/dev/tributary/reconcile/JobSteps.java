@@ -304,6 +304,12 @@ final class JobSteps {
     String restore =
         jobs.latestRestorePath(failed.id())
             .orElseGet(() -> restorePoint(p, plan, Optional.empty()));
+    p.event(
+        "NORMAL",
+        "JobRestarted",
+        "Restarting failed job "
+            + failed.id()
+            + (restore == null ? " without state (none was kept)" : " from " + restore));
     return submit(p, plan, restore, p.status.consecutiveFailures());
   }
 

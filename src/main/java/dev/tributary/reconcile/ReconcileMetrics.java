@@ -3,17 +3,25 @@ package dev.tributary.reconcile;
 import dev.tributary.table.Phase;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
+import java.math.BigDecimal;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * The reconciler on /actuator/prometheus: tables per phase, pass duration by outcome, and the
- * tables' events by type and reason (job failures, rollbacks, failed operations).
+ * The reconciler on /actuator/prometheus: tables per phase, pass duration by outcome, the tables'
+ * events by type and reason (job failures and restarts, rollbacks, failed operations), and per
+ * table the age of the newest checkpoint the reconciler has seen and of the last savepoint.
  */
 public class ReconcileMetrics {
 
@@ -23,6 +31,8 @@ public class ReconcileMetrics {
   private final MeterRegistry registry;
   private final JdbcTemplate jdbc;
   private final Map<Phase, AtomicLong> phases = new EnumMap<>(Phase.class);
+  private final MultiGauge checkpointAge;
+  private final MultiGauge savepointAge;
   private volatile long lastRefresh = System.nanoTime() - Duration.ofMinutes(1).toNanos();
 
   public ReconcileMetrics(MeterRegistry registry, JdbcTemplate jdbc) {
@@ -34,6 +44,21 @@ public class ReconcileMetrics {
         phases.put(phase, count);
         registry.gauge("tributary.tables", Tags.of("phase", phase.name()), count);
       }
+      checkpointAge =
+          MultiGauge.builder("tributary.table.checkpoint.age")
+              .description(
+                  "Seconds since the newest completed checkpoint the reconciler has seen of the"
+                      + " table's running job (it asks once per checkpoint interval)")
+              .baseUnit("seconds")
+              .register(registry);
+      savepointAge =
+          MultiGauge.builder("tributary.table.savepoint.age")
+              .description("Seconds since the table's last savepoint")
+              .baseUnit("seconds")
+              .register(registry);
+    } else {
+      checkpointAge = null;
+      savepointAge = null;
     }
   }
 
@@ -75,5 +100,47 @@ public class ReconcileMetrics {
         rs -> {
           phases.get(Phase.valueOf(rs.getString("phase"))).set(rs.getLong("n"));
         });
+    if (checkpointAge == null) {
+      return;
+    }
+    List<MultiGauge.Row<?>> checkpoints = new ArrayList<>();
+    List<MultiGauge.Row<?>> savepoints = new ArrayList<>();
+    jdbc.query(
+        """
+        SELECT c.name || '.' || d.name || '.' || t.name AS qualified,
+               t.status -> 'checkpoint' ->> 'completedAt' AS checkpoint_at,
+               t.status ->> 'savepointAt' AS savepoint_at
+        FROM materialized_table t JOIN catalog_database d ON d.id = t.database_id
+          JOIN catalog c ON c.id = d.catalog_id
+        WHERE t.phase IN ('RUNNING', 'DEGRADED', 'ALTERING', 'STOPPING', 'STOPPED')""",
+        rs -> {
+          Tags table = Tags.of("table", rs.getString("qualified"));
+          age(rs.getString("checkpoint_at"))
+              .ifPresent(at -> checkpoints.add(MultiGauge.Row.of(table, () -> secondsSince(at))));
+          age(rs.getString("savepoint_at"))
+              .ifPresent(at -> savepoints.add(MultiGauge.Row.of(table, () -> secondsSince(at))));
+        });
+    checkpointAge.register(checkpoints, true);
+    savepointAge.register(savepoints, true);
+  }
+
+  private static Optional<Instant> age(String stored) {
+    if (stored == null || stored.isBlank()) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(Instant.parse(stored));
+    } catch (DateTimeParseException e) {
+      // Written as epoch seconds with a fraction.
+      BigDecimal seconds = new BigDecimal(stored);
+      return Optional.of(
+          Instant.ofEpochSecond(
+              seconds.longValue(),
+              seconds.remainder(BigDecimal.ONE).movePointRight(9).longValue()));
+    }
+  }
+
+  private static double secondsSince(Instant at) {
+    return Duration.between(at, Instant.now()).toMillis() / 1000.0;
   }
 }

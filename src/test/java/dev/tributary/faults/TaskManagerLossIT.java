@@ -111,6 +111,16 @@ class TaskManagerLossIT {
               assertThat(figures[1]).as("source rows missing from the table").isZero();
               assertThat(figures[0]).as("rows written twice").isZero();
             });
+    // The restart and the table's checkpoint age are on the metrics endpoint.
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(api.get("/actuator/prometheus").text())
+                    .contains(
+                        "tributary_table_checkpoint_age_seconds{table=\"examples.marketplace.tm_loss\"}")
+                    .containsPattern(
+                        "tributary_table_events_total\\{reason=\"JobRestarted\",type=\"NORMAL\"} [1-9]"));
     System.out.printf(
         "TaskManager lost mid-stream: %d source rows, %d duplicated, %d missing, job running"
             + " again after %.1f s (%s)%n",
