@@ -64,7 +64,8 @@ final class Provisioning {
 
   Next ensureTopic(ReconcilePass p, PipelinePlan plan) {
     Topics.TopicSpec spec = plan.topic();
-    Optional<Topics.TopicState> existing = topics.describe(spec.name());
+    Optional<Topics.TopicState> existing =
+        p.batchTopic(spec.name()).orElseGet(() -> topics.describe(spec.name()));
     if (existing.isPresent() && p.status.topic() == null) {
       String message =
           "Topic "
@@ -160,6 +161,12 @@ final class Provisioning {
     List<PipelinePlan.Subject> subjects = plan.subjects();
     PipelinePlan.Subject value = subjects.get(subjects.size() - 1);
     PipelinePlan.Subject key = subjects.size() > 1 ? subjects.get(0) : null;
+    if (p.status.valueSchemaId() != null
+        && (key == null || p.status.keySchemaId() != null)
+        && p.status.subjectsVersion() == p.table.definitionVersion()) {
+      // Registered for this very definition: a pass with nothing to do asks the registry nothing.
+      return;
+    }
     if (p.status.valueSubject() == null || (key != null && p.status.keySubject() == null)) {
       p.save(
           p.phase,
@@ -174,6 +181,7 @@ final class Provisioning {
     p.status =
         p.status.toBuilder()
             .subjects(key == null ? null : key.name(), keyId, value.name(), valueId)
+            .subjectsOf(p.table.definitionVersion())
             .build()
             .with(
                 TableStatus.SCHEMA_REGISTERED,

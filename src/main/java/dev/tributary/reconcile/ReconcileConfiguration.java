@@ -91,6 +91,7 @@ class ReconcileConfiguration {
       JdbcReconcileStore store,
       Reconciler reconciler,
       FlinkJobs jobs,
+      Topics topics,
       @Value("${tributary.reconciler.poll-interval:200ms}") Duration poll,
       @Value("${tributary.reconciler.batch-size:20}") int batch,
       @Value("${tributary.reconciler.lease:15s}") Duration lease,
@@ -105,6 +106,7 @@ class ReconcileConfiguration {
         store,
         reconciler,
         jobs,
+        topics,
         new ReconcileWorker.Settings(
             poll,
             batch,

@@ -4,11 +4,14 @@ import dev.tributary.reconcile.Reconciler.Next;
 import dev.tributary.reconcile.TableStatus.Reason;
 import dev.tributary.reconcile.port.FlinkJobs.JobSummary;
 import dev.tributary.reconcile.port.RemoteSystemException;
+import dev.tributary.reconcile.port.Topics;
 import dev.tributary.table.Phase;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Predicate;
@@ -54,6 +57,26 @@ final class ReconcilePass {
     this.savedStatus = status;
     this.savedPhase = phase;
     this.savedGeneration = table.observedGeneration();
+  }
+
+  /**
+   * The table's topic as the batch's one describe of all its tables' topics saw it, taken once
+   * (after that the pass may have changed it, so it asks again): empty when the batch did not look,
+   * an empty inner value when the topic does not exist.
+   */
+  Optional<Optional<Topics.TopicState>> batchTopic(String name) {
+    if (batchTopics == null || !batchTopics.containsKey(name)) {
+      return Optional.empty();
+    }
+    return Optional.of(batchTopics.remove(name));
+  }
+
+  /** What the batch's describe saw, by topic name (null: the batch did not look). */
+  private Map<String, Optional<Topics.TopicState>> batchTopics;
+
+  ReconcilePass withBatchTopics(Map<String, Optional<Topics.TopicState>> seen) {
+    this.batchTopics = seen == null ? null : new HashMap<>(seen);
+    return this;
   }
 
   Next resync() {

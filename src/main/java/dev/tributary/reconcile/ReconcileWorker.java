@@ -2,11 +2,14 @@ package dev.tributary.reconcile;
 
 import dev.tributary.reconcile.port.FlinkJobs;
 import dev.tributary.reconcile.port.RemoteSystemException;
+import dev.tributary.reconcile.port.Topics;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
@@ -78,6 +81,7 @@ public class ReconcileWorker implements SmartLifecycle {
   private final ReconcileMetrics metrics;
   private final Reconciler reconciler;
   private final FlinkJobs jobs;
+  private final Topics topics;
   private final Settings settings;
   private final String owner;
   private ScheduledExecutorService loop;
@@ -91,17 +95,23 @@ public class ReconcileWorker implements SmartLifecycle {
       FlinkJobs jobs,
       Settings settings,
       String owner) {
-    this(store, reconciler, jobs, settings, owner, ReconcileMetrics.NONE);
+    this(store, reconciler, jobs, null, settings, owner, ReconcileMetrics.NONE);
   }
 
+  /**
+   * With {@code topics}, each batch describes all its tables' topics in one call; without, each
+   * pass describes its own.
+   */
   public ReconcileWorker(
       ReconcileStore store,
       Reconciler reconciler,
       FlinkJobs jobs,
+      Topics topics,
       Settings settings,
       String owner,
       ReconcileMetrics metrics) {
     this.metrics = metrics;
+    this.topics = topics;
     this.store = store;
     this.reconciler = reconciler;
     this.jobs = jobs;
@@ -130,13 +140,22 @@ public class ReconcileWorker implements SmartLifecycle {
       overview = List.of();
       flinkDown = e;
     }
+    Map<UUID, TableSnapshot> snapshots = new HashMap<>();
+    for (ReconcileStore.Claim claim : claimed) {
+      store.load(claim.id()).ifPresent(s -> snapshots.put(claim.id(), s));
+    }
+    Map<String, Optional<Topics.TopicState>> batchTopics = describeTopics(snapshots.values());
     List<Callable<Void>> work = new ArrayList<>();
     for (ReconcileStore.Claim claim : claimed) {
       List<FlinkJobs.JobSummary> seen = overview;
       RemoteSystemException down = flinkDown;
+      TableSnapshot snapshot = snapshots.get(claim.id());
+      if (snapshot == null) {
+        continue; // dropped since it was claimed
+      }
       work.add(
           () -> {
-            reconcileOne(claim, seen, down);
+            reconcileOne(claim, snapshot, seen, down, batchTopics);
             return null;
           });
     }
@@ -164,16 +183,40 @@ public class ReconcileWorker implements SmartLifecycle {
     }
   }
 
+  /**
+   * One describe of every topic the batch's tables own, so that a pass over a table with nothing to
+   * do makes no call of its own to Kafka. Null when there is no Kafka port or Kafka does not
+   * answer: then each pass asks (and meets the outage) itself.
+   */
+  private Map<String, Optional<Topics.TopicState>> describeTopics(
+      Collection<TableSnapshot> snapshots) {
+    if (topics == null) {
+      return null;
+    }
+    List<String> names =
+        snapshots.stream()
+            .filter(s -> !s.deletionRequested() && s.topic() != null)
+            .map(TableSnapshot::topic)
+            .toList();
+    try {
+      Map<String, Topics.TopicState> found = topics.describeAll(names);
+      Map<String, Optional<Topics.TopicState>> seen = new HashMap<>();
+      names.forEach(n -> seen.put(n, Optional.ofNullable(found.get(n))));
+      return seen;
+    } catch (RemoteSystemException e) {
+      return null;
+    }
+  }
+
   private void reconcileOne(
       ReconcileStore.Claim claim,
+      TableSnapshot table,
       List<FlinkJobs.JobSummary> overview,
-      RemoteSystemException flinkDown) {
+      RemoteSystemException flinkDown,
+      Map<String, Optional<Topics.TopicState>> batchTopics) {
     UUID id = claim.id();
     UUID token = claim.token();
-    var snapshot = store.load(id);
-    if (snapshot.isEmpty()) {
-      return;
-    }
+    Optional<TableSnapshot> snapshot = Optional.of(table);
     long generation = snapshot.get().generation();
     int attempt = store.attempt(id);
     long started = System.nanoTime();
@@ -181,7 +224,7 @@ public class ReconcileWorker implements SmartLifecycle {
     try {
       Reconciler.Next next =
           flinkDown == null
-              ? reconciler.reconcile(snapshot.get(), overview, token, settings.lease())
+              ? reconciler.reconcile(snapshot.get(), overview, batchTopics, token, settings.lease())
               : reconciler.unavailable(snapshot.get(), flinkDown, token, settings.lease());
       if (next == null) {
         outcome = "dropped";

@@ -15,6 +15,7 @@ import dev.tributary.table.TableSpec;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -112,14 +113,28 @@ public class Reconciler {
    */
   public Next reconcile(
       TableSnapshot table, List<JobSummary> overview, UUID token, Duration lease) {
+    return reconcile(table, overview, null, token, lease);
+  }
+
+  /**
+   * A pass that takes the table's topic from {@code batchTopics}, what one describe of the whole
+   * batch's topics saw (absent names do not exist), instead of describing it on its own.
+   */
+  public Next reconcile(
+      TableSnapshot table,
+      List<JobSummary> overview,
+      Map<String, Optional<Topics.TopicState>> batchTopics,
+      UUID token,
+      Duration lease) {
     ReconcilePass pass =
         new ReconcilePass(
-            table,
-            overview,
-            store,
-            settings.resync(),
-            new ReconcilePass.Fence(token, lease),
-            faults);
+                table,
+                overview,
+                store,
+                settings.resync(),
+                new ReconcilePass.Fence(token, lease),
+                faults)
+            .withBatchTopics(batchTopics);
     try {
       Next next = run(pass);
       pass.settle();

@@ -23,6 +23,7 @@ public record TableStatus(
     Integer keySchemaId,
     String valueSubject,
     Integer valueSchemaId,
+    long subjectsVersion,
     String pipelineName,
     String jobId,
     Instant jobStartTime,
@@ -48,8 +49,8 @@ public record TableStatus(
 
   public static TableStatus initial() {
     return new TableStatus(
-        0, 0, 0, List.of(), null, null, null, null, null, null, null, null, null, null, null, null,
-        null, null, null, null, 0, 0, 0, null, false, 0, null, List.of());
+        0, 0, 0, List.of(), null, null, null, null, null, null, null, 0, null, null, null, null,
+        null, null, null, null, null, 0, 0, 0, null, false, 0, null, List.of());
   }
 
   /**
@@ -161,6 +162,7 @@ public record TableStatus(
     private Integer keySchemaId;
     private String valueSubject;
     private Integer valueSchemaId;
+    private long subjectsVersion;
     private String pipelineName;
     private String jobId;
     private Instant jobStartTime;
@@ -191,6 +193,7 @@ public record TableStatus(
       keySchemaId = s.keySchemaId;
       valueSubject = s.valueSubject;
       valueSchemaId = s.valueSchemaId;
+      subjectsVersion = s.subjectsVersion;
       pipelineName = s.pipelineName;
       jobId = s.jobId;
       jobStartTime = s.jobStartTime;
@@ -238,6 +241,12 @@ public record TableStatus(
       keySchemaId = keyId;
       valueSubject = value;
       valueSchemaId = valueId;
+      return this;
+    }
+
+    /** The definition version whose schemas the subjects hold. */
+    public Builder subjectsOf(long version) {
+      subjectsVersion = version;
       return this;
     }
 
@@ -330,6 +339,7 @@ public record TableStatus(
           keySchemaId,
           valueSubject,
           valueSchemaId,
+          subjectsVersion,
           pipelineName,
           jobId,
           jobStartTime,

@@ -13,6 +13,8 @@ import dev.tributary.sql.Parser;
 import dev.tributary.sql.Statement;
 import dev.tributary.table.Phase;
 import dev.tributary.table.TableSpec;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -26,7 +28,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -46,6 +50,38 @@ final class FakeWorld {
   final Reconciler reconciler;
   final QueryPlanner planner;
 
+  /** Calls the reconciler (and a worker given {@link #countedJobs}) made, by port and method. */
+  final Map<String, LongAdder> calls = new ConcurrentHashMap<>();
+
+  final Topics countedTopics;
+  final FlinkJobs countedJobs;
+
+  /** The fake behind a proxy that counts each call at the port, as "port.method". */
+  @SuppressWarnings("unchecked")
+  private <T> T counted(Class<T> port, String system, T fake) {
+    return (T)
+        Proxy.newProxyInstance(
+            port.getClassLoader(),
+            new Class<?>[] {port},
+            (proxy, method, args) -> {
+              calls
+                  .computeIfAbsent(system + "." + method.getName(), k -> new LongAdder())
+                  .increment();
+              try {
+                return method.invoke(fake, args);
+              } catch (InvocationTargetException e) {
+                throw e.getCause();
+              }
+            });
+  }
+
+  long calls(String prefix) {
+    return calls.entrySet().stream()
+        .filter(e -> e.getKey().startsWith(prefix))
+        .mapToLong(e -> e.getValue().sum())
+        .sum();
+  }
+
   FakeWorld() {
     this(null);
   }
@@ -53,9 +89,10 @@ final class FakeWorld {
   /** Fake ports around the given store (null: the in-memory one). */
   FakeWorld(ReconcileStore realStore) {
     reconcileStore = realStore == null ? store : realStore;
+    FlinkSql countedSql = counted(FlinkSql.class, "flinkSql", flink);
     planner =
         new QueryPlanner(
-            flink,
+            countedSql,
             name ->
                 Optional.of(
                     (Statement.CreateSourceTable)
@@ -69,13 +106,15 @@ final class FakeWorld {
             throw new Crash(step);
           }
         };
+    countedTopics = counted(Topics.class, "kafka", kafka);
+    countedJobs = counted(FlinkJobs.class, "flinkJobs", flink);
     reconciler =
         new Reconciler(
             reconcileStore,
-            kafka,
-            registry,
-            flink,
-            flink,
+            countedTopics,
+            counted(SchemaRegistry.class, "registry", registry),
+            countedSql,
+            countedJobs,
             planner,
             new Reconciler.Settings(
                 "kafka:9092", "file:///savepoints", Duration.ofSeconds(30), Duration.ofSeconds(60)),

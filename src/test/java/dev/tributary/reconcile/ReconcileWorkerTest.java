@@ -1,11 +1,14 @@
 package dev.tributary.reconcile;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
@@ -31,6 +34,38 @@ class ReconcileWorkerTest {
     worker.watch();
 
     assertThat(world.store.markedDue).containsExactly(List.of(id), List.of(), List.of(id));
+  }
+
+  @Test
+  void shouldMakeOneCallToFlinkAndOneToKafkaPerBatchWhenNothingChanged() {
+    FakeWorld world = new FakeWorld();
+    List<UUID> ids = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      ids.add(world.create("CREATE MATERIALIZED TABLE t" + i + " AS SELECT order_id FROM o"));
+    }
+    ids.forEach(world::converge);
+    ReconcileWorker worker =
+        new ReconcileWorker(
+            world.store,
+            world.reconciler,
+            world.countedJobs,
+            world.countedTopics,
+            new ReconcileWorker.Settings(Duration.ofMillis(10), 20, Duration.ofSeconds(1), 2),
+            "w",
+            ReconcileMetrics.NONE);
+    worker.startPassesOnly();
+    world.calls.clear();
+
+    try {
+      assertThat(worker.runOnce()).isEqualTo(20);
+    } finally {
+      worker.stop();
+    }
+
+    Map<String, Long> calls = new TreeMap<>();
+    world.calls.forEach((k, v) -> calls.put(k, v.sum()));
+    assertThat(calls)
+        .containsExactly(entry("flinkJobs.overview", 1L), entry("kafka.describeAll", 1L));
   }
 
   @Test

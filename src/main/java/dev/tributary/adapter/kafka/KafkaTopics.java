@@ -7,6 +7,7 @@ import dev.tributary.reconcile.port.Topics;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -174,18 +175,62 @@ public class KafkaTopics implements Topics {
     if (config.isEmpty()) {
       return Optional.empty();
     }
-    TopicDescription description = found.get();
+    return Optional.of(state(name, found.get(), config.get()));
+  }
+
+  @Override
+  public Map<String, TopicState> describeAll(Collection<String> names) {
+    if (names.isEmpty()) {
+      return Map.of();
+    }
+    Map<String, TopicDescription> descriptions = new HashMap<>();
+    admin
+        .describeTopics(Set.copyOf(names))
+        .topicNameValues()
+        .forEach(
+            (name, future) ->
+                awaitUnless(
+                        future,
+                        UnknownTopicOrPartitionException.class,
+                        "describe topics (" + names.size() + ")")
+                    .ifPresent(d -> descriptions.put(name, d)));
+    Map<ConfigResource, String> resources = new HashMap<>();
+    descriptions
+        .keySet()
+        .forEach(n -> resources.put(new ConfigResource(ConfigResource.Type.TOPIC, n), n));
+    Map<String, TopicState> states = new HashMap<>();
+    if (resources.isEmpty()) {
+      return states;
+    }
+    admin
+        .describeConfigs(resources.keySet())
+        .values()
+        .forEach(
+            (resource, future) ->
+                awaitUnless(
+                        future,
+                        UnknownTopicOrPartitionException.class,
+                        "describe configs (" + resources.size() + ")")
+                    .ifPresent(
+                        config ->
+                            states.put(
+                                resource.name(),
+                                state(
+                                    resource.name(), descriptions.get(resource.name()), config))));
+    return states;
+  }
+
+  private static TopicState state(String name, TopicDescription description, Config config) {
     Map<String, String> overrides = new HashMap<>();
-    for (ConfigEntry entry : config.get().entries()) {
+    for (ConfigEntry entry : config.entries()) {
       if (entry.source() == ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG) {
         overrides.put(entry.name(), entry.value());
       }
     }
     int replicas =
         description.partitions().isEmpty() ? 0 : description.partitions().get(0).replicas().size();
-    return Optional.of(
-        new TopicState(
-            name, description.partitions().size(), replicas, Map.copyOf(overrides), false));
+    return new TopicState(
+        name, description.partitions().size(), replicas, Map.copyOf(overrides), false);
   }
 
   @Override

@@ -2,6 +2,8 @@ package dev.tributary.reconcile.port;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -13,6 +15,18 @@ public interface Topics {
   TopicState ensure(TopicSpec spec);
 
   Optional<TopicState> describe(String name);
+
+  /**
+   * Many topics in two round trips (their partitions, then their configs): the state of each that
+   * exists, keyed by name; a name without an entry does not exist.
+   */
+  default Map<String, TopicState> describeAll(Collection<String> names) {
+    Map<String, TopicState> found = new HashMap<>();
+    for (String name : names) {
+      describe(name).ifPresent(state -> found.put(name, state));
+    }
+    return found;
+  }
 
   /** Sets the given configs; a {@code null} value removes an override. */
   void alterConfigs(String name, Map<String, String> configs);
