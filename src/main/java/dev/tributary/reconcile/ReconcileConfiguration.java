@@ -96,6 +96,8 @@ class ReconcileConfiguration {
       @Value("${tributary.reconciler.batch-size:20}") int batch,
       @Value("${tributary.reconciler.lease:15s}") Duration lease,
       @Value("${tributary.reconciler.threads:4}") int threads,
+      // Off only in fault tests, to let a lease expire under a pass that is still running.
+      @Value("${tributary.reconciler.lease-heartbeat:true}") boolean heartbeat,
       @Value("${tributary.events.retention:30d}") Duration eventRetention,
       @Value("${tributary.events.max-per-table:1000}") int eventsPerTable) {
     String owner =
@@ -113,7 +115,7 @@ class ReconcileConfiguration {
             lease,
             threads,
             Duration.ofSeconds(2),
-            true,
+            heartbeat,
             eventRetention,
             eventsPerTable),
         owner,

@@ -10,21 +10,16 @@ import dev.tributary.reconcile.port.FlinkSql;
 import dev.tributary.reconcile.port.Topics;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
 /**
  * (a) CREATE to RUNNING through Tributary against the same work done by hand on the SQL Gateway,
- * side by side; (c) GET of one table at 200 requests/s. Prints its figures; ./mvnw -Pbench verify.
+ * side by side. Prints its figures; ./mvnw -Pbench verify. GET under load is {@link GetBench}.
  */
 @TributaryIT
 class ControlPlaneBench {
@@ -100,46 +95,5 @@ class ControlPlaneBench {
   private String rawSubmission(String topic) {
     return new RawGateway(sql, topics, catalogs)
         .submit(topic, "order_id STRING, customer_id INT, price DOUBLE", QUERY, Map.of());
-  }
-
-  @Test
-  void getOneTableAt200RequestsPerSecond() throws Exception {
-    Api api = new Api(port);
-    String name = "bench_get_" + UUID.randomUUID().toString().substring(0, 8);
-    api.sql(
-        "CREATE MATERIALIZED TABLE " + name + " FRESHNESS = INTERVAL '5' SECOND AS " + QUERY,
-        "examples",
-        "marketplace");
-    String path = "/v1/catalogs/examples/databases/marketplace/materialized-tables/" + name;
-    for (int i = 0; i < 2000; i++) {
-      api.get(path); // warm-up
-    }
-    int requests = 3_000;
-    long[] latencies = new long[requests];
-    ScheduledExecutorService clients = Executors.newScheduledThreadPool(8);
-    CountDownLatch done = new CountDownLatch(requests);
-    for (int i = 0; i < requests; i++) {
-      int n = i;
-      // An open model: requests leave on schedule, 5 ms apart, whatever the answers do.
-      clients.schedule(
-          () -> {
-            long start = System.nanoTime();
-            api.get(path);
-            latencies[n] = System.nanoTime() - start;
-            done.countDown();
-          },
-          n * 5L,
-          TimeUnit.MILLISECONDS);
-    }
-    done.await(2, TimeUnit.MINUTES);
-    clients.shutdown();
-    Arrays.sort(latencies);
-    System.out.printf(
-        "BENCH get-one-table: %d requests at 200/s, p50 %.1f ms, p99 %.1f ms, max %.1f ms%n",
-        requests,
-        latencies[requests / 2] / 1e6,
-        latencies[requests * 99 / 100] / 1e6,
-        latencies[requests - 1] / 1e6);
-    api.sql("DROP MATERIALIZED TABLE " + name, "examples", "marketplace");
   }
 }

@@ -1,0 +1,135 @@
+package dev.tributary.bench;
+
+import dev.tributary.TributaryIT;
+import dev.tributary.sql.ObjectName;
+import dev.tributary.sql.Parser;
+import dev.tributary.sql.Statement;
+import dev.tributary.table.MaterializedTableService;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.TestPropertySource;
+
+/**
+ * GET of a table at 200 requests/s with 10,000 tables stored, as an open model: each request leaves
+ * at its scheduled time whatever the earlier ones do, and its latency counts from that scheduled
+ * time (a slow answer delays no later request, and no queueing is hidden). Errors are counted, not
+ * dropped. The reconciler is off: only the API and PostgreSQL are measured.
+ */
+@TributaryIT
+@TestPropertySource(
+    properties = {
+      "tributary.reconciler.enabled=false",
+      "tributary.kafka.topic-name-template={catalog}.{table}"
+    })
+class GetBench {
+
+  static final int TABLES = Integer.getInteger("bench.tables", 10_000);
+  static final int RATE = 200;
+  static final int SECONDS = 20;
+
+  @LocalServerPort int port;
+  @Autowired MaterializedTableService tables;
+
+  @Test
+  void getATableAt200RequestsPerSecondWithTenThousandStored() throws Exception {
+    String catalog = "get_" + UUID.randomUUID().toString().substring(0, 8);
+    create(catalog, 0); // the catalog and database first
+    ExecutorService creators = Executors.newFixedThreadPool(4);
+    Future<?>[] done = new Future<?>[TABLES];
+    for (int i = 1; i < TABLES; i++) {
+      int n = i;
+      done[i] = creators.submit(() -> create(catalog, n));
+    }
+    for (int i = 1; i < TABLES; i++) {
+      done[i].get();
+    }
+    creators.shutdown();
+
+    HttpClient http =
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
+    String base =
+        "http://127.0.0.1:"
+            + port
+            + "/v1/catalogs/"
+            + catalog
+            + "/databases/db/materialized-tables/t";
+    for (int i = 0; i < 1000; i++) { // warm-up, not counted
+      http.send(
+          HttpRequest.newBuilder(URI.create(base + (i % TABLES))).build(),
+          HttpResponse.BodyHandlers.discarding());
+    }
+
+    int requests = RATE * SECONDS;
+    long interval = TimeUnit.SECONDS.toNanos(1) / RATE;
+    long[] latencies = new long[requests];
+    AtomicInteger errors = new AtomicInteger();
+    CompletableFuture<?>[] answers = new CompletableFuture<?>[requests];
+    long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
+    for (int n = 0; n < requests; n++) {
+      long scheduled = start + n * interval;
+      long wait = scheduled - System.nanoTime();
+      if (wait > 0) {
+        TimeUnit.NANOSECONDS.sleep(wait);
+      }
+      int i = n;
+      HttpRequest request =
+          HttpRequest.newBuilder(URI.create(base + ThreadLocalRandom.current().nextInt(TABLES)))
+              .timeout(Duration.ofSeconds(10))
+              .build();
+      answers[n] =
+          http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray())
+              .handle(
+                  (response, failure) -> {
+                    latencies[i] = System.nanoTime() - scheduled;
+                    if (failure != null || response.statusCode() != 200) {
+                      errors.incrementAndGet();
+                    }
+                    return null;
+                  });
+    }
+    CompletableFuture.allOf(answers).get(2, TimeUnit.MINUTES);
+    double took = (System.nanoTime() - start) / 1e9;
+    Arrays.sort(latencies);
+    System.out.printf(
+        "BENCH get: %d tables stored; %d GETs of random tables scheduled at %d/s over %.1f s;"
+            + " latency from the scheduled send: p50 %.1f ms, p99 %.1f ms, p99.9 %.1f ms, max %.1f"
+            + " ms; errors %d%n",
+        TABLES,
+        requests,
+        RATE,
+        took,
+        latencies[requests / 2] / 1e6,
+        latencies[requests * 99 / 100] / 1e6,
+        latencies[requests * 999 / 1000] / 1e6,
+        latencies[requests - 1] / 1e6,
+        errors.get());
+  }
+
+  private void create(String catalog, int n) {
+    Statement.CreateMaterializedTable create =
+        (Statement.CreateMaterializedTable)
+            Parser.parse(
+                "CREATE MATERIALIZED TABLE t"
+                    + n
+                    + " FRESHNESS = INTERVAL '10' SECOND AS SELECT order_id, price FROM orders");
+    tables.create(new ObjectName(catalog, "db", "t" + n), create.definition(), false, false);
+  }
+}
