@@ -24,6 +24,8 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -126,8 +128,10 @@ final class JobSteps {
     return point != null && plan.pipelineName().equals(point.pipeline()) ? point.path() : null;
   }
 
-  /** Last time each table's job was asked for its checkpoints, in this process. */
-  private final Map<UUID, Instant> checkpointsAsked = new ConcurrentHashMap<>();
+  /** Which job of each table was last asked for its checkpoints, and when (in this process). */
+  private final Map<UUID, Asked> checkpointsAsked = new ConcurrentHashMap<>();
+
+  private record Asked(String jobId, Instant at) {}
 
   /**
    * Records the job's newest completed checkpoint, asking the JobManager at most once per
@@ -147,17 +151,19 @@ final class JobSteps {
     Duration interval =
         Duration.ofMillis(Math.max(p.status.checkpointIntervalMs(), settings.resync().toMillis()));
     Instant now = clock.instant();
-    Instant asked = checkpointsAsked.get(p.table.id());
+    Asked asked = checkpointsAsked.get(p.table.id());
     boolean due =
-        (asked == null || !asked.plus(interval).isAfter(now))
+        (asked == null
+                || !asked.jobId().equals(job.id())
+                || !asked.at().plus(interval).isAfter(now))
             && (point == null
-                || !job.name().equals(point.pipeline())
+                || !point.path().contains(job.id())
                 || point.completedAt() == null
                 || !point.completedAt().plus(interval).isAfter(now));
     if (!due) {
       return;
     }
-    checkpointsAsked.put(p.table.id(), now);
+    checkpointsAsked.put(p.table.id(), new Asked(job.id(), now));
     Optional<FlinkJobs.Completed> newest = jobs.latestCompleted(job.id());
     if (newest.isPresent() && (point == null || !newest.get().path().equals(point.path()))) {
       b.checkpoint(
@@ -165,6 +171,36 @@ final class JobSteps {
               newest.get().path(),
               job.name(),
               newest.get().completedAt() != null ? newest.get().completedAt() : now));
+      // The job has a checkpoint of its own: an earlier job's retained ones are not needed.
+      String before = point == null ? null : checkpointDirectory(point.path());
+      String current = checkpointDirectory(newest.get().path());
+      if (before != null && !before.equals(current)) {
+        deleteCheckpoints(p, before);
+      }
+    }
+  }
+
+  private static final Pattern CHECKPOINT = Pattern.compile("(.*)/chk-\\d+/?");
+
+  /** The job's checkpoint directory of a checkpoint path (…/jobId/chk-N); null for a savepoint. */
+  static String checkpointDirectory(String path) {
+    Matcher m = CHECKPOINT.matcher(path);
+    return m.matches() ? m.group(1) : null;
+  }
+
+  void deleteCheckpoints(ReconcilePass p, String directory) {
+    try {
+      p.step("delete-checkpoints");
+      if (jobs.deleteCheckpoints(directory).isEmpty()) {
+        p.event(
+            "WARNING",
+            "CheckpointsKept",
+            "Checkpoints under " + directory + " cannot be deleted from here");
+      }
+    } catch (ReconcileStore.ClaimLostException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      p.event("WARNING", "CheckpointsKept", "Checkpoints under " + directory + " kept: " + e);
     }
   }
 

@@ -291,6 +291,35 @@ final class Transitions {
     return Next.soon();
   }
 
+  /**
+   * Every retained checkpoint of the table's jobs: under the cluster's checkpoint storage (known
+   * from the newest checkpoint recorded), one directory per job id.
+   */
+  private void deleteCheckpoints(ReconcilePass p) {
+    TableStatus.RestorePoint point = p.status.checkpoint();
+    String directory = point == null ? null : JobSteps.checkpointDirectory(point.path());
+    if (directory == null || directory.lastIndexOf('/') < 0) {
+      return;
+    }
+    String storage = directory.substring(0, directory.lastIndexOf('/'));
+    Set<String> directories = new HashSet<>(Set.of(directory));
+    for (JobSummary job : p.overview) {
+      if (job.name().startsWith("tributary-" + p.table.id() + "-")) {
+        directories.add(storage + "/" + job.id());
+      }
+    }
+    for (String d : directories) {
+      p.step("delete-checkpoints");
+      if (jobs.deleteCheckpoints(d).isEmpty()) {
+        p.event(
+            "WARNING",
+            "CheckpointsKept",
+            "Checkpoints under " + d + " cannot be deleted from here; use the storage's tools");
+        return;
+      }
+    }
+  }
+
   Next delete(ReconcilePass p) {
     p.save(
         Phase.DELETING, p.status.with(TableStatus.READY, false, Reason.Deleting, "Dropping"), null);
@@ -320,6 +349,7 @@ final class Transitions {
               + " cannot be"
               + " deleted from here; delete them with the cluster's storage tools");
     }
+    deleteCheckpoints(p);
     p.step("delete-subjects");
     for (String subject : new String[] {p.status.keySubject(), p.status.valueSubject()}) {
       if (subject != null) {

@@ -630,6 +630,14 @@ final class FakeWorld {
       return Optional.of(new Completed(completed.get(completed.size() - 1), Instant.now(), false));
     }
 
+    /** Checkpoint directories deleted. */
+    final List<String> deletedCheckpoints = new ArrayList<>();
+
+    public synchronized Optional<Integer> deleteCheckpoints(String directory) {
+      deletedCheckpoints.add(directory);
+      return Optional.of(1);
+    }
+
     /** The JobManager restarted without HA: it knows no job any more. */
     synchronized void forgetJobs() {
       jobs.clear();

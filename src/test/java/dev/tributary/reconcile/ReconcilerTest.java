@@ -534,4 +534,24 @@ class ReconcilerTest {
 
     assertThat(world.status(id).restoredFrom()).startsWith("no state; sources start at {orders=");
   }
+
+  @Test
+  void shouldDeleteAnEarlierJobsCheckpointsOnceItsSuccessorHasOneAndAllOnDrop() {
+    UUID id = world.create(ORDERS);
+    world.converge(id);
+    String first = world.status(id).jobId();
+    world.flink.fail(first);
+    world.converge(id);
+    String second = world.status(id).jobId();
+    assertThat(second).isNotEqualTo(first);
+
+    assertThat(world.status(id).checkpoint().path()).contains(second);
+    assertThat(world.flink.deletedCheckpoints).containsExactly("file:///checkpoints/" + first);
+
+    world.drop(id);
+    world.converge(id);
+
+    assertThat(world.flink.deletedCheckpoints)
+        .contains("file:///checkpoints/" + second, "file:///checkpoints/" + first);
+  }
 }

@@ -156,6 +156,11 @@ public class RestFlinkJobs implements FlinkJobs {
   }
 
   @Override
+  public Optional<Integer> deleteCheckpoints(String directory) {
+    return SavepointFiles.deleteAll(directory);
+  }
+
+  @Override
   public Optional<Integer> pruneSavepoints(String directory, int keep, Set<String> protect) {
     return keep == 0 && protect.isEmpty()
         ? SavepointFiles.deleteAll(directory)

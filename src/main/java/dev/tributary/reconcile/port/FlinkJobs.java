@@ -54,6 +54,13 @@ public interface FlinkJobs {
    */
   Optional<Integer> pruneSavepoints(String directory, int keep, Set<String> protect);
 
+  /**
+   * Deletes a job's retained checkpoints: {@code directory} is the job's own directory under the
+   * cluster's checkpoint storage (the parent of its {@code chk-N}). Returns how many entries went,
+   * or empty when that storage cannot be reached from here (then nothing is deleted).
+   */
+  Optional<Integer> deleteCheckpoints(String directory);
+
   /** Flink job states, plus UNKNOWN for any state this version does not know. */
   enum JobState {
     INITIALIZING,
