@@ -3,13 +3,18 @@ package dev.tributary.statement;
 import dev.tributary.sql.Parser;
 import dev.tributary.sql.Printer;
 import dev.tributary.system.ApiException;
+import dev.tributary.system.ErrorCode;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionCallback;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -29,16 +34,28 @@ public class StatementService {
 
   private final StatementExecutor.Factory executors;
   private final TransactionTemplate transactions;
+
+  /**
+   * Scripts in their transaction at once. Each holds a pooled connection for its whole run, so
+   * fewer of them than the pool has connections leaves room for requests that only read.
+   */
+  private final Semaphore running;
+
+  private final Duration queueTimeout;
   private final String defaultCatalog;
   private final String defaultDatabase;
 
   StatementService(
       StatementExecutor.Factory executors,
       PlatformTransactionManager transactionManager,
+      @Value("${tributary.statements.max-concurrent:4}") int maxConcurrent,
+      @Value("${tributary.statements.queue-timeout:30s}") Duration queueTimeout,
       @Value("${tributary.statements.default-catalog:default_catalog}") String defaultCatalog,
       @Value("${tributary.statements.default-database:default_database}") String defaultDatabase) {
     this.executors = executors;
     this.transactions = new TransactionTemplate(transactionManager);
+    this.running = new Semaphore(maxConcurrent, true);
+    this.queueTimeout = queueTimeout;
     this.defaultCatalog = defaultCatalog;
     this.defaultDatabase = defaultDatabase;
   }
@@ -65,7 +82,7 @@ public class StatementService {
       List<StatementResult> first;
       try {
         first =
-            transactions.execute(
+            inTransaction(
                 tx -> {
                   List<StatementResult> results = runAll(statements, catalog, database, reads);
                   if (dryRun || reads.asked()) {
@@ -83,7 +100,7 @@ public class StatementService {
       }
       RemoteReads answers = reads.answered();
       try {
-        return transactions.execute(
+        return inTransaction(
             tx -> {
               List<StatementResult> results = runAll(statements, catalog, database, answers);
               if (dryRun) {
@@ -96,6 +113,27 @@ public class StatementService {
           throw RemoteReads.conflict();
         }
       }
+    }
+  }
+
+  /** Runs {@code work} in a transaction once one of the script slots is free (else 429). */
+  private <T> T inTransaction(TransactionCallback<T> work) {
+    try {
+      if (!running.tryAcquire(queueTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        throw new ApiException(
+            ErrorCode.TOO_MANY_REQUESTS,
+            "Too many scripts are running; this one waited "
+                + queueTimeout.toSeconds()
+                + " s for a turn. Retry later");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ApiException(ErrorCode.TOO_MANY_REQUESTS, "Interrupted while waiting for a turn");
+    }
+    try {
+      return transactions.execute(work);
+    } finally {
+      running.release();
     }
   }
 

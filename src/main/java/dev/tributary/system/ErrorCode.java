@@ -20,6 +20,7 @@ public enum ErrorCode {
   CONFLICT(409, "Resource conflict"),
   ALREADY_EXISTS(409, "Resource already exists"),
   PLAN_REJECTED(409, "The change cannot be applied safely"),
+  TOO_MANY_REQUESTS(429, "Too many scripts at once"),
   REMOTE_ERROR(502, "A dependency refused the request"),
   DEPENDENCY_UNAVAILABLE(503, "A dependency is unavailable"),
   INTERNAL_ERROR(500, "Internal error");

@@ -8,9 +8,13 @@ import dev.tributary.TributaryIT;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -267,6 +271,37 @@ class StatementsIT {
         .isEqualTo(
             "CREATE MATERIALIZED TABLE `x`\nWITH (\n  'value.format' = 'avro-registry'\n)\nAS\nselect 1");
     assertThat(sql("DESCRIBE x").status()).isEqualTo(404);
+  }
+
+  /**
+   * Scripts hold a pooled connection while they run; at most a few run at once, so that twelve long
+   * scripts do not leave an unrelated read waiting for a connection.
+   */
+  @Test
+  void shouldKeepAnsweringReadsWhileManyLongScriptsRun() throws Exception {
+    String script = "SHOW TABLES;\n".repeat(500);
+    ExecutorService clients = Executors.newFixedThreadPool(12);
+    List<Future<Answer>> scripts = new ArrayList<>();
+    for (int i = 0; i < 12; i++) {
+      scripts.add(clients.submit(() -> api.sql(script, "examples", "marketplace")));
+    }
+    long slowest = 0;
+    int reads = 0;
+    while (scripts.stream().anyMatch(f -> !f.isDone())) {
+      long start = System.nanoTime();
+      assertThat(api.get("/v1/catalogs").status()).isEqualTo(200);
+      slowest = Math.max(slowest, (System.nanoTime() - start) / 1_000_000);
+      reads++;
+    }
+    clients.shutdown();
+    for (Future<Answer> f : scripts) {
+      assertThat(f.get().status()).as(f.get().text()).isEqualTo(200);
+    }
+    System.out.printf(
+        "12 scripts of 500 statements at once: %d reads meanwhile, slowest %d ms%n",
+        reads, slowest);
+    assertThat(reads).isPositive();
+    assertThat(slowest).as("without the limit: over 4 s here").isLessThan(2000);
   }
 
   @Test
