@@ -1,10 +1,8 @@
 package dev.tributary.bench;
 
 import dev.tributary.TributaryIT;
-import dev.tributary.sql.ObjectName;
-import dev.tributary.sql.Parser;
-import dev.tributary.sql.Statement;
 import dev.tributary.table.MaterializedTableService;
+import dev.tributary.table.StoredTables;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -13,9 +11,6 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -48,17 +43,7 @@ class GetBench {
   @Test
   void getATableAt200RequestsPerSecondWithTenThousandStored() throws Exception {
     String catalog = "get_" + UUID.randomUUID().toString().substring(0, 8);
-    create(catalog, 0); // the catalog and database first
-    ExecutorService creators = Executors.newFixedThreadPool(4);
-    Future<?>[] done = new Future<?>[TABLES];
-    for (int i = 1; i < TABLES; i++) {
-      int n = i;
-      done[i] = creators.submit(() -> create(catalog, n));
-    }
-    for (int i = 1; i < TABLES; i++) {
-      done[i].get();
-    }
-    creators.shutdown();
+    StoredTables.create(tables, catalog, TABLES);
 
     HttpClient http =
         HttpClient.newBuilder()
@@ -121,15 +106,5 @@ class GetBench {
         latencies[requests * 999 / 1000] / 1e6,
         latencies[requests - 1] / 1e6,
         errors.get());
-  }
-
-  private void create(String catalog, int n) {
-    Statement.CreateMaterializedTable create =
-        (Statement.CreateMaterializedTable)
-            Parser.parse(
-                "CREATE MATERIALIZED TABLE t"
-                    + n
-                    + " FRESHNESS = INTERVAL '10' SECOND AS SELECT order_id, price FROM orders");
-    tables.create(new ObjectName(catalog, "db", "t" + n), create.definition(), false, false);
   }
 }

@@ -3,17 +3,12 @@ package dev.tributary.reconcile;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tributary.TributaryIT;
-import dev.tributary.sql.ObjectName;
-import dev.tributary.sql.Parser;
-import dev.tributary.sql.Statement;
 import dev.tributary.table.MaterializedTableService;
+import dev.tributary.table.StoredTables;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -45,22 +40,7 @@ class ResyncBench {
   void resyncOfTenThousandRunningTables() throws Exception {
     String catalog = "bench_" + UUID.randomUUID().toString().substring(0, 8);
     long created = System.nanoTime();
-    ExecutorService creators = Executors.newFixedThreadPool(4);
-    Future<?>[] done = new Future<?>[TABLES];
-    for (int i = 0; i < TABLES; i++) {
-      int n = i;
-      if (i == 0) {
-        // The first creates the catalog and database; the others only add tables.
-        done[0] = creators.submit(() -> create(catalog, 0));
-        done[0].get();
-        continue;
-      }
-      done[i] = creators.submit(() -> create(catalog, n));
-    }
-    for (Future<?> f : done) {
-      f.get();
-    }
-    creators.shutdown();
+    StoredTables.create(tables, catalog, TABLES);
     System.out.printf(
         "BENCH resync: stored %d tables in %.1f s%n", TABLES, (System.nanoTime() - created) / 1e9);
 
@@ -119,16 +99,6 @@ class ResyncBench {
     } finally {
       worker.stop();
     }
-  }
-
-  private void create(String catalog, int n) {
-    Statement.CreateMaterializedTable create =
-        (Statement.CreateMaterializedTable)
-            Parser.parse(
-                "CREATE MATERIALIZED TABLE t"
-                    + n
-                    + " FRESHNESS = INTERVAL '10' SECOND AS SELECT order_id, price FROM orders");
-    tables.create(new ObjectName(catalog, "db", "t" + n), create.definition(), false, false);
   }
 
   private int running(String catalog) {
