@@ -18,15 +18,21 @@ final class EmbeddedKafka implements AutoCloseable {
 
   private final KafkaRaftServer server;
   private final String bootstrapServers;
+  private final TcpProxy proxy;
 
-  private EmbeddedKafka(KafkaRaftServer server, String bootstrapServers) {
+  private EmbeddedKafka(KafkaRaftServer server, String bootstrapServers, TcpProxy proxy) {
     this.server = server;
     this.bootstrapServers = bootstrapServers;
+    this.proxy = proxy;
   }
 
   static EmbeddedKafka start(Path dir) throws IOException {
     int brokerPort = FreePorts.next();
     int controllerPort = FreePorts.next();
+    // A second listener that advertises a proxy in front of it: clients that bootstrap through
+    // the proxy keep talking through it, so a test can take Kafka away from them alone.
+    int proxiedPort = FreePorts.next();
+    TcpProxy proxy = new TcpProxy(FreePorts.next(), proxiedPort);
     Path logs = Files.createDirectories(dir.resolve("logs"));
     Properties props = new Properties();
     props.put("process.roles", "broker,controller");
@@ -34,11 +40,20 @@ final class EmbeddedKafka implements AutoCloseable {
     props.put("controller.quorum.bootstrap.servers", "127.0.0.1:" + controllerPort);
     props.put(
         "listeners",
-        "PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
-    props.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort);
+        "PLAINTEXT://127.0.0.1:"
+            + brokerPort
+            + ",CONTROLLER://127.0.0.1:"
+            + controllerPort
+            + ",PROXIED://127.0.0.1:"
+            + proxiedPort);
+    props.put(
+        "advertised.listeners",
+        "PLAINTEXT://127.0.0.1:" + brokerPort + ",PROXIED://127.0.0.1:" + proxy.port());
     props.put("controller.listener.names", "CONTROLLER");
     props.put("inter.broker.listener.name", "PLAINTEXT");
-    props.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+    props.put(
+        "listener.security.protocol.map",
+        "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,PROXIED:PLAINTEXT");
     props.put("log.dirs", logs.toString());
     // One node: every replication factor and minimum ISR is 1.
     props.put("offsets.topic.replication.factor", "1");
@@ -61,7 +76,7 @@ final class EmbeddedKafka implements AutoCloseable {
 
     KafkaRaftServer server = new KafkaRaftServer(new KafkaConfig(props, false), Time.SYSTEM);
     server.startup();
-    return new EmbeddedKafka(server, "127.0.0.1:" + brokerPort);
+    return new EmbeddedKafka(server, "127.0.0.1:" + brokerPort, proxy);
   }
 
   /** kafka-storage format --standalone, as a single-node KRaft quorum needs. */
@@ -81,8 +96,22 @@ final class EmbeddedKafka implements AutoCloseable {
     return bootstrapServers;
   }
 
+  /** The same broker through a proxy that a test can cut: bootstrap servers and the proxy. */
+  String proxiedBootstrapServers() {
+    return "127.0.0.1:" + proxy.port();
+  }
+
+  TcpProxy proxy() {
+    return proxy;
+  }
+
   @Override
   public void close() {
+    try {
+      proxy.close();
+    } catch (IOException e) {
+      // closing anyway
+    }
     server.shutdown();
     server.awaitShutdown();
   }

@@ -188,6 +188,18 @@ public final class LocalStack {
     flink.replaceTaskManager();
   }
 
+  /**
+   * The broker through a proxy that {@link #kafkaProxy()} can cut: a service given these bootstrap
+   * servers (and the jobs it submits) lose Kafka while the rest of the stack keeps it.
+   */
+  public String proxiedKafkaBootstrapServers() {
+    return kafka.proxiedBootstrapServers();
+  }
+
+  public TcpProxy kafkaProxy() {
+    return kafka.proxy();
+  }
+
   public String kafkaBootstrapServers() {
     return kafka.bootstrapServers();
   }

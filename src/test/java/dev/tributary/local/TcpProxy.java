@@ -26,8 +26,13 @@ public final class TcpProxy implements AutoCloseable {
   private volatile Duration delay = Duration.ZERO;
 
   public TcpProxy(int targetPort) throws IOException {
+    this(0, targetPort);
+  }
+
+  /** A proxy on {@code port} (0: any free one). */
+  public TcpProxy(int port, int targetPort) throws IOException {
     this.targetPort = targetPort;
-    this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    this.server = new ServerSocket(port, 50, InetAddress.getLoopbackAddress());
     Thread accept = new Thread(this::accept, "tcp-proxy-" + targetPort);
     accept.setDaemon(true);
     accept.start();

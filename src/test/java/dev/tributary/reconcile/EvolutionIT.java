@@ -133,7 +133,11 @@ class EvolutionIT {
             () ->
                 assertThat(
                         TopicReader.values(
-                            kafka, "enriched_orders", 1000, Duration.ofSeconds(3), true))
+                            kafka,
+                            "enriched_orders",
+                            Integer.MAX_VALUE,
+                            Duration.ofSeconds(3),
+                            true))
                     .anySatisfy(
                         v ->
                             assertThat(
