@@ -5,6 +5,7 @@ import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
 import java.util.List;
 import java.util.Optional;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
@@ -15,27 +16,36 @@ public class CatalogService {
   private final CatalogRepository catalogs;
   private final CatalogDatabaseRepository databases;
   private final SourceTableRepository sourceTables;
+  private final JdbcTemplate jdbc;
 
   CatalogService(
       CatalogRepository catalogs,
       CatalogDatabaseRepository databases,
-      SourceTableRepository sourceTables) {
+      SourceTableRepository sourceTables,
+      JdbcTemplate jdbc) {
+    this.jdbc = jdbc;
     this.catalogs = catalogs;
     this.databases = databases;
     this.sourceTables = sourceTables;
   }
 
-  /** The database, created (with its catalog) when absent. */
+  /**
+   * The database, created (with its catalog) when absent. Two requests that create the same new
+   * database at once both get it: the inserts skip a row that a concurrent one made.
+   */
   @Transactional
   public CatalogDatabase ensureDatabase(String catalog, String database) {
-    return databases
-        .findByCatalogNameAndName(catalog, database)
-        .orElseGet(
-            () -> {
-              Catalog owner =
-                  catalogs.findByName(catalog).orElseGet(() -> catalogs.save(new Catalog(catalog)));
-              return databases.save(new CatalogDatabase(owner, database));
-            });
+    Optional<CatalogDatabase> found = databases.findByCatalogNameAndName(catalog, database);
+    if (found.isPresent()) {
+      return found.get();
+    }
+    jdbc.update("INSERT INTO catalog (name) VALUES (?) ON CONFLICT (name) DO NOTHING", catalog);
+    jdbc.update(
+        "INSERT INTO catalog_database (catalog_id, name) SELECT id, ? FROM catalog WHERE name = ?"
+            + " ON CONFLICT (catalog_id, name) DO NOTHING",
+        database,
+        catalog);
+    return databases.findByCatalogNameAndName(catalog, database).orElseThrow();
   }
 
   /**

@@ -273,6 +273,22 @@ class StatementsIT {
     assertThat(sql("DESCRIBE x").status()).isEqualTo(404);
   }
 
+  @Test
+  void shouldCreateTablesConcurrentlyInANewCatalog() throws Exception {
+    ExecutorService clients = Executors.newFixedThreadPool(8);
+    List<Future<Answer>> creates = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      String statement = "CREATE MATERIALIZED TABLE c" + i + " AS SELECT " + i;
+      creates.add(clients.submit(() -> sql(statement)));
+    }
+    clients.shutdown();
+
+    for (Future<Answer> f : creates) {
+      assertThat(f.get().status()).as(f.get().text()).isEqualTo(200);
+    }
+    assertThat(ok("SHOW MATERIALIZED TABLES").path(0).path("rows").size()).isEqualTo(8);
+  }
+
   /**
    * Scripts hold a pooled connection while they run; at most a few run at once, so that twelve long
    * scripts do not leave an unrelated read waiting for a connection.
