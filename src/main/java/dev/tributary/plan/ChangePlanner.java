@@ -184,8 +184,8 @@ public class ChangePlanner {
           List.of(),
           List.of("The definition is the stored one; nothing changes"));
     }
-    PipelinePlan oldPlan = new PipelinePlan(name, request.topic(), "", before, oldColumns, "");
-    PipelinePlan newPlan = new PipelinePlan(name, request.topic(), "", effective, columns, "");
+    PipelinePlan oldPlan = new PipelinePlan(name, request.topic(), "", before, oldColumns, "", "");
+    PipelinePlan newPlan = new PipelinePlan(name, request.topic(), "", effective, columns, "", "");
     boolean evolve =
         !PipelinePlan.fingerprint(before, oldColumns)
             .equals(PipelinePlan.fingerprint(effective, columns));

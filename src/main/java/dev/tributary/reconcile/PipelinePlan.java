@@ -38,7 +38,8 @@ public record PipelinePlan(
     String pipelineName,
     MaterializedTableDefinition effective,
     List<FlinkSql.Column> columns,
-    String bootstrapServers) {
+    String bootstrapServers,
+    String registryUrl) {
 
   static final String SINK = "tributary_sink";
 
@@ -55,7 +56,7 @@ public record PipelinePlan(
           "min.compaction.lag.ms");
 
   private static final Map<String, String> FLINK_FORMATS =
-      Map.of("json-registry", "json", "avro-registry", "avro", "raw", "raw");
+      Map.of("json-registry", "json", "avro-registry", "avro-confluent", "raw", "raw");
 
   /** A short hash of everything that shapes the Flink job, and nothing else. */
   public record Fingerprint(String value) {}
@@ -239,8 +240,12 @@ public record PipelinePlan(
     options.put(
         "value.format",
         "retract".equals(mode) ? "debezium-json" : FLINK_FORMATS.get(format("value.format")));
+    if (!"retract".equals(mode)) {
+      registryOptions(options, "value", format("value.format"));
+    }
     if (!key.isEmpty()) {
       options.put("key.format", FLINK_FORMATS.get(format("key.format")));
+      registryOptions(options, "key", format("key.format"));
       if (!"upsert".equals(mode)) {
         options.put("key.fields", String.join(";", key));
       }
@@ -273,6 +278,25 @@ public record PipelinePlan(
             .map(e -> Printer.string(e.getKey()) + " = " + Printer.string(e.getValue()))
             .collect(Collectors.joining(",\n  "))
         + "\n)";
+  }
+
+  /**
+   * Avro with the Confluent framing (magic byte 0, the 4-byte schema id, the Avro binary): the job
+   * writes under the subject we register, with exactly the schema we register, which Flink checks
+   * against the row type it writes when the job starts.
+   */
+  private void registryOptions(Map<String, String> options, String part, String format) {
+    if (!"avro-registry".equals(format)) {
+      return;
+    }
+    Subject subject =
+        subjects().stream()
+            .filter(s -> s.name().equals(topicName + "-" + part))
+            .findFirst()
+            .orElseThrow();
+    options.put(part + ".avro-confluent.url", registryUrl);
+    options.put(part + ".avro-confluent.subject", subject.name());
+    options.put(part + ".avro-confluent.schema", subject.schema().text());
   }
 
   /** The Flink format for a registry format option, or an error naming what is supported. */

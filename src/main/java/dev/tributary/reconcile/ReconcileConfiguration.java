@@ -52,7 +52,13 @@ class ReconcileConfiguration {
       ReconcileStore store,
       TributaryProperties properties) {
     return new QueryPlanner(
-        sql, new StoreCatalog(catalogs, tables, store, properties.kafka().bootstrapServers()));
+        sql,
+        new StoreCatalog(
+            catalogs,
+            tables,
+            store,
+            properties.kafka().bootstrapServers(),
+            properties.schemaRegistry().url().toString()));
   }
 
   @Bean
@@ -77,7 +83,8 @@ class ReconcileConfiguration {
             properties.kafka().bootstrapServers(),
             properties.flink().savepointDir(),
             resync,
-            readinessWindow),
+            readinessWindow,
+            properties.schemaRegistry().url().toString()),
         Reconciler.Faults.NONE,
         Clock.systemUTC());
   }

@@ -63,8 +63,13 @@ public class Reconciler {
   private final Faults faults;
 
   /** Where things go and how often to look. */
+  /** {@code registryUrl} is the Schema Registry as the Flink jobs reach it (registry formats). */
   public record Settings(
-      String bootstrapServers, String savepointDir, Duration resync, Duration readinessWindow) {}
+      String bootstrapServers,
+      String savepointDir,
+      Duration resync,
+      Duration readinessWindow,
+      String registryUrl) {}
 
   public Reconciler(
       ReconcileStore store,
@@ -205,7 +210,8 @@ public class Reconciler {
             p.pipelineName(PipelinePlan.fingerprint(effective, p.status.schema())),
             effective,
             p.status.schema(),
-            settings.bootstrapServers());
+            settings.bootstrapServers(),
+            settings.registryUrl());
     if (live.isPresent() && !live.get().name().equals(plan.pipelineName())) {
       return transitions.evolve(p, live.get());
     }

@@ -27,12 +27,15 @@ class StoreCatalog implements QueryPlanner.Catalog {
   private final MaterializedTableService tables;
   private final ReconcileStore store;
   private final String bootstrapServers;
+  private final String registryUrl;
 
   StoreCatalog(
       CatalogService catalogs,
       MaterializedTableService tables,
       ReconcileStore store,
-      String bootstrapServers) {
+      String bootstrapServers,
+      String registryUrl) {
+    this.registryUrl = registryUrl;
     this.catalogs = catalogs;
     this.tables = tables;
     this.store = store;
@@ -78,21 +81,36 @@ class StoreCatalog implements QueryPlanner.Catalog {
       declared.columns().stream().filter(c -> c.kind() != Column.Kind.PHYSICAL).forEach(all::add);
       watermark = declared.watermark();
     }
-    boolean upsert = "upsert".equals(effective.options().get("changelog.mode"));
+    String mode = effective.options().get("changelog.mode");
+    boolean upsert = "upsert".equals(mode);
     Map<String, String> options = new LinkedHashMap<>();
     options.put("connector", upsert ? "upsert-kafka" : "kafka");
     options.put("topic", table.getTopicName());
     options.put("properties.bootstrap.servers", bootstrapServers);
     options.put("properties.isolation.level", "read_committed");
-    options.put("value.format", "json");
+    // Read as the job writes: the retract envelope, or the declared format of value and key.
+    if ("retract".equals(mode)) {
+      options.put("value.format", "debezium-json");
+    } else {
+      format(options, "value", effective.options().get("value.format"));
+    }
     if (upsert) {
-      options.put("key.format", "json");
+      format(options, "key", effective.options().get("key.format"));
     } else {
       options.put("scan.startup.mode", "earliest-offset");
     }
     TableSchema schema = new TableSchema(all, watermark, upsert ? key : null, List.of());
     return Optional.of(
         new Statement.CreateSourceTable(table.objectName(), true, schema, null, options));
+  }
+
+  private void format(Map<String, String> options, String part, String declared) {
+    if ("avro-registry".equals(declared)) {
+      options.put(part + ".format", "avro-confluent");
+      options.put(part + ".avro-confluent.url", registryUrl);
+    } else {
+      options.put(part + ".format", "raw".equals(declared) ? "raw" : "json");
+    }
   }
 
   private static Column physical(FlinkSql.Column c) {

@@ -8,6 +8,7 @@ import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /** Reads a topic from the beginning, for tests that check what arrived. */
@@ -38,6 +39,33 @@ public final class TopicReader {
       long deadline = System.nanoTime() + timeout.toNanos();
       while (values.size() < count && System.nanoTime() < deadline) {
         for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(200))) {
+          values.add(record.value());
+        }
+      }
+    }
+    return values;
+  }
+
+  /** Raw record values (bytes), read committed, until {@code count} arrived or the timeout. */
+  public static List<byte[]> bytes(
+      String bootstrapServers, String topic, int count, Duration timeout) {
+    Map<String, Object> config =
+        Map.of(
+            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+            bootstrapServers,
+            ConsumerConfig.GROUP_ID_CONFIG,
+            "test-" + UUID.randomUUID(),
+            ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+            "earliest",
+            ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+            "read_committed");
+    List<byte[]> values = new ArrayList<>();
+    try (KafkaConsumer<byte[], byte[]> consumer =
+        new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+      consumer.subscribe(List.of(topic));
+      long deadline = System.nanoTime() + timeout.toNanos();
+      while (values.size() < count && System.nanoTime() < deadline) {
+        for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
           values.add(record.value());
         }
       }

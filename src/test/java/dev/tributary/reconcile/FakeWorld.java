@@ -117,7 +117,11 @@ final class FakeWorld {
             countedJobs,
             planner,
             new Reconciler.Settings(
-                "kafka:9092", "file:///savepoints", Duration.ofSeconds(30), Duration.ofSeconds(60)),
+                "kafka:9092",
+                "file:///savepoints",
+                Duration.ofSeconds(30),
+                Duration.ofSeconds(60),
+                "http://registry:8081"),
             faults,
             Clock.systemUTC());
   }

@@ -7,6 +7,7 @@ import dev.tributary.reconcile.port.FlinkSql;
 import dev.tributary.reconcile.port.SchemaRegistry;
 import dev.tributary.sql.Defaults;
 import dev.tributary.sql.ObjectName;
+import dev.tributary.sql.Printer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -26,7 +27,8 @@ class PipelinePlanTest {
         "tributary-x-v1",
         Defaults.effective(FakeWorld.definition(sql)),
         COLUMNS,
-        "kafka:9092");
+        "kafka:9092",
+        "http://registry:8081/apis/ccompat/v7");
   }
 
   @Test
@@ -72,14 +74,19 @@ class PipelinePlanTest {
   }
 
   @Test
-  void shouldWriteAvroAndRegisterAnAvroSchemaForAvroRegistry() {
+  void shouldWriteTheConfluentWireFormatWithTheRegisteredSchemaForAvroRegistry() {
     PipelinePlan p =
         plan("CREATE MATERIALIZED TABLE t WITH ('value.format' = 'avro-registry') AS SELECT 1");
 
-    assertThat(p.jobStatements(Duration.ofMinutes(15)).get(0))
-        .contains("'value.format' = 'avro'", "'connector' = 'kafka'")
-        .doesNotContain("key.fields");
     SchemaRegistry.Schema value = p.subjects().get(0).schema();
+    assertThat(p.jobStatements(Duration.ofMinutes(15)).get(0))
+        .contains(
+            "'value.format' = 'avro-confluent'",
+            "'value.avro-confluent.url' = 'http://registry:8081/apis/ccompat/v7'",
+            "'value.avro-confluent.subject' = 't-value'",
+            "'connector' = 'kafka'")
+        .contains("'value.avro-confluent.schema' = " + Printer.string(value.text()))
+        .doesNotContain("key.fields");
     assertThat(value.type()).isEqualTo(SchemaRegistry.SchemaType.AVRO);
     assertThat(value.text())
         .contains("\"type\":\"record\"", "\"name\":\"orders\"", "\"type\":\"long\"");
