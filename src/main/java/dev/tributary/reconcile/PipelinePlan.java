@@ -139,7 +139,9 @@ public record PipelinePlan(
     subjects.add(
         new Subject(
             topicName + "-value",
-            SchemaDocuments.of(format("value.format"), table.name() + "_value", columns)));
+            "retract".equals(changelogMode())
+                ? SchemaDocuments.debeziumEnvelope(table.name() + "_value", columns)
+                : SchemaDocuments.of(format("value.format"), table.name() + "_value", columns)));
     return subjects;
   }
 

@@ -21,6 +21,30 @@ final class SchemaDocuments {
             SchemaRegistry.SchemaType.JSON, jsonSchema(recordName, columns));
   }
 
+  /**
+   * The JSON Schema of what a retract table writes: Flink's debezium-json envelope, the row before
+   * and after the change (either null) and the operation ({@code c} for an insert or the new row of
+   * an update, {@code d} for a delete or the old row of an update).
+   */
+  static SchemaRegistry.Schema debeziumEnvelope(String title, List<FlinkSql.Column> columns) {
+    Map<String, Object> row = new LinkedHashMap<>(Json.read(jsonSchema(title, columns), Map.class));
+    row.remove("$schema");
+    row.remove("title");
+    Map<String, Object> nullableRow = Map.of("oneOf", List.of(Map.of("type", "null"), row));
+    Map<String, Object> properties = new LinkedHashMap<>();
+    properties.put("before", nullableRow);
+    properties.put("after", nullableRow);
+    properties.put("op", Map.of("type", "string", "enum", List.of("c", "u", "d", "r")));
+    Map<String, Object> schema = new LinkedHashMap<>();
+    schema.put("$schema", "http://json-schema.org/draft-07/schema#");
+    schema.put("title", title);
+    schema.put("type", "object");
+    schema.put("properties", properties);
+    schema.put("required", List.of("op"));
+    schema.put("additionalProperties", false);
+    return new SchemaRegistry.Schema(SchemaRegistry.SchemaType.JSON, Json.write(schema));
+  }
+
   static String jsonSchema(String title, List<FlinkSql.Column> columns) {
     Map<String, Object> properties = new LinkedHashMap<>();
     List<String> required = new ArrayList<>();

@@ -211,6 +211,15 @@ public final class Capabilities {
           "A retract table cannot be compacted: compaction would drop the retractions that"
               + " readers need. Use 'changelog.mode' = 'upsert' or cleanup policy 'delete'");
     }
+    if ("retract".equals(mode) && "avro-registry".equals(d.options().get("value.format"))) {
+      return refuse(
+          "option:value.format",
+          ErrorCode.UNSUPPORTED_OPTION,
+          "A retract table writes Debezium JSON envelopes (before, after, op), registered as a"
+              + " JSON Schema of that envelope; 'value.format' = 'avro-registry' cannot be combined"
+              + " with 'changelog.mode' = 'retract' here. Use 'json-registry', or 'upsert' with a"
+              + " key");
+    }
     boolean upsert = "upsert".equals(mode) || (mode == null && !primaryKey.isEmpty());
     if (upsert
         && !distribution.isEmpty()

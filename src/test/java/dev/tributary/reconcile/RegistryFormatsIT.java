@@ -64,20 +64,21 @@ class RegistryFormatsIT {
             .replace("WITH (", "FRESHNESS = INTERVAL '1' SECOND\nWITH ("));
     awaitRunning("orders_avro");
     String kafka = LocalStack.get().kafkaBootstrapServers();
+    List<byte[]> records = TopicReader.bytes(kafka, "orders_avro", 5, Duration.ofSeconds(60));
+    assertThat(records).hasSizeGreaterThanOrEqualTo(5);
+    // The source as it is now: every order the table's records can hold (read for 10 s).
     Map<String, JsonNode> source = new HashMap<>();
     for (String o :
         TopicReader.values(
             kafka,
             ExampleCatalog.topic("orders"),
             Integer.MAX_VALUE,
-            Duration.ofSeconds(3),
+            Duration.ofSeconds(10),
             false)) {
       JsonNode order = JsonMapper.shared().readTree(o);
       source.put(order.path("order_id").asString(), order);
     }
 
-    List<byte[]> records = TopicReader.bytes(kafka, "orders_avro", 5, Duration.ofSeconds(60));
-    assertThat(records).hasSizeGreaterThanOrEqualTo(5);
     Map<Integer, Schema> schemas = new HashMap<>();
     for (byte[] record : records) {
       ByteBuffer buffer = ByteBuffer.wrap(record);
@@ -88,7 +89,7 @@ class RegistryFormatsIT {
           new GenericDatumReader<GenericRecord>(schema)
               .read(null, DecoderFactory.get().binaryDecoder(record, 5, record.length - 5, null));
       JsonNode expected = source.get(row.get("order_id").toString());
-      assertThat(expected).as("a source order").isNotNull();
+      assertThat(expected).as("a source order: " + row + " (schema " + id + ")").isNotNull();
       assertThat(row.get("customer_id")).isEqualTo(expected.path("customer_id").asInt());
       assertThat((Double) row.get("price")).isEqualTo(expected.path("price").asDouble());
     }
@@ -122,6 +123,89 @@ class RegistryFormatsIT {
                       .isEqualTo(order.path("price").asDouble())
                       .isGreaterThan(50);
                 }
+              }
+            });
+  }
+
+  @Test
+  void shouldRegisterTheRetractEnvelopeAndReadItDownstreamAsChanges() throws Exception {
+    ok(
+        "CREATE MATERIALIZED TABLE counts_retract FRESHNESS = INTERVAL '1' SECOND WITH"
+            + " ('changelog.mode' = 'retract') AS SELECT customer_id, COUNT(*) AS orders FROM"
+            + " orders GROUP BY customer_id");
+    awaitRunning("counts_retract");
+    ok(
+        "CREATE MATERIALIZED TABLE counts_from_retract (customer_id INT, orders BIGINT NOT NULL,"
+            + " PRIMARY KEY (customer_id) NOT ENFORCED) FRESHNESS = INTERVAL '1' SECOND AS SELECT"
+            + " customer_id, orders FROM counts_retract");
+    awaitRunning("counts_from_retract");
+    String kafka = LocalStack.get().kafkaBootstrapServers();
+
+    // The registered schema is the envelope that is written.
+    HttpResponse<String> latest =
+        http.send(
+            HttpRequest.newBuilder(
+                    URI.create(
+                        LocalStack.get().registryUrl()
+                            + "/subjects/counts_retract-value/versions/latest"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    JsonNode registered =
+        JsonMapper.shared()
+            .readTree(JsonMapper.shared().readTree(latest.body()).path("schema").asString());
+    assertThat(registered.path("properties").propertyNames())
+        .containsExactlyInAnyOrder("before", "after", "op");
+    Map<String, Long> emitted = new HashMap<>();
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              List<String> envelopes =
+                  TopicReader.values(
+                      kafka, "counts_retract", Integer.MAX_VALUE, Duration.ofSeconds(3), true);
+              assertThat(envelopes).hasSizeGreaterThanOrEqualTo(3);
+              for (String e : envelopes) {
+                JsonNode envelope = JsonMapper.shared().readTree(e);
+                assertThat(envelope.path("op").asString()).isIn("c", "d");
+                JsonNode after = envelope.path("after");
+                if (after.isObject()) {
+                  assertThat(after.propertyNames())
+                      .containsExactlyInAnyOrder("customer_id", "orders");
+                  emitted.merge(
+                      after.path("customer_id").asString() + "=" + after.path("orders").asLong(),
+                      1L,
+                      Long::sum);
+                }
+              }
+            });
+    // Downstream sees the changes as changes: each of its rows is a state upstream emitted.
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              List<String> rows =
+                  TopicReader.values(kafka, "counts_from_retract", 3, Duration.ofSeconds(3), true);
+              assertThat(rows).hasSizeGreaterThanOrEqualTo(3);
+              List<String> upstream =
+                  TopicReader.values(
+                      kafka, "counts_retract", Integer.MAX_VALUE, Duration.ofSeconds(3), true);
+              for (String u : upstream) {
+                JsonNode after = JsonMapper.shared().readTree(u).path("after");
+                if (after.isObject()) {
+                  emitted.put(
+                      after.path("customer_id").asString() + "=" + after.path("orders").asLong(),
+                      1L);
+                }
+              }
+              for (String r : rows) {
+                if (r == null) {
+                  continue; // a tombstone
+                }
+                JsonNode row = JsonMapper.shared().readTree(r);
+                assertThat(row.path("customer_id").isNumber()).as(r).isTrue();
+                assertThat(emitted)
+                    .containsKey(
+                        row.path("customer_id").asString() + "=" + row.path("orders").asLong());
               }
             });
   }

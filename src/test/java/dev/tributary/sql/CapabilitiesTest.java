@@ -41,6 +41,13 @@ class CapabilitiesTest {
                         + " AS SELECT 1 AS a")
                 .getMessage())
         .contains("needs a key");
+    SqlException avroRetract =
+        refused(
+            "CREATE MATERIALIZED TABLE t WITH ('changelog.mode' = 'retract',\n"
+                + "  'value.format' = 'avro-registry') AS SELECT 1 AS a");
+    assertThat(avroRetract.code()).isEqualTo(ErrorCode.UNSUPPORTED_OPTION);
+    assertThat(avroRetract.getMessage()).contains("Debezium JSON envelopes");
+    assertThat(avroRetract.line()).isEqualTo(2);
     assertThat(refused("CREATE MATERIALIZED TABLE t PARTITIONED BY (a) AS SELECT 1 AS a").code())
         .isEqualTo(ErrorCode.UNSUPPORTED_CLAUSE);
     assertThat(
