@@ -128,6 +128,19 @@ public record PipelinePlan(
   public List<Subject> subjects() {
     List<Subject> subjects = new ArrayList<>();
     List<String> key = keyColumns();
+    // Flink makes primary key columns NOT NULL: the schemas say what it writes.
+    List<String> primaryKey =
+        effective.schema() != null && effective.schema().primaryKey() != null
+            ? effective.schema().primaryKey().columns()
+            : List.of();
+    List<FlinkSql.Column> columns =
+        this.columns.stream()
+            .map(
+                c ->
+                    primaryKey.contains(c.name())
+                        ? new FlinkSql.Column(c.name(), c.type(), false)
+                        : c)
+            .toList();
     if (!key.isEmpty()) {
       List<FlinkSql.Column> keyColumns =
           columns.stream().filter(c -> key.contains(c.name())).toList();

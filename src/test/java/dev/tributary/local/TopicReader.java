@@ -49,6 +49,14 @@ public final class TopicReader {
   /** Raw record values (bytes), read committed, until {@code count} arrived or the timeout. */
   public static List<byte[]> bytes(
       String bootstrapServers, String topic, int count, Duration timeout) {
+    return records(bootstrapServers, topic, count, timeout).stream()
+        .map(ConsumerRecord::value)
+        .toList();
+  }
+
+  /** Raw records (key and value bytes), read committed, until {@code count} or the timeout. */
+  public static List<ConsumerRecord<byte[], byte[]>> records(
+      String bootstrapServers, String topic, int count, Duration timeout) {
     Map<String, Object> config =
         Map.of(
             ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
@@ -59,17 +67,17 @@ public final class TopicReader {
             "earliest",
             ConsumerConfig.ISOLATION_LEVEL_CONFIG,
             "read_committed");
-    List<byte[]> values = new ArrayList<>();
+    List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
     try (KafkaConsumer<byte[], byte[]> consumer =
         new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
       consumer.subscribe(List.of(topic));
       long deadline = System.nanoTime() + timeout.toNanos();
-      while (values.size() < count && System.nanoTime() < deadline) {
+      while (records.size() < count && System.nanoTime() < deadline) {
         for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
-          values.add(record.value());
+          records.add(record);
         }
       }
     }
-    return values;
+    return records;
   }
 }

@@ -210,6 +210,42 @@ class RegistryFormatsIT {
             });
   }
 
+  @Test
+  void shouldWriteAvroKeysInTheWireFormatUnderTheKeySubject() throws Exception {
+    ok(
+        "CREATE MATERIALIZED TABLE avro_counts (customer_id INT, orders BIGINT NOT NULL, PRIMARY"
+            + " KEY (customer_id) NOT ENFORCED) FRESHNESS = INTERVAL '1' SECOND WITH ('key.format'"
+            + " = 'avro-registry', 'value.format' = 'avro-registry') AS SELECT customer_id,"
+            + " COUNT(*) AS orders FROM orders GROUP BY customer_id");
+    awaitRunning("avro_counts");
+    JsonNode status = api.get(TABLES + "avro_counts").body().path("status").path("details");
+    int keyId = status.path("keySchemaId").asInt();
+    int valueId = status.path("valueSchemaId").asInt();
+
+    var records =
+        TopicReader.records(
+            LocalStack.get().kafkaBootstrapServers(), "avro_counts", 3, Duration.ofSeconds(60));
+    assertThat(records).hasSizeGreaterThanOrEqualTo(3);
+    for (var record : records) {
+      GenericRecord key = decode(record.key(), keyId);
+      GenericRecord value = decode(record.value(), valueId);
+      assertThat(key.getSchema().getFields())
+          .extracting(Schema.Field::name)
+          .containsExactly("customer_id");
+      assertThat(value.get("customer_id")).isEqualTo(key.get("customer_id"));
+      assertThat((Long) value.get("orders")).isPositive();
+    }
+  }
+
+  /** Checks the framing (byte 0, then the expected schema id) and decodes with that schema. */
+  private static GenericRecord decode(byte[] bytes, int expectedId) throws IOException {
+    ByteBuffer buffer = ByteBuffer.wrap(bytes);
+    assertThat(buffer.get()).as("magic byte").isZero();
+    assertThat(buffer.getInt()).as("schema id").isEqualTo(expectedId);
+    return new GenericDatumReader<GenericRecord>(schema(expectedId))
+        .read(null, DecoderFactory.get().binaryDecoder(bytes, 5, bytes.length - 5, null));
+  }
+
   private static Schema schema(int id) {
     String url = LocalStack.get().registryUrl() + "/schemas/ids/" + id;
     try {
