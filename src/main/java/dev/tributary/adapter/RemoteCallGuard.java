@@ -24,7 +24,8 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * A call to Kafka, the registry or Flink made while a database transaction is open holds a pooled
  * connection (and the transaction's locks) for as long as the remote system takes, so a slow
  * dependency starves requests that only read the store. The rule is: no remote call inside a
- * transaction. This guard wraps every port adapter and counts violations in {@code
+ * transaction. This guard wraps every port adapter, counts every call in {@code
+ * tributary_remote_calls_total{system}} and violations in {@code
  * tributary_remote_calls_in_transaction_total}; with {@code
  * tributary.guard.remote-calls-in-transaction=fail} (the integration tests) the call is refused.
  */
@@ -73,12 +74,25 @@ public class RemoteCallGuard implements BeanPostProcessor, EnvironmentAware {
     proxy.addAdvice(
         (MethodInterceptor)
             invocation -> {
+              called(name);
               if (TransactionSynchronizationManager.isActualTransactionActive()) {
                 violated(name, invocation.getMethod().getName());
               }
               return invocation.proceed();
             });
     return proxy.getProxy(bean.getClass().getClassLoader());
+  }
+
+  /** Every call, by system: what a request or a pass costs the systems around it. */
+  private void called(String system) {
+    MeterRegistry registry = meters.getIfAvailable();
+    if (registry != null) {
+      Counter.builder("tributary.remote.calls")
+          .description("Calls to Kafka, the registry and Flink, by port")
+          .tag("system", system)
+          .register(registry)
+          .increment();
+    }
   }
 
   private void violated(String system, String method) {

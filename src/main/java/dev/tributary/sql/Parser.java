@@ -49,6 +49,7 @@ public final class Parser {
      * clause (see {@link Capabilities}).
      */
     public void requireSupported() {
+      requireQuerySyntax();
       Capabilities.refusal(statement)
           .ifPresent(
               r -> {
@@ -59,6 +60,58 @@ public final class Parser {
                 throw SqlException.at(r.code(), r.message(), source, at, null).inStatement(index);
               });
     }
+
+    private void requireQuerySyntax() {
+      String query = queryOf(statement);
+      if (query == null || query.isBlank()) {
+        return;
+      }
+      QueryAnalysis.syntaxError(query)
+          .ifPresent(
+              e -> {
+                String message = "Syntax error in the query: " + e.message();
+                int from = positions.getOrDefault("AS", 0);
+                int start = source == null ? -1 : source.text().indexOf(query, from);
+                if (start < 0) {
+                  throw new SqlException(
+                      ErrorCode.SQL_SYNTAX_ERROR, message, index, 1, 1, null, "");
+                }
+                int offset = start + offsetIn(query, e.line(), e.column());
+                throw SqlException.at(ErrorCode.SQL_SYNTAX_ERROR, message, source, offset, null)
+                    .inStatement(index);
+              });
+    }
+
+    /** The character offset of a 1-based line and column within {@code text}. */
+    private static int offsetIn(String text, int line, int column) {
+      int offset = 0;
+      for (int l = 1; l < line && offset < text.length(); l++) {
+        int next = text.indexOf('\n', offset);
+        if (next < 0) {
+          break;
+        }
+        offset = next + 1;
+      }
+      return Math.min(text.length(), offset + Math.max(0, column - 1));
+    }
+  }
+
+  /**
+   * The AS query must parse with Flink's own parser: a syntax error is reported here, at its place
+   * in the user's text, and nothing is sent to the SQL Gateway.
+   */
+  private static String queryOf(Statement statement) {
+    if (statement instanceof Statement.CreateMaterializedTable create) {
+      return create.definition().query();
+    }
+    if (statement instanceof Statement.Explain explain) {
+      return queryOf(explain.statement());
+    }
+    if (statement instanceof Statement.AlterMaterializedTable alter
+        && alter.action() instanceof Statement.Evolve evolve) {
+      return evolve.definition().query();
+    }
+    return null;
   }
 
   /** Parses a script of statements separated by ';'. Fails on the first bad statement. */

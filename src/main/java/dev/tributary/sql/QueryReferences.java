@@ -7,9 +7,10 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The tables a query reads, found lexically: names after FROM and JOIN, after the commas of a FROM
- * list (at the same nesting depth), inside subqueries and inside STREAM(...). It does not
- * understand the query, so it also reports CTE names; callers resolve names against known tables.
+ * The tables a query reads. Without a parse tree they are found lexically: names after FROM and
+ * JOIN, after the commas of a FROM list (at the same nesting depth), inside subqueries and inside
+ * STREAM(...). It does not understand the query, so it also reports CTE names; callers resolve
+ * names against known tables.
  */
 public final class QueryReferences {
 
@@ -28,7 +29,15 @@ public final class QueryReferences {
 
   private QueryReferences() {}
 
+  /**
+   * The tables the query reads: from Flink's parse tree ({@link QueryAnalysis}) when the query
+   * parses, else found lexically as described above.
+   */
   public static List<ObjectName> tables(String query) {
+    return QueryAnalysis.tables(query).orElseGet(() -> lexical(query));
+  }
+
+  static List<ObjectName> lexical(String query) {
     List<Token> tokens;
     try {
       tokens = new Lexer(new Source(query)).tokenize();

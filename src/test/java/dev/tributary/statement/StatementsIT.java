@@ -15,6 +15,8 @@ import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -271,6 +273,31 @@ class StatementsIT {
         .isEqualTo(
             "CREATE MATERIALIZED TABLE `x`\nWITH (\n  'value.format' = 'avro-registry'\n)\nAS\nselect 1");
     assertThat(sql("DESCRIBE x").status()).isEqualTo(404);
+  }
+
+  @Test
+  void shouldRefuseAQuerySyntaxErrorAtItsPlaceWithoutAskingTheGateway() {
+    double before = gatewayCalls();
+
+    Answer refused =
+        sql(
+            "CREATE MATERIALIZED TABLE bad\nFRESHNESS = INTERVAL '1' MINUTE\nAS SELECT order_id,\n"
+                + "FROM orders");
+
+    assertThat(refused.status()).as(refused.text()).isEqualTo(400);
+    assertThat(refused.body().path("code").asString()).isEqualTo("SQL_SYNTAX_ERROR");
+    assertThat(refused.body().path("detail").asString()).startsWith("Syntax error in the query");
+    assertThat(refused.body().path("line").asInt()).isEqualTo(4);
+    assertThat(refused.body().path("column").asInt()).isEqualTo(1);
+    assertThat(gatewayCalls()).as("calls to the SQL Gateway").isEqualTo(before);
+  }
+
+  private double gatewayCalls() {
+    String metrics = api.get("/actuator/prometheus").text();
+    Matcher m =
+        Pattern.compile("tributary_remote_calls_total\\{system=\"flinkSqlGateway\"} (\\S+)")
+            .matcher(metrics);
+    return m.find() ? Double.parseDouble(m.group(1)) : 0;
   }
 
   @Test

@@ -1,0 +1,201 @@
+package dev.tributary.sql;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.calcite.config.Lex;
+import org.apache.calcite.sql.SqlCall;
+import org.apache.calcite.sql.SqlIdentifier;
+import org.apache.calcite.sql.SqlJoin;
+import org.apache.calcite.sql.SqlKind;
+import org.apache.calcite.sql.SqlNode;
+import org.apache.calcite.sql.SqlNodeList;
+import org.apache.calcite.sql.SqlOrderBy;
+import org.apache.calcite.sql.SqlSelect;
+import org.apache.calcite.sql.SqlWith;
+import org.apache.calcite.sql.SqlWithItem;
+import org.apache.calcite.sql.parser.SqlParseException;
+import org.apache.calcite.sql.parser.SqlParser;
+import org.apache.flink.sql.parser.impl.FlinkSqlParserImpl;
+import org.apache.flink.sql.parser.validate.FlinkSqlConformance;
+
+/**
+ * An AS query read with Flink's own parser (Calcite with Flink's grammar): the tables it reads,
+ * from the parse tree (joins, subqueries, CTEs, window table functions such as {@code
+ * TABLE(TUMBLE(TABLE orders, ...))}, temporal joins, parentheses), and its syntax errors with their
+ * position in the query, found here before anything is sent to the SQL Gateway.
+ */
+public final class QueryAnalysis {
+
+  private static final SqlParser.Config CONFIG =
+      // As Flink's planner configures it: Java lexical rules (back-tick quoting, names as
+      // written, case-sensitive), Flink's grammar and conformance.
+      SqlParser.config()
+          .withParserFactory(FlinkSqlParserImpl.FACTORY)
+          .withConformance(FlinkSqlConformance.DEFAULT)
+          .withLex(Lex.JAVA)
+          .withIdentifierMaxLength(256);
+
+  /** A syntax error: the parser's message and where in the query (1-based line and column). */
+  public record SyntaxError(String message, int line, int column) {}
+
+  private QueryAnalysis() {}
+
+  /** The query's syntax error, if Flink's parser finds one. */
+  public static Optional<SyntaxError> syntaxError(String query) {
+    try {
+      SqlParser.create(query, CONFIG).parseQuery();
+      return Optional.empty();
+    } catch (SqlParseException e) {
+      String message = e.getMessage() == null ? "syntax error" : e.getMessage();
+      // Calcite lists every expected token; the first lines say what was found and where.
+      int cut = message.indexOf("\nWas expecting");
+      if (cut > 0) {
+        message = message.substring(0, cut).strip();
+      }
+      int line = e.getPos() == null ? 0 : e.getPos().getLineNum();
+      int column = e.getPos() == null ? 0 : e.getPos().getColumnNum();
+      return Optional.of(new SyntaxError(message, line, column));
+    } catch (RuntimeException | StackOverflowError e) {
+      return Optional.empty(); // the parser gave up in another way: Flink's validation decides
+    }
+  }
+
+  /**
+   * The tables the query reads, in order of appearance, without the names of its own CTEs; empty
+   * when the query does not parse (its syntax error is reported on its own).
+   */
+  public static Optional<List<ObjectName>> tables(String query) {
+    SqlNode node;
+    try {
+      node = SqlParser.create(query, CONFIG).parseQuery();
+    } catch (SqlParseException | RuntimeException | StackOverflowError e) {
+      return Optional.empty();
+    }
+    Set<ObjectName> found = new LinkedHashSet<>();
+    new Walker(found).query(node, new HashSet<>());
+    return Optional.of(List.copyOf(found));
+  }
+
+  /** Collects table references: FROM items are tables, everything else is searched for queries. */
+  private record Walker(Set<ObjectName> found) {
+
+    void query(SqlNode node, Set<String> ctes) {
+      if (node == null) {
+        return;
+      }
+      if (node instanceof SqlWith with) {
+        Set<String> inner = new HashSet<>(ctes);
+        for (SqlNode item : with.withList) {
+          SqlWithItem w = (SqlWithItem) item;
+          query(w.query, inner);
+          inner.add(w.name.getSimple());
+        }
+        query(with.body, inner);
+      } else if (node instanceof SqlOrderBy orderBy) {
+        query(orderBy.query, ctes);
+      } else if (node instanceof SqlSelect select) {
+        from(select.getFrom(), ctes);
+        expressions(select.getSelectList(), ctes);
+        expressions(select.getWhere(), ctes);
+        expressions(select.getHaving(), ctes);
+      } else if (node instanceof SqlCall call && node.getKind().belongsTo(SqlKind.SET_QUERY)) {
+        call.getOperandList().forEach(operand -> query(operand, ctes));
+      } else if (node instanceof SqlCall call) {
+        // VALUES, or a query wrapped in another call: look inside.
+        expressions(call, ctes);
+      }
+    }
+
+    void from(SqlNode node, Set<String> ctes) {
+      if (node == null) {
+        return;
+      }
+      if (node instanceof SqlIdentifier id) {
+        table(id, ctes);
+      } else if (node instanceof SqlJoin join) {
+        from(join.getLeft(), ctes);
+        from(join.getRight(), ctes);
+        expressions(join.getCondition(), ctes);
+      } else if (node instanceof SqlSelect
+          || node instanceof SqlWith
+          || node instanceof SqlOrderBy
+          || node.getKind().belongsTo(SqlKind.SET_QUERY)) {
+        query(node, ctes);
+      } else if (node instanceof SqlCall call
+          && (call.getKind() == SqlKind.AS
+              || call.getKind() == SqlKind.SNAPSHOT
+              || call.getKind() == SqlKind.LATERAL
+              || call.getKind() == SqlKind.OVER)) {
+        from(call.operand(0), ctes);
+      } else if (node instanceof SqlCall call && call.getKind() == SqlKind.EXPLICIT_TABLE) {
+        from(call.operand(0), ctes); // TABLE orders, inside a window table function
+      } else if (node instanceof SqlCall call) {
+        // TABLE(TUMBLE(TABLE orders, DESCRIPTOR(ts), ...)), MATCH_RECOGNIZE, UNNEST, LATERAL
+        // TABLE(udtf(...)): only explicit tables and queries among the operands are read.
+        for (SqlNode operand : call.getOperandList()) {
+          if (operand instanceof SqlCall inner
+              && (inner.getKind() == SqlKind.EXPLICIT_TABLE
+                  || inner instanceof SqlSelect
+                  || inner instanceof SqlWith
+                  || inner instanceof SqlOrderBy
+                  || inner.getKind().belongsTo(SqlKind.SET_QUERY)
+                  || inner.getKind() == SqlKind.AS
+                  || isTableFunction(inner))) {
+            from(inner, ctes);
+          } else if (operand instanceof SqlCall inner
+              && call.getKind() == SqlKind.MATCH_RECOGNIZE) {
+            from(inner, ctes);
+          } else if (operand instanceof SqlIdentifier id
+              && call.getKind() == SqlKind.MATCH_RECOGNIZE
+              && operand == call.getOperandList().get(0)) {
+            table(id, ctes);
+          }
+        }
+      }
+    }
+
+    private static boolean isTableFunction(SqlCall call) {
+      return call.getKind() == SqlKind.COLLECTION_TABLE
+          || call.getOperandList().stream()
+              .anyMatch(o -> o instanceof SqlCall c && c.getKind() == SqlKind.EXPLICIT_TABLE);
+    }
+
+    /** Subqueries inside expressions (IN, EXISTS, scalar subqueries). */
+    void expressions(SqlNode node, Set<String> ctes) {
+      if (node == null) {
+        return;
+      }
+      if (node instanceof SqlSelect
+          || node instanceof SqlWith
+          || node instanceof SqlOrderBy
+          || node.getKind().belongsTo(SqlKind.SET_QUERY)) {
+        query(node, ctes);
+      } else if (node instanceof SqlNodeList list) {
+        list.forEach(n -> expressions(n, ctes));
+      } else if (node instanceof SqlCall call) {
+        call.getOperandList().forEach(n -> expressions(n, ctes));
+      }
+    }
+
+    void table(SqlIdentifier id, Set<String> ctes) {
+      List<String> parts = new ArrayList<>(id.names);
+      if (parts.size() == 1 && ctes.contains(parts.get(0))) {
+        return;
+      }
+      found.add(
+          switch (parts.size()) {
+            case 1 -> ObjectName.of(parts.get(0));
+            case 2 -> new ObjectName(null, parts.get(0), parts.get(1));
+            default ->
+                new ObjectName(
+                    parts.get(parts.size() - 3),
+                    parts.get(parts.size() - 2),
+                    parts.get(parts.size() - 1));
+          });
+    }
+  }
+}
