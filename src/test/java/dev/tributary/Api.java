@@ -1,6 +1,10 @@
 package dev.tributary;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.http.MediaType;
@@ -43,6 +47,31 @@ public final class Api {
     body.put("catalog", catalog);
     body.put("database", database);
     return post("/v1/statements", body);
+  }
+
+  /** The example database, where most tests create their tables. */
+  public static final String EXAMPLE_TABLES =
+      "/v1/catalogs/examples/databases/marketplace/materialized-tables/";
+
+  /** Runs a statement in the example database; it must answer 200. Returns its results. */
+  public JsonNode ok(String statement) {
+    Answer answer = sql(statement, "examples", "marketplace");
+    assertThat(answer.status()).as(answer.text()).isEqualTo(200);
+    return answer.body().path("results");
+  }
+
+  /** The phase of a table of the example database. */
+  public String phase(String name) {
+    return get(EXAMPLE_TABLES + name).body().path("status").path("phase").asString();
+  }
+
+  /** Waits (up to 90 s) until the example database's table is in the phase. */
+  public void awaitPhase(String name, String phase) {
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .pollInterval(Duration.ofMillis(300))
+        .untilAsserted(
+            () -> assertThat(phase(name)).as(get(EXAMPLE_TABLES + name).text()).isEqualTo(phase));
   }
 
   /** Drops every materialized table of a database (the reconciler removes them soon after). */

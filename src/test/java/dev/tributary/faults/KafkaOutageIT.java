@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.tributary.Api;
-import dev.tributary.Api.Answer;
 import dev.tributary.local.ExampleCatalog;
 import dev.tributary.local.LocalStack;
 import dev.tributary.local.TcpProxy;
@@ -45,12 +44,11 @@ class KafkaOutageIT {
       Api api = service.api();
       String before = "kd_" + uid;
       String during = "kd_" + uid + "_new";
-      ok(
-          api,
+      api.ok(
           "CREATE MATERIALIZED TABLE "
               + before
               + " FRESHNESS = INTERVAL '1' SECOND AS SELECT order_id FROM orders");
-      await().atMost(Duration.ofSeconds(90)).until(() -> phase(api, before).equals("RUNNING"));
+      await().atMost(Duration.ofSeconds(90)).until(() -> api.phase(before).equals("RUNNING"));
       String direct = stack.kafkaBootstrapServers();
       await()
           .atMost(Duration.ofSeconds(60))
@@ -60,8 +58,7 @@ class KafkaOutageIT {
       kafka.cut();
       long slowest;
       try {
-        ok(
-            api,
+        api.ok(
             "CREATE MATERIALIZED TABLE "
                 + during
                 + " FRESHNESS = INTERVAL '1' SECOND AS SELECT order_id, price FROM orders");
@@ -81,8 +78,7 @@ class KafkaOutageIT {
       await()
           .atMost(Duration.ofSeconds(180))
           .pollInterval(Duration.ofSeconds(1))
-          .until(
-              () -> phase(api, before).equals("RUNNING") && phase(api, during).equals("RUNNING"));
+          .until(() -> api.phase(before).equals("RUNNING") && api.phase(during).equals("RUNNING"));
       Set<String> expected = new HashSet<>();
       TopicReader.values(
               direct,
@@ -122,14 +118,5 @@ class KafkaOutageIT {
                   api.get(TABLES + before).status() == 404
                       && api.get(TABLES + during).status() == 404);
     }
-  }
-
-  private static void ok(Api api, String statement) {
-    Answer answer = api.sql(statement, "examples", "marketplace");
-    assertThat(answer.status()).as(answer.text()).isEqualTo(200);
-  }
-
-  private static String phase(Api api, String name) {
-    return api.get(TABLES + name).body().path("status").path("phase").asString();
   }
 }

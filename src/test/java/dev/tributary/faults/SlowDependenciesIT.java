@@ -74,7 +74,7 @@ class SlowDependenciesIT {
         await()
             .atMost(Duration.ofMinutes(4))
             .pollInterval(Duration.ofSeconds(1))
-            .until(() -> names.stream().allMatch(n -> phase(api, n).equals("RUNNING")));
+            .until(() -> names.stream().allMatch(n -> api.phase(n).equals("RUNNING")));
 
         int doubles = 0;
         for (String name : names) {
@@ -112,29 +112,27 @@ class SlowDependenciesIT {
         service.start();
         Api api = service.api();
         String name = "hung_" + uid;
-        ok(
-            api,
+        api.ok(
             "CREATE MATERIALIZED TABLE "
                 + name
                 + " FRESHNESS = INTERVAL '2' SECOND AS SELECT order_id, price FROM orders");
-        await().atMost(Duration.ofSeconds(90)).until(() -> phase(api, name).equals("RUNNING"));
+        await().atMost(Duration.ofSeconds(90)).until(() -> api.phase(name).equals("RUNNING"));
         String tableId = api.get(TABLES + name).body().path("metadata").path("uid").asString();
 
         jobManager.hang();
-        ok(api, "ALTER MATERIALIZED TABLE " + name + " SUSPEND");
+        api.ok("ALTER MATERIALIZED TABLE " + name + " SUSPEND");
         long slowest = slowestGet(api, name, Duration.ofSeconds(8));
-        assertThat(phase(api, name))
+        assertThat(api.phase(name))
             .as("no savepoint while the JobManager hangs")
             .isNotEqualTo("STOPPED");
         jobManager.restore();
-        await().atMost(Duration.ofSeconds(90)).until(() -> phase(api, name).equals("STOPPED"));
+        await().atMost(Duration.ofSeconds(90)).until(() -> api.phase(name).equals("STOPPED"));
         assertThat(liveJobs(tableId)).isZero();
 
-        ok(api, "ALTER MATERIALIZED TABLE " + name + " RESUME");
-        await().atMost(Duration.ofSeconds(90)).until(() -> phase(api, name).equals("RUNNING"));
+        api.ok("ALTER MATERIALIZED TABLE " + name + " RESUME");
+        await().atMost(Duration.ofSeconds(90)).until(() -> api.phase(name).equals("RUNNING"));
         jobManager.hang();
-        ok(
-            api,
+        api.ok(
             "CREATE OR ALTER MATERIALIZED TABLE "
                 + name
                 + " FRESHNESS = INTERVAL '2' SECOND AS SELECT order_id, price FROM orders WHERE"
@@ -172,15 +170,6 @@ class SlowDependenciesIT {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);
     }
-  }
-
-  private static void ok(Api api, String statement) {
-    Answer answer = api.sql(statement, "examples", "marketplace");
-    assertThat(answer.status()).as(answer.text()).isEqualTo(200);
-  }
-
-  private static String phase(Api api, String name) {
-    return api.get(TABLES + name).body().path("status").path("phase").asString();
   }
 
   /** GETs the table for {@code during}; the slowest answer, in milliseconds. */

@@ -48,10 +48,6 @@ class TaskManagerLossIT {
     return api.get(TABLES + name).body().path("status").path("details");
   }
 
-  String phase(String name) {
-    return api.get(TABLES + name).body().path("status").path("phase").asString();
-  }
-
   @Test
   void shouldNeitherLoseNorRepeatARowWhenTheTaskManagerIsLostMidStream() throws Exception {
     Answer created =
@@ -61,7 +57,7 @@ class TaskManagerLossIT {
             "examples",
             "marketplace");
     assertThat(created.status()).as(created.text()).isEqualTo(200);
-    await().atMost(Duration.ofSeconds(90)).until(() -> phase("tm_loss").equals("RUNNING"));
+    await().atMost(Duration.ofSeconds(90)).until(() -> api.phase("tm_loss").equals("RUNNING"));
     String kafka = LocalStack.get().kafkaBootstrapServers();
     // Mid-stream: committed rows in the topic and a checkpoint the JobManager knows.
     await()
@@ -77,7 +73,7 @@ class TaskManagerLossIT {
         .pollInterval(Duration.ofMillis(300))
         .until(
             () ->
-                phase("tm_loss").equals("RUNNING")
+                api.phase("tm_loss").equals("RUNNING")
                     && !details("tm_loss").path("jobId").asString().equals(failedJob));
     double recovered = (System.nanoTime() - lost) / 1e9;
 

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.tributary.Api;
-import dev.tributary.Api.Answer;
 import dev.tributary.TributaryIT;
 import dev.tributary.local.ExampleCatalog;
 import dev.tributary.local.LocalStack;
@@ -40,7 +39,6 @@ import tools.jackson.databind.json.JsonMapper;
 @TributaryIT
 class RegistryFormatsIT {
 
-  static final String TABLES = "/v1/catalogs/examples/databases/marketplace/materialized-tables/";
   static final HttpClient http = HttpClient.newHttpClient();
 
   @LocalServerPort int port;
@@ -59,10 +57,10 @@ class RegistryFormatsIT {
   @Test
   void shouldWriteTheConfluentWireFormatAndReadItDownstream() throws Exception {
     // Seed 000-02's table, with a freshness of a second so that its rows commit quickly.
-    ok(
+    api.ok(
         Files.readString(Path.of("src/test/resources/sql/seeds/000-02.sql"))
             .replace("WITH (", "FRESHNESS = INTERVAL '1' SECOND\nWITH ("));
-    awaitRunning("orders_avro");
+    api.awaitPhase("orders_avro", "RUNNING");
     String kafka = LocalStack.get().kafkaBootstrapServers();
     List<byte[]> records = TopicReader.bytes(kafka, "orders_avro", 5, Duration.ofSeconds(60));
     assertThat(records).hasSizeGreaterThanOrEqualTo(5);
@@ -95,7 +93,7 @@ class RegistryFormatsIT {
     }
     assertThat(schemas).as("one schema id, the registered one").hasSize(1);
     int registered =
-        api.get(TABLES + "orders_avro")
+        api.get(Api.EXAMPLE_TABLES + "orders_avro")
             .body()
             .path("status")
             .path("details")
@@ -104,10 +102,10 @@ class RegistryFormatsIT {
     assertThat(schemas).containsKey(registered);
 
     // A table over the Avro table reads its records as rows.
-    ok(
+    api.ok(
         "CREATE MATERIALIZED TABLE orders_avro_big FRESHNESS = INTERVAL '1' SECOND AS SELECT"
             + " order_id, price FROM orders_avro WHERE price > 50");
-    awaitRunning("orders_avro_big");
+    api.awaitPhase("orders_avro_big", "RUNNING");
     await()
         .atMost(Duration.ofSeconds(60))
         .untilAsserted(
@@ -129,16 +127,16 @@ class RegistryFormatsIT {
 
   @Test
   void shouldRegisterTheRetractEnvelopeAndReadItDownstreamAsChanges() throws Exception {
-    ok(
+    api.ok(
         "CREATE MATERIALIZED TABLE counts_retract FRESHNESS = INTERVAL '1' SECOND WITH"
             + " ('changelog.mode' = 'retract') AS SELECT customer_id, COUNT(*) AS orders FROM"
             + " orders GROUP BY customer_id");
-    awaitRunning("counts_retract");
-    ok(
+    api.awaitPhase("counts_retract", "RUNNING");
+    api.ok(
         "CREATE MATERIALIZED TABLE counts_from_retract (customer_id INT, orders BIGINT NOT NULL,"
             + " PRIMARY KEY (customer_id) NOT ENFORCED) FRESHNESS = INTERVAL '1' SECOND AS SELECT"
             + " customer_id, orders FROM counts_retract");
-    awaitRunning("counts_from_retract");
+    api.awaitPhase("counts_from_retract", "RUNNING");
     String kafka = LocalStack.get().kafkaBootstrapServers();
 
     // The registered schema is the envelope that is written.
@@ -212,13 +210,14 @@ class RegistryFormatsIT {
 
   @Test
   void shouldWriteAvroKeysInTheWireFormatUnderTheKeySubject() throws Exception {
-    ok(
+    api.ok(
         "CREATE MATERIALIZED TABLE avro_counts (customer_id INT, orders BIGINT NOT NULL, PRIMARY"
             + " KEY (customer_id) NOT ENFORCED) FRESHNESS = INTERVAL '1' SECOND WITH ('key.format'"
             + " = 'avro-registry', 'value.format' = 'avro-registry') AS SELECT customer_id,"
             + " COUNT(*) AS orders FROM orders GROUP BY customer_id");
-    awaitRunning("avro_counts");
-    JsonNode status = api.get(TABLES + "avro_counts").body().path("status").path("details");
+    api.awaitPhase("avro_counts", "RUNNING");
+    JsonNode status =
+        api.get(Api.EXAMPLE_TABLES + "avro_counts").body().path("status").path("details");
     int keyId = status.path("keySchemaId").asInt();
     int valueId = status.path("valueSchemaId").asInt();
 
@@ -262,21 +261,5 @@ class RegistryFormatsIT {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);
     }
-  }
-
-  private void ok(String statement) {
-    Answer answer = api.sql(statement, "examples", "marketplace");
-    assertThat(answer.status()).as(answer.text()).isEqualTo(200);
-  }
-
-  private void awaitRunning(String name) {
-    await()
-        .atMost(Duration.ofSeconds(90))
-        .pollInterval(Duration.ofMillis(300))
-        .untilAsserted(
-            () ->
-                assertThat(api.get(TABLES + name).body().path("status").path("phase").asString())
-                    .as(api.get(TABLES + name).text())
-                    .isEqualTo("RUNNING"));
   }
 }

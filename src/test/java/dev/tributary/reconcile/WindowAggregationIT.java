@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.tributary.Api;
-import dev.tributary.Api.Answer;
 import dev.tributary.TributaryIT;
 import dev.tributary.local.ExampleCatalog;
 import dev.tributary.local.LocalStack;
@@ -27,8 +26,6 @@ import tools.jackson.databind.json.JsonMapper;
 @TributaryIT
 class WindowAggregationIT {
 
-  static final String TABLES = "/v1/catalogs/examples/databases/marketplace/materialized-tables/";
-
   @LocalServerPort int port;
   Api api;
 
@@ -44,17 +41,17 @@ class WindowAggregationIT {
 
   @Test
   void shouldCountEachTumblingAndHoppingWindowExactly() {
-    ok(
+    api.ok(
         "CREATE MATERIALIZED TABLE orders_per_10s FRESHNESS = INTERVAL '1' SECOND AS SELECT"
             + " window_start, window_end, COUNT(*) AS orders FROM TABLE(TUMBLE(TABLE orders,"
             + " DESCRIPTOR(event_time), INTERVAL '10' SECOND)) GROUP BY window_start, window_end");
-    ok(
+    api.ok(
         "CREATE MATERIALIZED TABLE orders_per_20s_hop FRESHNESS = INTERVAL '1' SECOND AS SELECT"
             + " window_start, window_end, COUNT(*) AS orders FROM TABLE(HOP(TABLE"
             + " examples.marketplace.orders, DESCRIPTOR(event_time), INTERVAL '10' SECOND,"
             + " INTERVAL '20' SECOND)) GROUP BY window_start, window_end");
-    awaitRunning("orders_per_10s");
-    awaitRunning("orders_per_20s_hop");
+    api.awaitPhase("orders_per_10s", "RUNNING");
+    api.awaitPhase("orders_per_20s_hop", "RUNNING");
     String kafka = LocalStack.get().kafkaBootstrapServers();
 
     for (String table : List.of("orders_per_10s", "orders_per_20s_hop")) {
@@ -92,21 +89,5 @@ class WindowAggregationIT {
 
   private static LocalDateTime time(JsonNode value) {
     return LocalDateTime.parse(value.asString().replace(' ', 'T'));
-  }
-
-  private void ok(String statement) {
-    Answer answer = api.sql(statement, "examples", "marketplace");
-    assertThat(answer.status()).as(answer.text()).isEqualTo(200);
-  }
-
-  private void awaitRunning(String name) {
-    await()
-        .atMost(Duration.ofSeconds(90))
-        .pollInterval(Duration.ofMillis(300))
-        .untilAsserted(
-            () ->
-                assertThat(api.get(TABLES + name).body().path("status").path("phase").asString())
-                    .as(api.get(TABLES + name).text())
-                    .isEqualTo("RUNNING"));
   }
 }
