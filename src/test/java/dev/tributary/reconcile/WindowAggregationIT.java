@@ -52,6 +52,11 @@ class WindowAggregationIT {
             + " INTERVAL '20' SECOND)) GROUP BY window_start, window_end");
     api.awaitPhase("orders_per_10s", "RUNNING");
     api.awaitPhase("orders_per_20s_hop", "RUNNING");
+    // The columns Flink inferred for the query are the table's: DESCRIBE shows them.
+    JsonNode describe = api.ok("DESCRIBE orders_per_10s").path(0).path("rows");
+    assertThat(describe.valueStream().map(r -> r.path(0).asString()))
+        .containsExactly("window_start", "window_end", "orders");
+    assertThat(describe.path(2).path(1).asString()).isEqualTo("BIGINT");
     String kafka = LocalStack.get().kafkaBootstrapServers();
 
     for (String table : List.of("orders_per_10s", "orders_per_20s_hop")) {
