@@ -24,8 +24,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -172,35 +170,18 @@ final class JobSteps {
               job.name(),
               newest.get().completedAt() != null ? newest.get().completedAt() : now));
       // The job has a checkpoint of its own: an earlier job's retained ones are not needed.
-      String before = point == null ? null : checkpointDirectory(point.path());
-      String current = checkpointDirectory(newest.get().path());
+      String before = point == null ? null : Transitions.checkpointDirectory(point.path());
+      String current = Transitions.checkpointDirectory(newest.get().path());
       if (before != null && !before.equals(current)) {
-        deleteCheckpoints(p, before);
+        try {
+          transitions.deleteCheckpoints(p, before);
+        } catch (ReconcileStore.ClaimLostException e) {
+          throw e;
+        } catch (RuntimeException e) {
+          // Not worth failing a running table over: the next job change tries again.
+          p.event("WARNING", "CheckpointsKept", "Checkpoints under " + before + " kept: " + e);
+        }
       }
-    }
-  }
-
-  private static final Pattern CHECKPOINT = Pattern.compile("(.*)/chk-\\d+/?");
-
-  /** The job's checkpoint directory of a checkpoint path (…/jobId/chk-N); null for a savepoint. */
-  static String checkpointDirectory(String path) {
-    Matcher m = CHECKPOINT.matcher(path);
-    return m.matches() ? m.group(1) : null;
-  }
-
-  void deleteCheckpoints(ReconcilePass p, String directory) {
-    try {
-      p.step("delete-checkpoints");
-      if (jobs.deleteCheckpoints(directory).isEmpty()) {
-        p.event(
-            "WARNING",
-            "CheckpointsKept",
-            "Checkpoints under " + directory + " cannot be deleted from here");
-      }
-    } catch (ReconcileStore.ClaimLostException e) {
-      throw e;
-    } catch (RuntimeException e) {
-      p.event("WARNING", "CheckpointsKept", "Checkpoints under " + directory + " kept: " + e);
     }
   }
 

@@ -6,10 +6,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
-import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -124,20 +122,11 @@ public class ReconcileMetrics {
     savepointAge.register(savepoints, true);
   }
 
+  /** An instant of the stored status (ISO-8601, as the status JSON writes it). */
   private static Optional<Instant> age(String stored) {
-    if (stored == null || stored.isBlank()) {
-      return Optional.empty();
-    }
-    try {
-      return Optional.of(Instant.parse(stored));
-    } catch (DateTimeParseException e) {
-      // Written as epoch seconds with a fraction.
-      BigDecimal seconds = new BigDecimal(stored);
-      return Optional.of(
-          Instant.ofEpochSecond(
-              seconds.longValue(),
-              seconds.remainder(BigDecimal.ONE).movePointRight(9).longValue()));
-    }
+    return stored == null || stored.isBlank()
+        ? Optional.empty()
+        : Optional.of(Instant.parse(stored));
   }
 
   private static double secondsSince(Instant at) {

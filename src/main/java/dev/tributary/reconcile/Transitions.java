@@ -16,6 +16,8 @@ import java.util.HashSet;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Leaving the running state: suspend, evolve to a new definition and restart with new settings all
@@ -297,7 +299,7 @@ final class Transitions {
    */
   private void deleteCheckpoints(ReconcilePass p) {
     TableStatus.RestorePoint point = p.status.checkpoint();
-    String directory = point == null ? null : JobSteps.checkpointDirectory(point.path());
+    String directory = point == null ? null : checkpointDirectory(point.path());
     if (directory == null || directory.lastIndexOf('/') < 0) {
       return;
     }
@@ -309,15 +311,34 @@ final class Transitions {
       }
     }
     for (String d : directories) {
-      p.step("delete-checkpoints");
-      if (jobs.deleteCheckpoints(d).isEmpty()) {
-        p.event(
-            "WARNING",
-            "CheckpointsKept",
-            "Checkpoints under " + d + " cannot be deleted from here; use the storage's tools");
-        return;
+      if (!deleteCheckpoints(p, d)) {
+        return; // the storage is not reachable from here: the others are not either
       }
     }
+  }
+
+  private static final Pattern CHECKPOINT = Pattern.compile("(.*)/chk-\\d+/?");
+
+  /** The job's checkpoint directory of a checkpoint path (…/jobId/chk-N); null for a savepoint. */
+  static String checkpointDirectory(String path) {
+    Matcher m = CHECKPOINT.matcher(path);
+    return m.matches() ? m.group(1) : null;
+  }
+
+  /**
+   * Deletes one job's retained checkpoints; false, with a {@code CheckpointsKept} event, when their
+   * storage cannot be reached from the service.
+   */
+  boolean deleteCheckpoints(ReconcilePass p, String directory) {
+    p.step("delete-checkpoints");
+    if (jobs.deleteCheckpoints(directory).isPresent()) {
+      return true;
+    }
+    p.event(
+        "WARNING",
+        "CheckpointsKept",
+        "Checkpoints under " + directory + " cannot be deleted from here; use the storage's tools");
+    return false;
   }
 
   Next delete(ReconcilePass p) {

@@ -120,10 +120,7 @@ public final class QueryAnalysis {
         from(join.getLeft(), ctes);
         from(join.getRight(), ctes);
         expressions(join.getCondition(), ctes);
-      } else if (node instanceof SqlSelect
-          || node instanceof SqlWith
-          || node instanceof SqlOrderBy
-          || node.getKind().belongsTo(SqlKind.SET_QUERY)) {
+      } else if (isQuery(node)) {
         query(node, ctes);
       } else if (node instanceof SqlCall call
           && (call.getKind() == SqlKind.AS
@@ -131,37 +128,33 @@ public final class QueryAnalysis {
               || call.getKind() == SqlKind.LATERAL
               || call.getKind() == SqlKind.OVER)) {
         from(call.operand(0), ctes);
-      } else if (node instanceof SqlCall call && call.getKind() == SqlKind.EXPLICIT_TABLE) {
-        from(call.operand(0), ctes); // TABLE orders, inside a window table function
+      } else if (node instanceof SqlCall call
+          && (call.getKind() == SqlKind.EXPLICIT_TABLE
+              || call.getKind() == SqlKind.MATCH_RECOGNIZE)) {
+        from(call.operand(0), ctes); // TABLE orders; orders MATCH_RECOGNIZE (...)
       } else if (node instanceof SqlCall call) {
-        // TABLE(TUMBLE(TABLE orders, DESCRIPTOR(ts), ...)), MATCH_RECOGNIZE, UNNEST, LATERAL
-        // TABLE(udtf(...)): only explicit tables and queries among the operands are read.
-        for (SqlNode operand : call.getOperandList()) {
-          if (operand instanceof SqlCall inner
-              && (inner.getKind() == SqlKind.EXPLICIT_TABLE
-                  || inner instanceof SqlSelect
-                  || inner instanceof SqlWith
-                  || inner instanceof SqlOrderBy
-                  || inner.getKind().belongsTo(SqlKind.SET_QUERY)
-                  || inner.getKind() == SqlKind.AS
-                  || isTableFunction(inner))) {
-            from(inner, ctes);
-          } else if (operand instanceof SqlCall inner
-              && call.getKind() == SqlKind.MATCH_RECOGNIZE) {
-            from(inner, ctes);
-          } else if (operand instanceof SqlIdentifier id
-              && call.getKind() == SqlKind.MATCH_RECOGNIZE
-              && operand == call.getOperandList().get(0)) {
-            table(id, ctes);
-          }
-        }
+        // TABLE(TUMBLE(TABLE orders, DESCRIPTOR(ts), ...)), UNNEST(...), LATERAL TABLE(f(...)):
+        // identifiers among the arguments are columns; explicit tables and queries are read.
+        call.getOperandList().forEach(operand -> argument(operand, ctes));
       }
     }
 
-    private static boolean isTableFunction(SqlCall call) {
-      return call.getKind() == SqlKind.COLLECTION_TABLE
-          || call.getOperandList().stream()
-              .anyMatch(o -> o instanceof SqlCall c && c.getKind() == SqlKind.EXPLICIT_TABLE);
+    private void argument(SqlNode node, Set<String> ctes) {
+      if (!(node instanceof SqlCall call)) {
+        return;
+      }
+      if (call.getKind() == SqlKind.EXPLICIT_TABLE || isQuery(call)) {
+        from(call, ctes);
+      } else {
+        call.getOperandList().forEach(operand -> argument(operand, ctes));
+      }
+    }
+
+    private static boolean isQuery(SqlNode node) {
+      return node instanceof SqlSelect
+          || node instanceof SqlWith
+          || node instanceof SqlOrderBy
+          || node.getKind().belongsTo(SqlKind.SET_QUERY);
     }
 
     /** Subqueries inside expressions (IN, EXISTS, scalar subqueries). */
@@ -169,10 +162,7 @@ public final class QueryAnalysis {
       if (node == null) {
         return;
       }
-      if (node instanceof SqlSelect
-          || node instanceof SqlWith
-          || node instanceof SqlOrderBy
-          || node.getKind().belongsTo(SqlKind.SET_QUERY)) {
+      if (isQuery(node)) {
         query(node, ctes);
       } else if (node instanceof SqlNodeList list) {
         list.forEach(n -> expressions(n, ctes));

@@ -159,23 +159,7 @@ public class KafkaTopics implements Topics {
 
   @Override
   public Optional<TopicState> describe(String name) {
-    Optional<TopicDescription> found =
-        awaitUnless(
-            admin.describeTopics(List.of(name)).topicNameValues().get(name),
-            UnknownTopicOrPartitionException.class,
-            "describe topic " + name);
-    ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, name);
-    Optional<Config> config =
-        found.isEmpty()
-            ? Optional.empty()
-            : awaitUnless(
-                admin.describeConfigs(List.of(resource)).values().get(resource),
-                UnknownTopicOrPartitionException.class,
-                "describe configs of " + name);
-    if (config.isEmpty()) {
-      return Optional.empty();
-    }
-    return Optional.of(state(name, found.get(), config.get()));
+    return Optional.ofNullable(describeAll(List.of(name)).get(name));
   }
 
   @Override
@@ -190,27 +174,25 @@ public class KafkaTopics implements Topics {
         .forEach(
             (name, future) ->
                 awaitUnless(
-                        future,
-                        UnknownTopicOrPartitionException.class,
-                        "describe topics (" + names.size() + ")")
+                        future, UnknownTopicOrPartitionException.class, "describe topic " + name)
                     .ifPresent(d -> descriptions.put(name, d)));
-    Map<ConfigResource, String> resources = new HashMap<>();
-    descriptions
-        .keySet()
-        .forEach(n -> resources.put(new ConfigResource(ConfigResource.Type.TOPIC, n), n));
+    List<ConfigResource> resources =
+        descriptions.keySet().stream()
+            .map(n -> new ConfigResource(ConfigResource.Type.TOPIC, n))
+            .toList();
     Map<String, TopicState> states = new HashMap<>();
     if (resources.isEmpty()) {
       return states;
     }
     admin
-        .describeConfigs(resources.keySet())
+        .describeConfigs(resources)
         .values()
         .forEach(
             (resource, future) ->
                 awaitUnless(
                         future,
                         UnknownTopicOrPartitionException.class,
-                        "describe configs (" + resources.size() + ")")
+                        "describe configs of " + resource.name())
                     .ifPresent(
                         config ->
                             states.put(
