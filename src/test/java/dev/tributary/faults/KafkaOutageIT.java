@@ -4,20 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.tributary.Api;
-import dev.tributary.local.ExampleCatalog;
 import dev.tributary.local.LocalStack;
+import dev.tributary.local.OrderIds;
 import dev.tributary.local.TcpProxy;
 import dev.tributary.local.TopicReader;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Kafka goes away from the service and its jobs (a proxy in front of the broker is cut; the rest of
@@ -79,36 +76,20 @@ class KafkaOutageIT {
           .atMost(Duration.ofSeconds(180))
           .pollInterval(Duration.ofSeconds(1))
           .until(() -> api.phase(before).equals("RUNNING") && api.phase(during).equals("RUNNING"));
-      Set<String> expected = new HashSet<>();
-      TopicReader.values(
-              direct,
-              ExampleCatalog.topic("orders"),
-              Integer.MAX_VALUE,
-              Duration.ofSeconds(3),
-              false)
-          .forEach(o -> expected.add(JsonMapper.shared().readTree(o).path("order_id").asString()));
-      int[] figures = new int[2];
+      Set<String> expected = OrderIds.source(direct, Duration.ofSeconds(3));
+      OrderIds.Count[] count = new OrderIds.Count[1];
       await()
           .atMost(Duration.ofSeconds(90))
           .untilAsserted(
               () -> {
-                List<String> ids =
-                    TopicReader.values(
-                            direct, before, Integer.MAX_VALUE, Duration.ofSeconds(3), true)
-                        .stream()
-                        .map(r -> JsonMapper.shared().readTree(r).path("order_id").asString())
-                        .toList();
-                Set<String> seen = new HashSet<>(ids);
-                figures[0] = ids.size() - seen.size();
-                seen.retainAll(expected);
-                figures[1] = expected.size() - seen.size();
-                assertThat(figures[1]).as("rows missing").isZero();
-                assertThat(figures[0]).as("rows duplicated").isZero();
+                count[0] = OrderIds.count(direct, before, expected);
+                assertThat(count[0].missing()).as("rows missing").isZero();
+                assertThat(count[0].duplicated()).as("rows duplicated").isZero();
               });
       System.out.printf(
           "Kafka cut for 15 s under the service and its jobs: a CREATE accepted and provisioned"
               + " after; slowest GET meanwhile %d ms; %d source rows, %d duplicated, %d missing%n",
-          slowest, expected.size(), figures[0], figures[1]);
+          slowest, count[0].sourceRows(), count[0].duplicated(), count[0].missing());
       assertThat(slowest).isLessThan(2000);
       api.dropMaterializedTables("examples", "marketplace");
       await()

@@ -6,19 +6,16 @@ import static org.awaitility.Awaitility.await;
 import dev.tributary.Api;
 import dev.tributary.Api.Answer;
 import dev.tributary.TributaryIT;
-import dev.tributary.local.ExampleCatalog;
 import dev.tributary.local.LocalStack;
+import dev.tributary.local.OrderIds;
 import dev.tributary.local.TopicReader;
 import java.time.Duration;
-import java.util.HashSet;
-import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Exactly-once across a failure, not only across a clean suspend: Flink's TaskManager is lost while
@@ -85,27 +82,15 @@ class TaskManagerLossIT {
                 .valueStream()
                 .map(e -> e.path("reason").asString()))
         .contains("JobFailed");
-    Set<String> expected = new HashSet<>();
-    TopicReader.values(
-            kafka, ExampleCatalog.topic("orders"), Integer.MAX_VALUE, Duration.ofSeconds(3), false)
-        .forEach(o -> expected.add(JsonMapper.shared().readTree(o).path("order_id").asString()));
-    int[] figures = new int[2];
+    Set<String> expected = OrderIds.source(kafka, Duration.ofSeconds(3));
+    OrderIds.Count[] count = new OrderIds.Count[1];
     await()
         .atMost(Duration.ofSeconds(60))
         .untilAsserted(
             () -> {
-              List<String> ids =
-                  TopicReader.values(
-                          kafka, "tm_loss", Integer.MAX_VALUE, Duration.ofSeconds(3), true)
-                      .stream()
-                      .map(r -> JsonMapper.shared().readTree(r).path("order_id").asString())
-                      .toList();
-              Set<String> seen = new HashSet<>(ids);
-              figures[0] = ids.size() - seen.size();
-              seen.retainAll(expected);
-              figures[1] = expected.size() - seen.size();
-              assertThat(figures[1]).as("source rows missing from the table").isZero();
-              assertThat(figures[0]).as("rows written twice").isZero();
+              count[0] = OrderIds.count(kafka, "tm_loss", expected);
+              assertThat(count[0].missing()).as("source rows missing from the table").isZero();
+              assertThat(count[0].duplicated()).as("rows written twice").isZero();
             });
     // The restart and the table's checkpoint age are on the metrics endpoint.
     await()
@@ -120,6 +105,10 @@ class TaskManagerLossIT {
     System.out.printf(
         "TaskManager lost mid-stream: %d source rows, %d duplicated, %d missing, job running"
             + " again after %.1f s (%s)%n",
-        expected.size(), figures[0], figures[1], recovered, status.path("restoredFrom").asString());
+        count[0].sourceRows(),
+        count[0].duplicated(),
+        count[0].missing(),
+        recovered,
+        status.path("restoredFrom").asString());
   }
 }

@@ -22,16 +22,7 @@ public final class TopicReader {
    */
   public static List<String> values(
       String bootstrapServers, String topic, int count, Duration timeout, boolean readCommitted) {
-    Map<String, Object> config =
-        Map.of(
-            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
-            bootstrapServers,
-            ConsumerConfig.GROUP_ID_CONFIG,
-            "test-" + UUID.randomUUID(),
-            ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
-            "earliest",
-            ConsumerConfig.ISOLATION_LEVEL_CONFIG,
-            readCommitted ? "read_committed" : "read_uncommitted");
+    Map<String, Object> config = config(bootstrapServers, readCommitted);
     List<String> values = new ArrayList<>();
     try (KafkaConsumer<String, String> consumer =
         new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
@@ -57,16 +48,7 @@ public final class TopicReader {
   /** Raw records (key and value bytes), read committed, until {@code count} or the timeout. */
   public static List<ConsumerRecord<byte[], byte[]>> records(
       String bootstrapServers, String topic, int count, Duration timeout) {
-    Map<String, Object> config =
-        Map.of(
-            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
-            bootstrapServers,
-            ConsumerConfig.GROUP_ID_CONFIG,
-            "test-" + UUID.randomUUID(),
-            ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
-            "earliest",
-            ConsumerConfig.ISOLATION_LEVEL_CONFIG,
-            "read_committed");
+    Map<String, Object> config = config(bootstrapServers, true);
     List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
     try (KafkaConsumer<byte[], byte[]> consumer =
         new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
@@ -79,5 +61,18 @@ public final class TopicReader {
       }
     }
     return records;
+  }
+
+  /** A consumer of its own group, from the earliest offset. */
+  private static Map<String, Object> config(String bootstrapServers, boolean readCommitted) {
+    return Map.of(
+        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+        bootstrapServers,
+        ConsumerConfig.GROUP_ID_CONFIG,
+        "test-" + UUID.randomUUID(),
+        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+        "earliest",
+        ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+        readCommitted ? "read_committed" : "read_uncommitted");
   }
 }
