@@ -69,6 +69,45 @@ class ArchitectureTest {
         .check(MAIN);
   }
 
+  @Test
+  void shouldKeepTheFlinkFormatApartFromTheService() {
+    // It runs on the Flink cluster, packaged alone: Flink and the JDK only, in both directions.
+    noClasses()
+        .that()
+        .resideInAPackage("dev.tributary.flinkformat..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "dev.tributary.adapter..",
+            "dev.tributary.catalog..",
+            "dev.tributary.plan..",
+            "dev.tributary.reconcile..",
+            "dev.tributary.sql..",
+            "dev.tributary.statement..",
+            "dev.tributary.system..",
+            "dev.tributary.table..",
+            "org.springframework..",
+            "tools.jackson..")
+        .check(MAIN);
+    // The service does not load Flink's runtime (provided scope, not in the service jar); only
+    // the statement language uses Flink's SQL parser.
+    noClasses()
+        .that()
+        .resideOutsideOfPackages("dev.tributary.flinkformat..", "dev.tributary.sql..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("org.apache.flink..", "dev.tributary.flinkformat..")
+        .check(MAIN);
+    noClasses()
+        .that()
+        .resideInAPackage("dev.tributary.sql..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "org.apache.flink.table..", "org.apache.flink.api..", "dev.tributary.flinkformat..")
+        .check(MAIN);
+  }
+
   private static String[] otherAdapters(String adapter) {
     return Stream.of("kafka", "schemaregistry", "flink")
         .filter(a -> !a.equals(adapter))

@@ -55,8 +55,26 @@ public record PipelinePlan(
           "max.message.bytes",
           "min.compaction.lag.ms");
 
-  private static final Map<String, String> FLINK_FORMATS =
-      Map.of("json-registry", "json", "avro-registry", "avro-confluent", "raw", "raw");
+  /**
+   * The Flink format each format option writes with. The two JSON ones are this project's ({@code
+   * dev.tributary.flinkformat}, the flink-format jar on the cluster); avro-confluent is Flink's.
+   */
+  static final Map<String, String> FLINK_FORMATS =
+      Map.of(
+          "json-registry", "json-confluent",
+          "avro-registry", "avro-confluent",
+          "raw", "raw");
+
+  /** A retract table's value: the change envelope, in the Confluent wire format. */
+  static final String RETRACT_FORMAT = "debezium-json-registry";
+
+  private static final Map<String, String> ALL_FLINK_FORMATS = allFlinkFormats();
+
+  private static Map<String, String> allFlinkFormats() {
+    Map<String, String> all = new LinkedHashMap<>(FLINK_FORMATS);
+    all.put(RETRACT_FORMAT, "debezium-json-confluent");
+    return Map.copyOf(all);
+  }
 
   /** A short hash of everything that shapes the Flink job, and nothing else. */
   public record Fingerprint(String value) {}
@@ -128,19 +146,7 @@ public record PipelinePlan(
   public List<Subject> subjects() {
     List<Subject> subjects = new ArrayList<>();
     List<String> key = keyColumns();
-    // Flink makes primary key columns NOT NULL: the schemas say what it writes.
-    List<String> primaryKey =
-        effective.schema() != null && effective.schema().primaryKey() != null
-            ? effective.schema().primaryKey().columns()
-            : List.of();
-    List<FlinkSql.Column> columns =
-        this.columns.stream()
-            .map(
-                c ->
-                    primaryKey.contains(c.name())
-                        ? new FlinkSql.Column(c.name(), c.type(), false)
-                        : c)
-            .toList();
+    List<FlinkSql.Column> columns = writtenColumns();
     if (!key.isEmpty()) {
       List<FlinkSql.Column> keyColumns =
           columns.stream().filter(c -> key.contains(c.name())).toList();
@@ -245,6 +251,21 @@ public record PipelinePlan(
     };
   }
 
+  /**
+   * The columns as the job writes them: Flink makes primary key columns NOT NULL, so the sink
+   * declares them so in every changelog mode and the schemas say what is written.
+   */
+  private List<FlinkSql.Column> writtenColumns() {
+    List<String> primaryKey =
+        effective.schema() != null && effective.schema().primaryKey() != null
+            ? effective.schema().primaryKey().columns()
+            : List.of();
+    return columns.stream()
+        .map(
+            c -> primaryKey.contains(c.name()) ? new FlinkSql.Column(c.name(), c.type(), false) : c)
+        .toList();
+  }
+
   private String sinkTable(Duration transactionTimeout) {
     String mode = changelogMode();
     List<String> key = keyColumns();
@@ -252,12 +273,9 @@ public record PipelinePlan(
     options.put("connector", "upsert".equals(mode) ? "upsert-kafka" : "kafka");
     options.put("topic", topicName);
     options.put("properties.bootstrap.servers", bootstrapServers);
-    options.put(
-        "value.format",
-        "retract".equals(mode) ? "debezium-json" : FLINK_FORMATS.get(format("value.format")));
-    if (!"retract".equals(mode)) {
-      registryOptions(options, "value", format("value.format"));
-    }
+    String valueFormat = "retract".equals(mode) ? RETRACT_FORMAT : format("value.format");
+    options.put("value.format", ALL_FLINK_FORMATS.get(valueFormat));
+    registryOptions(options, "value", valueFormat);
     if (!key.isEmpty()) {
       options.put("key.format", FLINK_FORMATS.get(format("key.format")));
       registryOptions(options, "key", format("key.format"));
@@ -269,7 +287,7 @@ public record PipelinePlan(
     options.put("sink.transactional-id-prefix", pipelineName);
     options.put("properties.transaction.timeout.ms", String.valueOf(transactionTimeout.toMillis()));
     String columnList =
-        columns.stream()
+        writtenColumns().stream()
             .map(
                 c ->
                     Printer.identifier(c.name())
@@ -296,12 +314,13 @@ public record PipelinePlan(
   }
 
   /**
-   * Avro with the Confluent framing (magic byte 0, the 4-byte schema id, the Avro binary): the job
-   * writes under the subject we register, with exactly the schema we register, which Flink checks
-   * against the row type it writes when the job starts.
+   * The Confluent framing (magic byte 0, the 4-byte schema id, the record): the job writes under
+   * the subject we register, with exactly the schema we register, which the format checks against
+   * the row type it writes when the job starts (Flink's avro-confluent, and ours for JSON).
    */
   private void registryOptions(Map<String, String> options, String part, String format) {
-    if (!"avro-registry".equals(format)) {
+    String flinkFormat = ALL_FLINK_FORMATS.get(format);
+    if ("raw".equals(flinkFormat)) {
       return;
     }
     Subject subject =
@@ -309,9 +328,9 @@ public record PipelinePlan(
             .filter(s -> s.name().equals(topicName + "-" + part))
             .findFirst()
             .orElseThrow();
-    options.put(part + ".avro-confluent.url", registryUrl);
-    options.put(part + ".avro-confluent.subject", subject.name());
-    options.put(part + ".avro-confluent.schema", subject.schema().text());
+    options.put(part + "." + flinkFormat + ".url", registryUrl);
+    options.put(part + "." + flinkFormat + ".subject", subject.name());
+    options.put(part + "." + flinkFormat + ".schema", subject.schema().text());
   }
 
   /** The Flink format for a registry format option, or an error naming what is supported. */

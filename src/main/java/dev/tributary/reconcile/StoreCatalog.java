@@ -72,7 +72,7 @@ class StoreCatalog implements QueryPlanner.Catalog {
     } else {
       return Optional.empty(); // Its columns are known once it is provisioned.
     }
-    TableSchema declared = spec.definition().schema();
+    TableSchema declared = effective.schema(); // with the key Flink derives, if not declared
     TableSchema.PrimaryKey key = declared == null ? null : declared.primaryKey();
     // Computed and metadata columns and the watermark are part of the table as others read it.
     List<Column> all = new ArrayList<>(columns);
@@ -90,7 +90,7 @@ class StoreCatalog implements QueryPlanner.Catalog {
     options.put("properties.isolation.level", "read_committed");
     // Read as the job writes: the retract envelope, or the declared format of value and key.
     if ("retract".equals(mode)) {
-      options.put("value.format", "debezium-json");
+      options.put("value.format", "debezium-json-confluent");
     } else {
       format(options, "value", effective.options().get("value.format"));
     }
@@ -109,7 +109,7 @@ class StoreCatalog implements QueryPlanner.Catalog {
       options.put(part + ".format", "avro-confluent");
       options.put(part + ".avro-confluent.url", registryUrl);
     } else {
-      options.put(part + ".format", "raw".equals(declared) ? "raw" : "json");
+      options.put(part + ".format", "raw".equals(declared) ? "raw" : "json-confluent");
     }
   }
 

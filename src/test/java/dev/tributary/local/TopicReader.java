@@ -1,5 +1,6 @@
 package dev.tributary.local;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,7 +10,6 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 
 /** Reads a topic from the beginning, for tests that check what arrived. */
 public final class TopicReader {
@@ -17,24 +17,35 @@ public final class TopicReader {
   private TopicReader() {}
 
   /**
-   * Values read until at least {@code count} arrived or the timeout passed; {@code readCommitted}
-   * hides records of open or aborted transactions.
+   * Values as text, read until at least {@code count} arrived or the timeout passed; {@code
+   * readCommitted} hides records of open or aborted transactions. A value in the Confluent wire
+   * format (byte 0, a 4-byte schema id) is given without its header, as Confluent's JSON
+   * deserializer gives it; text never starts with byte 0.
    */
   public static List<String> values(
       String bootstrapServers, String topic, int count, Duration timeout, boolean readCommitted) {
     Map<String, Object> config = config(bootstrapServers, readCommitted);
     List<String> values = new ArrayList<>();
-    try (KafkaConsumer<String, String> consumer =
-        new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
+    try (KafkaConsumer<byte[], byte[]> consumer =
+        new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
       consumer.subscribe(List.of(topic));
       long deadline = System.nanoTime() + timeout.toNanos();
       while (values.size() < count && System.nanoTime() < deadline) {
-        for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(200))) {
-          values.add(record.value());
+        for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
+          values.add(text(record.value()));
         }
       }
     }
     return values;
+  }
+
+  /** The text of a value, without the Confluent header if it has one; null for a tombstone. */
+  public static String text(byte[] value) {
+    if (value == null) {
+      return null;
+    }
+    int from = value.length >= 5 && value[0] == 0 ? 5 : 0;
+    return new String(value, from, value.length - from, StandardCharsets.UTF_8);
   }
 
   /** Raw record values (bytes), read committed, until {@code count} arrived or the timeout. */
