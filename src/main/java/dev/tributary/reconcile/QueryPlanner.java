@@ -2,6 +2,7 @@ package dev.tributary.reconcile;
 
 import dev.tributary.reconcile.port.FlinkSql;
 import dev.tributary.sql.Column;
+import dev.tributary.sql.Defaults;
 import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.sql.Printer;
@@ -206,13 +207,18 @@ public class QueryPlanner {
               .map(c -> new FlinkSql.Column(c.name(), c.type(), !c.notNull()))
               .toList();
     }
-    boolean keyed = schema != null && schema.primaryKey() != null;
+    MaterializedTableDefinition keyedDefinition = Defaults.withDerivedKey(definition);
+    boolean keyed =
+        keyedDefinition.schema() != null && keyedDefinition.schema().primaryKey() != null;
     String mode = definition.options().getOrDefault("changelog.mode", keyed ? "upsert" : "append");
     if (!shape.changelogMode().insertOnly() && !keyed && !mode.equals("retract")) {
       problems.add(
           "The query produces updates "
               + kinds(shape.changelogMode())
-              + ", so the table needs a primary key: declare PRIMARY KEY (...) NOT ENFORCED on the key columns, or set 'changelog.mode' = 'retract'");
+              + " and Flink derives no key for it (a key is derived from the GROUP BY columns of"
+              + " an aggregation, when the SELECT list has them all), so the table needs one:"
+              + " declare PRIMARY KEY (...) NOT ENFORCED on the key columns, or set"
+              + " 'changelog.mode' = 'retract'");
     }
     if (!problems.isEmpty()) {
       throw new InvalidQueryException(problems, 0, 0);

@@ -179,6 +179,7 @@ public final class Capabilities {
   }
 
   private static Optional<Refusal> keyAndChangelog(MaterializedTableDefinition d) {
+    d = Defaults.withDerivedKey(d);
     List<String> primaryKey =
         d.schema() != null && d.schema().primaryKey() != null
             ? d.schema().primaryKey().columns()
@@ -191,8 +192,9 @@ public final class Capabilities {
       return refuse(
           "option:changelog.mode",
           ErrorCode.INVALID_DEFINITION,
-          "'changelog.mode' = 'upsert' needs a primary key: declare PRIMARY KEY (...) NOT"
-              + " ENFORCED");
+          "'changelog.mode' = 'upsert' needs a primary key, and Flink derives none for this"
+              + " query (only the GROUP BY columns of an aggregation, when selected, are one):"
+              + " declare PRIMARY KEY (...) NOT ENFORCED");
     }
     boolean compacted = "compact".equals(cleanup) || "delete-compact".equals(cleanup);
     if (compacted && !keyed) {

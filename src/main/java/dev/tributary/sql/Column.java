@@ -2,8 +2,8 @@ package dev.tributary.sql;
 
 /**
  * A column of a table: physical ({@code name TYPE [NOT NULL]}), metadata ({@code name TYPE METADATA
- * [FROM 'key'] [VIRTUAL]}) or computed ({@code name AS expression}). Type and expression are kept
- * as written, white space folded. Unused parts are null.
+ * [FROM 'key'] [VIRTUAL]}) or computed ({@code name AS expression}). Types are kept as Flink prints
+ * them ({@link TypeText}), expressions as written with white space folded. Unused parts are null.
  */
 public record Column(
     String name,

@@ -29,6 +29,7 @@ public final class Defaults {
   private Defaults() {}
 
   public static MaterializedTableDefinition effective(MaterializedTableDefinition d) {
+    d = withDerivedKey(d);
     List<String> key =
         d.schema() != null && d.schema().primaryKey() != null
             ? d.schema().primaryKey().columns()
@@ -48,6 +49,34 @@ public final class Defaults {
         .withFreshness(freshness)
         .withRefreshMode(refreshMode(d.refreshMode(), freshness))
         .withStartMode(d.startMode() != null ? d.startMode() : DEFAULT_START_MODE);
+  }
+
+  /**
+   * A table without a declared primary key whose query aggregates is keyed by the key Flink derives
+   * for it (the GROUP BY columns, {@link QueryAnalysis#derivedKey}), unless its changelog mode says
+   * otherwise (append or retract): it is then an upsert table, as if the key were declared.
+   */
+  public static MaterializedTableDefinition withDerivedKey(MaterializedTableDefinition d) {
+    boolean declared = d.schema() != null && d.schema().primaryKey() != null;
+    String mode = d.options().get("changelog.mode");
+    if (declared || (mode != null && !mode.equals("upsert")) || d.query() == null) {
+      return d;
+    }
+    return QueryAnalysis.derivedKey(d.query())
+        .map(
+            key -> {
+              TableSchema.PrimaryKey primaryKey = new TableSchema.PrimaryKey(null, key);
+              TableSchema schema =
+                  d.schema() == null
+                      ? new TableSchema(List.of(), null, primaryKey, List.of())
+                      : new TableSchema(
+                          d.schema().columns(),
+                          d.schema().watermark(),
+                          primaryKey,
+                          d.schema().expectations());
+              return d.withSchema(schema);
+            })
+        .orElse(d);
   }
 
   /** AUTO resolved by freshness: CONTINUOUS when fresher than the threshold, else FULL. */

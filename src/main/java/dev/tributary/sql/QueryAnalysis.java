@@ -69,15 +69,91 @@ public final class QueryAnalysis {
    * when the query does not parse (its syntax error is reported on its own).
    */
   public static Optional<List<ObjectName>> tables(String query) {
-    SqlNode node;
+    return parse(query)
+        .map(
+            node -> {
+              Set<ObjectName> found = new LinkedHashSet<>();
+              new Walker(found).query(node, new HashSet<>());
+              return List.copyOf(found);
+            });
+  }
+
+  /** The parse tree, or empty when the query does not parse. */
+  private static Optional<SqlNode> parse(String query) {
     try {
-      node = SqlParser.create(query, CONFIG).parseQuery();
+      return Optional.of(SqlParser.create(query, CONFIG).parseQuery());
     } catch (SqlParseException | RuntimeException | StackOverflowError e) {
       return Optional.empty();
     }
-    Set<ObjectName> found = new LinkedHashSet<>();
-    new Walker(found).query(node, new HashSet<>());
-    return Optional.of(List.copyOf(found));
+  }
+
+  /**
+   * The unique key of the rows an updating query emits, as Flink derives it for an aggregation: the
+   * output names of the GROUP BY columns of the outermost SELECT (all its columns for SELECT
+   * DISTINCT). Empty when there is none to derive: no grouping, a grouping column not in the SELECT
+   * list, grouping by an expression or GROUPING SETS, a window aggregation (grouped by {@code
+   * window_start}/{@code window_end}, which emits each window once and needs no key), set
+   * operations, or a query that does not parse.
+   */
+  public static Optional<List<String>> derivedKey(String query) {
+    SqlNode node = parse(query).orElse(null);
+    while (node instanceof SqlOrderBy || node instanceof SqlWith) {
+      node = node instanceof SqlOrderBy o ? o.query : ((SqlWith) node).body;
+    }
+    if (!(node instanceof SqlSelect select)) {
+      return Optional.empty(); // a set operation, VALUES, or no parse
+    }
+    List<String> outputs = new ArrayList<>();
+    List<SqlNode> projected = new ArrayList<>();
+    for (SqlNode item : select.getSelectList()) {
+      SqlNode expression = item;
+      String name;
+      if (item instanceof SqlCall call && call.getKind() == SqlKind.AS) {
+        expression = call.operand(0);
+        name = ((SqlIdentifier) call.operand(1)).getSimple();
+      } else if (item instanceof SqlIdentifier id && !id.isStar()) {
+        name = id.names.get(id.names.size() - 1);
+      } else {
+        name = null; // a star, or an expression without a name
+      }
+      outputs.add(name);
+      projected.add(expression);
+    }
+    SqlNodeList groups = select.getGroup();
+    if (groups == null || groups.isEmpty()) {
+      return select.isDistinct() && !outputs.contains(null) && distinct(outputs)
+          ? Optional.of(List.copyOf(outputs))
+          : Optional.empty();
+    }
+    List<String> key = new ArrayList<>();
+    for (SqlNode group : groups) {
+      if (!(group instanceof SqlIdentifier id) || id.isStar()) {
+        return Optional.empty();
+      }
+      String column = id.names.get(id.names.size() - 1);
+      if (column.equalsIgnoreCase("window_start") || column.equalsIgnoreCase("window_end")) {
+        return Optional.empty();
+      }
+      int at = -1;
+      for (int i = 0; i < projected.size(); i++) {
+        if (projected.get(i) instanceof SqlIdentifier p && p.names.equals(id.names)
+            || projected.get(i) instanceof SqlIdentifier q
+                && id.names.size() == 1
+                && q.names.get(q.names.size() - 1).equals(column)) {
+          at = i;
+          break;
+        }
+      }
+      if (at < 0) {
+        return Optional.empty();
+      }
+      key.add(outputs.get(at));
+    }
+    return distinct(key) ? Optional.of(List.copyOf(key)) : Optional.empty();
+  }
+
+  private static boolean distinct(List<String> names) {
+    return new HashSet<>(names).size() == names.size();
   }
 
   /** Collects table references: FROM items are tables, everything else is searched for queries. */

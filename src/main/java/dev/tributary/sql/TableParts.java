@@ -205,6 +205,7 @@ final class TableParts {
                     || t.isWord("PRIMARY")
                     || t.isWord("FIRST")
                     || t.isWord("AFTER"));
+    type = TypeText.canonical(type);
     if (in.acceptWord("METADATA")) {
       String key = in.acceptWord("FROM") ? in.string("metadata key") : null;
       boolean virtual = in.acceptWord("VIRTUAL");

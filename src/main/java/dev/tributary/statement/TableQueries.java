@@ -79,7 +79,8 @@ class TableQueries {
       TableSpec spec = tables.spec(table.get());
       schema =
           spec.kind() == TableSpec.Kind.MATERIALIZED_TABLE
-              ? withInferredColumns(spec.definition().schema(), table.get())
+              ? withInferredColumns(
+                  Defaults.withDerivedKey(spec.definition()).schema(), table.get())
               : spec.pipeline().schema();
       if (!TableSchema.hasDeclaredTypes(schema)) {
         throw new ApiException(

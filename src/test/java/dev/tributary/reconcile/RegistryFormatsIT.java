@@ -32,9 +32,9 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * What an avro-registry topic holds, byte by byte: the Confluent wire format (magic byte 0, a
- * 4-byte schema id the registry resolves, the Avro binary of that schema), decoded here with the
- * schema fetched by that id; and a table over it reads those records as rows.
+ * What registry-format topics hold, byte by byte: the Confluent wire format (magic byte 0, a 4-byte
+ * schema id the registry resolves, then the Avro binary or the JSON of that schema), decoded here
+ * with the schema fetched by that id; and a table over them reads those records as rows.
  */
 @TributaryIT
 class RegistryFormatsIT {
@@ -153,6 +153,16 @@ class RegistryFormatsIT {
             .readTree(JsonMapper.shared().readTree(latest.body()).path("schema").asString());
     assertThat(registered.path("properties").propertyNames())
         .containsExactlyInAnyOrder("before", "after", "op");
+    int registeredId = JsonMapper.shared().readTree(latest.body()).path("id").asInt();
+    // The envelopes carry that schema's id in the Confluent header.
+    assertThat(TopicReader.bytes(kafka, "counts_retract", 3, Duration.ofSeconds(60)))
+        .isNotEmpty()
+        .allSatisfy(
+            b -> {
+              ByteBuffer header = ByteBuffer.wrap(b);
+              assertThat(header.get()).as("magic byte").isZero();
+              assertThat(header.getInt()).as("schema id").isEqualTo(registeredId);
+            });
     Map<String, Long> emitted = new HashMap<>();
     await()
         .atMost(Duration.ofSeconds(60))
@@ -236,6 +246,99 @@ class RegistryFormatsIT {
     }
   }
 
+  @Test
+  void shouldWriteJsonRegistryKeysAndValuesInTheWireFormat() throws Exception {
+    // The default format: json-registry for key and value.
+    api.ok(
+        "CREATE MATERIALIZED TABLE json_counts FRESHNESS = INTERVAL '1' SECOND AS SELECT"
+            + " customer_id, COUNT(*) AS orders, MAX(price) AS top_price FROM orders GROUP BY"
+            + " customer_id");
+    api.awaitPhase("json_counts", "RUNNING");
+    JsonNode status =
+        api.get(Api.EXAMPLE_TABLES + "json_counts").body().path("status").path("details");
+    int keyId = status.path("keySchemaId").asInt();
+    int valueId = status.path("valueSchemaId").asInt();
+    assertThat(keyId).isNotEqualTo(valueId);
+
+    var records =
+        TopicReader.records(
+            LocalStack.get().kafkaBootstrapServers(), "json_counts", 3, Duration.ofSeconds(60));
+    assertThat(records).hasSizeGreaterThanOrEqualTo(3);
+    JsonNode keySchema = jsonSchema(keyId);
+    JsonNode valueSchema = jsonSchema(valueId);
+    for (var record : records) {
+      JsonNode key = decodeJson(record.key(), keyId, keySchema);
+      JsonNode value = decodeJson(record.value(), valueId, valueSchema);
+      assertThat(key.propertyNames()).containsExactly("customer_id");
+      assertThat(value.path("customer_id")).isEqualTo(key.path("customer_id"));
+      assertThat(value.path("orders").asLong()).isPositive();
+    }
+
+    // A table over it reads the framed records as rows (the format module in Flink).
+    api.ok(
+        "CREATE MATERIALIZED TABLE json_counts_big (PRIMARY KEY (customer_id) NOT ENFORCED)"
+            + " FRESHNESS = INTERVAL '1' SECOND AS SELECT customer_id, orders FROM json_counts"
+            + " WHERE orders > 1");
+    api.awaitPhase("json_counts_big", "RUNNING");
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () ->
+                assertThat(
+                        TopicReader.values(
+                                LocalStack.get().kafkaBootstrapServers(),
+                                "json_counts_big",
+                                1,
+                                Duration.ofSeconds(3),
+                                true)
+                            .stream()
+                            .filter(v -> v != null)
+                            .map(v -> JsonMapper.shared().readTree(v).path("orders").asLong()))
+                    .isNotEmpty()
+                    .allMatch(n -> n > 1));
+  }
+
+  /**
+   * Checks the framing and decodes the JSON after it, checked against the JSON Schema fetched by
+   * the id: exactly the schema's properties, each of its type, the required ones present.
+   */
+  private static JsonNode decodeJson(byte[] bytes, int expectedId, JsonNode schema) {
+    ByteBuffer buffer = ByteBuffer.wrap(bytes);
+    assertThat(buffer.get()).as("magic byte").isZero();
+    assertThat(buffer.getInt()).as("schema id").isEqualTo(expectedId);
+    JsonNode value = JsonMapper.shared().readTree(TopicReader.text(bytes));
+    JsonNode properties = schema.path("properties");
+    assertThat(value.propertyNames())
+        .containsExactlyInAnyOrderElementsOf(properties.propertyNames());
+    for (JsonNode required : schema.path("required")) {
+      assertThat(value.path(required.asString()).isNull()).as(required + " is required").isFalse();
+    }
+    for (String name : properties.propertyNames()) {
+      JsonNode field = value.path(name);
+      JsonNode type = properties.path(name).path("type");
+      List<String> types =
+          type.isArray()
+              ? type.valueStream().map(JsonNode::asString).toList()
+              : List.of(type.asString());
+      String actual =
+          field.isNull()
+              ? "null"
+              : field.isIntegralNumber()
+                  ? "integer"
+                  : field.isNumber() ? "number" : field.isString() ? "string" : "other";
+      assertThat(types)
+          .as(name + " = " + field + " against " + type)
+          .anyMatch(t -> t.equals(actual) || (t.equals("number") && actual.equals("integer")));
+    }
+    return value;
+  }
+
+  private static JsonNode jsonSchema(int id) {
+    JsonNode body = registered(id);
+    assertThat(body.path("schemaType").asString()).isEqualTo("JSON");
+    return JsonMapper.shared().readTree(body.path("schema").asString());
+  }
+
   /** Checks the framing (byte 0, then the expected schema id) and decodes with that schema. */
   private static GenericRecord decode(byte[] bytes, int expectedId) throws IOException {
     ByteBuffer buffer = ByteBuffer.wrap(bytes);
@@ -246,6 +349,11 @@ class RegistryFormatsIT {
   }
 
   private static Schema schema(int id) {
+    return new Schema.Parser().parse(registered(id).path("schema").asString());
+  }
+
+  /** The registry's answer for a schema id: its schema text and type. */
+  private static JsonNode registered(int id) {
     String url = LocalStack.get().registryUrl() + "/schemas/ids/" + id;
     try {
       HttpResponse<String> answer =
@@ -253,8 +361,7 @@ class RegistryFormatsIT {
               HttpRequest.newBuilder(URI.create(url)).build(),
               HttpResponse.BodyHandlers.ofString());
       assertThat(answer.statusCode()).as(url + " " + answer.body()).isEqualTo(200);
-      return new Schema.Parser()
-          .parse(JsonMapper.shared().readTree(answer.body()).path("schema").asString());
+      return JsonMapper.shared().readTree(answer.body());
     } catch (IOException e) {
       throw new IllegalStateException(e);
     } catch (InterruptedException e) {

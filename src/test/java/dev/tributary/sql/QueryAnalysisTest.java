@@ -69,4 +69,51 @@ class QueryAnalysisTest {
     assertThat(error.message()).contains("FROM");
     assertThat(QueryAnalysis.syntaxError("SELECT order_id FROM orders")).isEmpty();
   }
+
+  @Test
+  void shouldDeriveTheKeyOfAnAggregationFromItsGroupByColumns() {
+    assertThat(
+            QueryAnalysis.derivedKey(
+                "SELECT customer_id, COUNT(*) AS n FROM orders GROUP BY customer_id"))
+        .contains(List.of("customer_id"));
+    // Seed 003's dashboard: the key is the output name, whatever the order of the SELECT list.
+    assertThat(
+            QueryAnalysis.derivedKey(
+                "SELECT category, count(*), sum(amount) FROM orders WHERE event_time > NOW() -"
+                    + " INTERVAL '1' HOUR GROUP BY category"))
+        .contains(List.of("category"));
+    assertThat(
+            QueryAnalysis.derivedKey(
+                "SELECT COUNT(*) AS n, o.product_id AS product, o.customer_id FROM orders o GROUP"
+                    + " BY o.customer_id, o.product_id ORDER BY n"))
+        .contains(List.of("customer_id", "product"));
+    assertThat(QueryAnalysis.derivedKey("SELECT DISTINCT customer_id, product_id FROM orders"))
+        .contains(List.of("customer_id", "product_id"));
+  }
+
+  @Test
+  void shouldDeriveNoKeyWhenTheGroupingIsNotAllSelectedOrIsAWindow() {
+    assertThat(QueryAnalysis.derivedKey("SELECT COUNT(*) AS n FROM orders GROUP BY customer_id"))
+        .isEmpty();
+    assertThat(
+            QueryAnalysis.derivedKey(
+                "SELECT UPPER(product_id) AS p, COUNT(*) FROM orders GROUP BY UPPER(product_id)"))
+        .isEmpty();
+    assertThat(
+            QueryAnalysis.derivedKey(
+                "SELECT window_start, window_end, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE orders,"
+                    + " DESCRIPTOR(event_time), INTERVAL '1' MINUTE)) GROUP BY window_start,"
+                    + " window_end"))
+        .isEmpty();
+    assertThat(QueryAnalysis.derivedKey("SELECT * FROM orders")).isEmpty();
+    assertThat(
+            QueryAnalysis.derivedKey(
+                "SELECT customer_id FROM orders GROUP BY customer_id UNION ALL SELECT customer_id"
+                    + " FROM orders GROUP BY customer_id"))
+        .isEmpty();
+    assertThat(
+            QueryAnalysis.derivedKey(
+                "SELECT customer_id, COUNT(*) FROM orders GROUP BY ROLLUP (customer_id)"))
+        .isEmpty();
+  }
 }
