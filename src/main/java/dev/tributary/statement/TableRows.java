@@ -2,6 +2,7 @@ package dev.tributary.statement;
 
 import dev.tributary.reconcile.TableStatus;
 import dev.tributary.reconcile.port.FlinkSql;
+import dev.tributary.reconcile.port.SchemaRegistry;
 import dev.tributary.reconcile.port.Topics;
 import dev.tributary.sql.Column;
 import dev.tributary.sql.Printer;
@@ -12,6 +13,7 @@ import dev.tributary.system.ErrorCode;
 import dev.tributary.system.Json;
 import dev.tributary.table.MaterializedTable;
 import dev.tributary.table.MaterializedTableService;
+import dev.tributary.table.RecordValues;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -46,11 +48,14 @@ class TableRows {
   private final MaterializedTableService tables;
   private final Topics topics;
   private final FlinkSql flink;
+  private final SchemaRegistry registry;
 
-  TableRows(MaterializedTableService tables, Topics topics, FlinkSql flink) {
+  TableRows(
+      MaterializedTableService tables, Topics topics, FlinkSql flink, SchemaRegistry registry) {
     this.tables = tables;
     this.topics = topics;
     this.flink = flink;
+    this.registry = registry;
   }
 
   /**
@@ -117,20 +122,38 @@ class TableRows {
     return new TableQueries.Rows(request.columns(), result);
   }
 
-  /** The newest rows, newest first, with physical and metadata columns filled in. */
+  /**
+   * The newest rows, newest first, with physical and metadata columns filled in. Records are read
+   * as they were written: JSON or Avro (by the writer schema their id names), one row per record
+   * (the newest per key for upsert tables, tombstones removing it), and for retract tables the
+   * change envelopes applied in order (an insert adds its row, a delete removes an equal one).
+   */
   private List<Map<String, Object>> read(Request request) {
     boolean upsert = "upsert".equals(request.changelogMode());
+    boolean retract = "retract".equals(request.changelogMode());
     Map<String, Map<String, Object>> latest = new LinkedHashMap<>();
+    RecordValues values = new RecordValues(registry);
     int n = 0;
     for (Topics.TopicRecord record : topics.latest(request.topic(), MAX_SCAN)) {
-      String key = upsert && record.key() != null ? record.key() : "#" + n++;
-      latest.remove(key);
       if (record.value() == null) {
+        if (upsert && record.key() != null) {
+          latest.remove(record.keyText());
+        }
         continue;
       }
-      JsonNode value = Json.read(record.value(), JsonNode.class);
-      Map<String, Object> row = new HashMap<>();
-      request.schema().forEach(c -> row.put(c.name(), scalar(value.path(c.name()))));
+      Map<String, Object> fields = fields(record, values);
+      if (retract) {
+        Object op = fields.get("op");
+        if ("d".equals(op)) { // a delete, or the old row of an update
+          Map<String, Object> before = physical(request, fields.get("before"));
+          latest.entrySet().removeIf(new RemoveFirstEqual(request, before));
+          continue;
+        }
+        fields = asMap(fields.get("after"));
+      }
+      String key = upsert && record.key() != null ? record.keyText() : "#" + n++;
+      latest.remove(key);
+      Map<String, Object> row = physical(request, fields);
       for (Column c : request.extras()) {
         if (c.kind() == Column.Kind.METADATA) {
           row.put(c.name(), metadata(c.metadataKey() != null ? c.metadataKey() : c.name(), record));
@@ -141,6 +164,76 @@ class TableRows {
     List<Map<String, Object>> rows = new ArrayList<>(latest.values());
     Collections.reverse(rows);
     return rows;
+  }
+
+  /** Removes the first (oldest) row whose physical columns equal the deleted row's. */
+  private static final class RemoveFirstEqual
+      implements java.util.function.Predicate<Map.Entry<String, Map<String, Object>>> {
+    private final Request request;
+    private final Map<String, Object> deleted;
+    private boolean done;
+
+    RemoveFirstEqual(Request request, Map<String, Object> deleted) {
+      this.request = request;
+      this.deleted = deleted;
+    }
+
+    @Override
+    public boolean test(Map.Entry<String, Map<String, Object>> entry) {
+      if (done) {
+        return false;
+      }
+      done = physical(request, entry.getValue()).equals(deleted);
+      return done;
+    }
+  }
+
+  private static Map<String, Object> physical(Request request, Object fields) {
+    Map<String, Object> source = asMap(fields);
+    Map<String, Object> row = new HashMap<>();
+    request.schema().forEach(c -> row.put(c.name(), comparable(source.get(c.name()))));
+    return row;
+  }
+
+  /**
+   * Numbers as long or double, so that a row decoded from JSON equals one decoded from Avro; nested
+   * rows, arrays and maps as JSON text.
+   */
+  private static Object comparable(Object v) {
+    if (v instanceof Map<?, ?> || v instanceof List<?>) {
+      return Json.write(v);
+    }
+    if (v instanceof java.math.BigInteger || v instanceof java.math.BigDecimal) {
+      return v;
+    }
+    if (v instanceof Integer || v instanceof Short || v instanceof Byte) {
+      return ((Number) v).longValue();
+    }
+    if (v instanceof Float f) {
+      return f.doubleValue();
+    }
+    return v;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> asMap(Object value) {
+    return value instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of();
+  }
+
+  /** A record value's fields, decoded as it was written. */
+  private static Map<String, Object> fields(Topics.TopicRecord record, RecordValues values) {
+    try {
+      return asMap(values.decode(record.value()));
+    } catch (RuntimeException e) {
+      throw new ApiException(
+          ErrorCode.CONFLICT,
+          "The record at partition "
+              + record.partition()
+              + ", offset "
+              + record.offset()
+              + " cannot be read as the table writes its records: "
+              + e.getMessage());
+    }
   }
 
   private static Object metadata(String key, Topics.TopicRecord record) {

@@ -394,10 +394,18 @@ final class FakeWorld {
     final AtomicInteger ids = new AtomicInteger();
     int registrations;
 
+    final Map<Integer, Schema> byId = new HashMap<>();
+
     public synchronized int register(String subject, Schema schema) {
       registrations++;
       subjects.computeIfAbsent(subject, s -> new ArrayList<>()).add(schema);
-      return ids.incrementAndGet();
+      int id = ids.incrementAndGet();
+      byId.put(id, schema);
+      return id;
+    }
+
+    public synchronized Optional<Schema> byId(int id) {
+      return Optional.ofNullable(byId.get(id));
     }
 
     public synchronized Optional<RegisteredSchema> latest(String subject) {

@@ -7,6 +7,7 @@ import dev.tributary.Api;
 import dev.tributary.TributaryIT;
 import dev.tributary.local.ExampleCatalog;
 import dev.tributary.local.LocalStack;
+import dev.tributary.local.RegistrySchemas;
 import dev.tributary.local.TopicReader;
 import java.io.IOException;
 import java.net.URI;
@@ -334,7 +335,7 @@ class RegistryFormatsIT {
   }
 
   private static JsonNode jsonSchema(int id) {
-    JsonNode body = registered(id);
+    JsonNode body = RegistrySchemas.byId(id);
     assertThat(body.path("schemaType").asString()).isEqualTo("JSON");
     return JsonMapper.shared().readTree(body.path("schema").asString());
   }
@@ -349,24 +350,6 @@ class RegistryFormatsIT {
   }
 
   private static Schema schema(int id) {
-    return new Schema.Parser().parse(registered(id).path("schema").asString());
-  }
-
-  /** The registry's answer for a schema id: its schema text and type. */
-  private static JsonNode registered(int id) {
-    String url = LocalStack.get().registryUrl() + "/schemas/ids/" + id;
-    try {
-      HttpResponse<String> answer =
-          http.send(
-              HttpRequest.newBuilder(URI.create(url)).build(),
-              HttpResponse.BodyHandlers.ofString());
-      assertThat(answer.statusCode()).as(url + " " + answer.body()).isEqualTo(200);
-      return JsonMapper.shared().readTree(answer.body());
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
+    return new Schema.Parser().parse(RegistrySchemas.byId(id).path("schema").asString());
   }
 }

@@ -6,7 +6,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
@@ -53,8 +53,8 @@ class KafkaConfiguration {
                     (int) kafka.requestTimeout().toMillis(),
                     ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
                     (int) kafka.requestTimeout().toMillis()),
-                new StringDeserializer(),
-                new StringDeserializer()));
+                new ByteArrayDeserializer(),
+                new ByteArrayDeserializer()));
   }
 
   @Bean

@@ -40,7 +40,7 @@ public class KafkaTopics implements Topics {
 
   private final Admin admin;
   private final Duration timeout;
-  private final Supplier<org.apache.kafka.clients.consumer.Consumer<String, String>> consumers;
+  private final Supplier<org.apache.kafka.clients.consumer.Consumer<byte[], byte[]>> consumers;
 
   public KafkaTopics(Admin admin, Duration timeout) {
     this(
@@ -54,7 +54,7 @@ public class KafkaTopics implements Topics {
   public KafkaTopics(
       Admin admin,
       Duration timeout,
-      Supplier<org.apache.kafka.clients.consumer.Consumer<String, String>> consumers) {
+      Supplier<org.apache.kafka.clients.consumer.Consumer<byte[], byte[]>> consumers) {
     this.admin = admin;
     this.timeout = timeout;
     this.consumers = consumers;

@@ -63,6 +63,16 @@ public class ConfluentSchemaRegistry implements SchemaRegistry {
   }
 
   @Override
+  public Optional<Schema> byId(int id) {
+    return send(http.get().uri("/schemas/ids/{id}", id), "read schema " + id, true)
+        .map(
+            node ->
+                new Schema(
+                    SchemaType.valueOf(node.path("schemaType").asString("AVRO")),
+                    node.path("schema").asString()));
+  }
+
+  @Override
   public boolean isCompatible(String subject, Schema schema) {
     return send(
             http.post()

@@ -17,6 +17,9 @@ public interface SchemaRegistry {
 
   Optional<RegisteredSchema> latest(String subject);
 
+  /** The schema with this global id (as records in the Confluent wire format name it). */
+  Optional<Schema> byId(int id);
+
   /** True when the schema may be registered next; an absent subject accepts anything. */
   boolean isCompatible(String subject, Schema schema);
 

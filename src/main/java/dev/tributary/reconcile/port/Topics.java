@@ -1,12 +1,16 @@
 package dev.tributary.reconcile.port;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /** Kafka topics. Creating a topic that exists and deleting one that is gone both succeed. */
 public interface Topics {
@@ -57,8 +61,41 @@ public interface Topics {
    */
   List<TopicRecord> latest(String name, int limit);
 
-  /** A record as read back: where it is and its key and value as text. */
-  record TopicRecord(int partition, long offset, Instant timestamp, String key, String value) {}
+  /** A record as read back: where it is, and its key and value bytes (null for none). */
+  record TopicRecord(int partition, long offset, Instant timestamp, byte[] key, byte[] value) {
+
+    /** The key as text, without the Confluent wire-format header if it has one. */
+    public String keyText() {
+      return text(key);
+    }
+
+    /**
+     * The schema id of bytes in the Confluent wire format (byte 0, then the id in 4 big-endian
+     * bytes); empty for others. Text never starts with byte 0.
+     */
+    public static OptionalInt schemaIdOf(byte[] bytes) {
+      return framed(bytes)
+          ? OptionalInt.of(ByteBuffer.wrap(bytes, 1, 4).getInt())
+          : OptionalInt.empty();
+    }
+
+    /** The bytes without the Confluent header, if they have one. */
+    public static byte[] bodyOf(byte[] bytes) {
+      return bytes == null || !framed(bytes) ? bytes : Arrays.copyOfRange(bytes, 5, bytes.length);
+    }
+
+    private static boolean framed(byte[] bytes) {
+      return bytes != null && bytes.length >= 5 && bytes[0] == 0;
+    }
+
+    private static String text(byte[] bytes) {
+      if (bytes == null) {
+        return null;
+      }
+      int from = framed(bytes) ? 5 : 0;
+      return new String(bytes, from, bytes.length - from, StandardCharsets.UTF_8);
+    }
+  }
 
   /** What a topic should look like; configs are topic-level overrides such as retention.ms. */
   record TopicSpec(String name, int partitions, Map<String, String> configs) {

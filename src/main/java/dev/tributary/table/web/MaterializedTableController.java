@@ -2,6 +2,7 @@ package dev.tributary.table.web;
 
 import dev.tributary.plan.ChangePlan;
 import dev.tributary.plan.ChangePlanner;
+import dev.tributary.reconcile.port.SchemaRegistry;
 import dev.tributary.reconcile.port.Topics;
 import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.sql.ObjectName;
@@ -14,6 +15,7 @@ import dev.tributary.table.MaterializedTable;
 import dev.tributary.table.MaterializedTableService;
 import dev.tributary.table.MaterializedTableVersion;
 import dev.tributary.table.Phase;
+import dev.tributary.table.RecordValues;
 import dev.tributary.table.TableSpec;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
@@ -50,16 +52,19 @@ class MaterializedTableController {
   private final MaterializedTableService tables;
   private final ChangePlanner planner;
   private final Topics topics;
+  private final SchemaRegistry registry;
   private final TransactionTemplate transactions;
 
   MaterializedTableController(
       MaterializedTableService tables,
       ChangePlanner planner,
       Topics topics,
+      SchemaRegistry registry,
       PlatformTransactionManager transactionManager) {
     this.tables = tables;
     this.planner = planner;
     this.topics = topics;
+    this.registry = registry;
     this.transactions = new TransactionTemplate(transactionManager);
   }
 
@@ -230,7 +235,9 @@ class MaterializedTableController {
 
   @GetMapping("/{name}/preview")
   @Operation(
-      summary = "The latest rows of the backing topic, decoded as JSON (committed rows only)")
+      summary =
+          "The latest rows of the backing topic, decoded as written (JSON, or Avro by the schema"
+              + " id of each record) and shown as JSON (committed rows only)")
   PreviewResponse preview(
       @PathVariable String catalog,
       @PathVariable String database,
@@ -246,13 +253,18 @@ class MaterializedTableController {
           ErrorCode.CONFLICT,
           table.objectName() + " has no topic yet (phase " + table.getPhase() + ")");
     }
+    RecordValues values = new RecordValues(registry);
     List<PreviewRow> rows =
         topics.latest(topic, limit).stream()
             .sorted(Comparator.comparing(Topics.TopicRecord::timestamp))
             .map(
                 r ->
                     new PreviewRow(
-                        r.partition(), r.offset(), r.timestamp(), json(r.key()), json(r.value())))
+                        r.partition(),
+                        r.offset(),
+                        r.timestamp(),
+                        json(values, r.key()),
+                        json(values, r.value())))
             .toList();
     return new PreviewResponse(topic, rows);
   }
@@ -331,15 +343,15 @@ class MaterializedTableController {
         .body(resource);
   }
 
-  private static JsonNode json(String text) {
-    if (text == null) {
-      return null;
-    }
+  /** A key or value decoded as written (JSON, or Avro by its schema id) and shown as JSON. */
+  private static JsonNode json(RecordValues values, byte[] bytes) {
+    Object value;
     try {
-      return Json.read(text, JsonNode.class);
+      value = values.decode(bytes);
     } catch (RuntimeException e) {
-      return tools.jackson.databind.node.JsonNodeFactory.instance.stringNode(text);
+      value = "(cannot be decoded: " + e.getMessage() + ")";
     }
+    return value == null ? null : Json.read(Json.write(value), JsonNode.class);
   }
 
   record PutRequest(Map<String, Object> metadata, SpecRequest spec, Boolean dryRun) {}
