@@ -14,6 +14,8 @@ import dev.tributary.system.Json;
 import dev.tributary.table.MaterializedTable;
 import dev.tributary.table.MaterializedTableService;
 import dev.tributary.table.RecordValues;
+import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -25,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.BiPredicate;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.springframework.stereotype.Component;
 import tools.jackson.databind.JsonNode;
@@ -168,7 +171,7 @@ class TableRows {
 
   /** Removes the first (oldest) row whose physical columns equal the deleted row's. */
   private static final class RemoveFirstEqual
-      implements java.util.function.Predicate<Map.Entry<String, Map<String, Object>>> {
+      implements Predicate<Map.Entry<String, Map<String, Object>>> {
     private final Request request;
     private final Map<String, Object> deleted;
     private boolean done;
@@ -203,7 +206,7 @@ class TableRows {
     if (v instanceof Map<?, ?> || v instanceof List<?>) {
       return Json.write(v);
     }
-    if (v instanceof java.math.BigInteger || v instanceof java.math.BigDecimal) {
+    if (v instanceof BigInteger || v instanceof BigDecimal) {
       return v;
     }
     if (v instanceof Integer || v instanceof Short || v instanceof Byte) {

@@ -53,12 +53,23 @@ public final class LocalStack {
 
   public static synchronized LocalStack get() {
     if (instance == null) {
-      LocalStack stack = new LocalStack(dataDirectory());
-      try {
-        stack.start();
-      } catch (Exception e) {
-        stack.stop();
-        throw new IllegalStateException("The local stack did not start: " + e.getMessage(), e);
+      // A second attempt with fresh ports and directories: Spring fails every later test class
+      // of the same configuration once a context fails to load, so one unlucky start (a port
+      // taken between its check and its bind) would otherwise fail the whole suite.
+      LocalStack stack = null;
+      for (int attempt = 1; stack == null; attempt++) {
+        LocalStack starting = new LocalStack(dataDirectory());
+        try {
+          starting.start();
+          stack = starting;
+        } catch (Exception e) {
+          starting.stop();
+          if (attempt == 2) {
+            throw new IllegalStateException(
+                "The local stack did not start: " + e.getMessage(), e);
+          }
+          System.err.println("The local stack did not start, trying again: " + e);
+        }
       }
       // Spring runs these after it has closed every context (Quartz, Hikari first).
       SpringApplication.getShutdownHandlers().add(stack::stop);

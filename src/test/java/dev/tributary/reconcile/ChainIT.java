@@ -10,7 +10,12 @@ import dev.tributary.local.RegistrySchemas;
 import dev.tributary.local.TopicReader;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -306,11 +311,91 @@ class ChainIT {
     assertThat(selected(retract)).isEqualTo(expected).isEqualTo(selected(upsert));
   }
 
+  @Test
+  void shouldRunSeed003sDashboardVerbatimKeyedByItsGroupByColumn() throws Exception {
+    // Seed 003's realtime_dashboard over an orders table with the columns it uses.
+    String topic = "seed003-orders-" + suffix;
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka))) {
+      admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+    }
+    String now =
+        DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS")
+            .format(LocalDateTime.now(ZoneOffset.UTC));
+    Map<String, Map<String, Object>> expected = new TreeMap<>();
+    try (KafkaProducer<String, String> producer =
+        new KafkaProducer<>(
+            Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka),
+            new StringSerializer(),
+            new StringSerializer())) {
+      for (int i = 0; i < 60; i++) {
+        String category = List.of("books", "games", "tools").get(i % 3);
+        double amount = i + 0.25;
+        producer.send(
+            new ProducerRecord<>(
+                topic,
+                null,
+                JsonMapper.shared()
+                    .writeValueAsString(
+                        Map.of("category", category, "amount", amount, "event_time", now))));
+        Map<String, Object> r =
+            expected.computeIfAbsent(
+                category, c -> new LinkedHashMap<>(row("EXPR$1", 0L, "EXPR$2", 0.0)));
+        r.put("EXPR$1", (Long) r.get("EXPR$1") + 1);
+        r.put("EXPR$2", normal((Double) r.get("EXPR$2") + amount));
+      }
+    }
+    Api.Answer source =
+        api.sql(
+            "CREATE TABLE orders (category STRING, amount DOUBLE, event_time TIMESTAMP(3)) WITH"
+                + " ('connector' = 'kafka', 'topic' = '"
+                + topic
+                + "', 'properties.bootstrap.servers' = '"
+                + kafka
+                + "', 'scan.startup.mode' = 'earliest-offset', 'format' = 'json')",
+            "examples",
+            "seed003_" + suffix);
+    assertThat(source.status()).as(source.text()).isEqualTo(200);
+    String seed = Files.readString(Path.of("src/test/resources/sql/seeds/003-03-realtime.sql"));
+    Api.Answer created = api.sql(seed, "examples", "seed003_" + suffix);
+    assertThat(created.status()).as(created.text()).isEqualTo(200);
+    String path =
+        "/v1/catalogs/examples/databases/seed003_"
+            + suffix
+            + "/materialized-tables/realtime_dashboard";
+    try {
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .untilAsserted(
+              () ->
+                  assertThat(api.get(path).body().path("status").path("phase").asString())
+                      .as(api.get(path).text())
+                      .isEqualTo("RUNNING"));
+      // Keyed by the GROUP BY column, as SHOW CREATE says.
+      Api.Answer show =
+          api.sql(
+              "SHOW CREATE MATERIALIZED TABLE realtime_dashboard", "examples", "seed003_" + suffix);
+      assertThat(show.text()).contains("PRIMARY KEY (`category`) NOT ENFORCED");
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .untilAsserted(
+              () ->
+                  assertThat(compactedBy("realtime_dashboard", "category", "EXPR$1", "EXPR$2"))
+                      .isEqualTo(expected));
+    } finally {
+      api.dropMaterializedTables("examples", "seed003_" + suffix);
+    }
+  }
+
   /** A topic read as compaction would leave it: the newest value per key, tombstones removed. */
   private Map<String, Map<String, Object>> compacted(String topic, String... columns) {
+    return compactedBy(topic, "customer_id", columns);
+  }
+
+  private Map<String, Map<String, Object>> compactedBy(
+      String topic, String keyColumn, String... columns) {
     Map<String, Map<String, Object>> view = new TreeMap<>();
     for (var record : TopicReader.records(kafka, topic, Integer.MAX_VALUE, Duration.ofSeconds(4))) {
-      String key = String.valueOf(decode(record.key()).get("customer_id"));
+      String key = String.valueOf(decode(record.key()).get(keyColumn));
       if (record.value() == null) {
         view.remove(key);
         continue;
