@@ -65,8 +65,7 @@ public final class LocalStack {
         } catch (Exception e) {
           starting.stop();
           if (attempt == 2) {
-            throw new IllegalStateException(
-                "The local stack did not start: " + e.getMessage(), e);
+            throw new IllegalStateException("The local stack did not start: " + e.getMessage(), e);
           }
           System.err.println("The local stack did not start, trying again: " + e);
         }
