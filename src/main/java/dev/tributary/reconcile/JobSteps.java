@@ -9,6 +9,7 @@ import dev.tributary.reconcile.port.FlinkJobs.JobSummary;
 import dev.tributary.reconcile.port.FlinkSql;
 import dev.tributary.reconcile.port.Topics;
 import dev.tributary.sql.Clauses;
+import dev.tributary.sql.ObjectName;
 import dev.tributary.table.Phase;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -18,6 +19,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -351,6 +353,24 @@ final class JobSteps {
   }
 
   private Next submit(ReconcilePass p, PipelinePlan plan, String restorePath, int failures) {
+    // A job reads other tables through their topics: one that is not provisioned yet (created in
+    // the same script) is waited for, not read through its query.
+    List<ObjectName> waiting =
+        planner.pendingSources(p.table.name(), p.table.spec().definition().query());
+    if (!waiting.isEmpty()) {
+      String message = "Waiting for " + waiting + " to be provisioned: this table's job reads them";
+      if (!message.equals(p.status.detail())) {
+        p.event("NORMAL", "WaitingForUpstream", message);
+      }
+      p.save(
+          p.phase == Phase.PENDING ? Phase.CREATING : p.phase,
+          p.status.toBuilder()
+              .detail(message)
+              .build()
+              .with(TableStatus.JOB_RUNNING, false, Reason.WaitingForUpstream, message),
+          null);
+      return new Next(Duration.ofSeconds(1), false);
+    }
     // Intent first: the pipeline name and the job's fixed id are recorded before the job exists.
     // A later pass adopts a job of that name or id instead of submitting another, and a racing
     // pass that read the same status submits the same id, which Flink refuses the second time.

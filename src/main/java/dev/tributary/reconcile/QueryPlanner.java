@@ -13,6 +13,7 @@ import dev.tributary.system.Json;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -37,7 +38,19 @@ public class QueryPlanner {
    */
   public interface Catalog {
     Optional<Statement.CreateSourceTable> declaration(ObjectName name);
+
+    /**
+     * A materialized table whose columns are not known yet (created, not provisioned: its query has
+     * not been described by Flink for it): for validation only, it is declared as a temporary view
+     * of its query, so that a script can create a table and a table over it at once.
+     */
+    default Optional<Pending> pending(ObjectName name) {
+      return Optional.empty();
+    }
   }
+
+  /** A table that is not provisioned yet, and the query it will hold the result of. */
+  public record Pending(ObjectName name, String query) {}
 
   /**
    * Extra options for a Kafka source of a job, given the source's own options: a consumer group and
@@ -55,17 +68,27 @@ public class QueryPlanner {
    * makes remote calls only, so it can run outside any database transaction. Equal snapshots mean
    * the catalog did not change for the query.
    */
-  public record Snapshot(Map<ObjectName, Statement.CreateSourceTable> declarations)
+  public record Snapshot(
+      Map<ObjectName, Statement.CreateSourceTable> declarations, Map<ObjectName, Pending> pending)
       implements Catalog {
     public Snapshot {
       declarations = Map.copyOf(declarations);
+      pending = Map.copyOf(pending);
     }
 
     @Override
     public Optional<Statement.CreateSourceTable> declaration(ObjectName name) {
       return Optional.ofNullable(declarations.get(name));
     }
+
+    @Override
+    public Optional<Pending> pending(ObjectName name) {
+      return Optional.ofNullable(pending.get(name));
+    }
   }
+
+  /** How deep pending tables over pending tables are followed (a script's chain). */
+  static final int MAX_PENDING_DEPTH = 16;
 
   /** What a query produces: its columns and whether it emits updates. */
   public record QueryShape(List<FlinkSql.Column> columns, FlinkSql.ChangelogMode changelogMode) {}
@@ -123,15 +146,50 @@ public class QueryPlanner {
   /** The declarations of every table the queries read, from the live catalog. */
   public Snapshot snapshot(ObjectName table, List<String> queries) {
     Map<ObjectName, Statement.CreateSourceTable> declarations = new LinkedHashMap<>();
+    Map<ObjectName, Pending> pending = new LinkedHashMap<>();
     for (String query : queries) {
-      for (ObjectName reference : QueryReferences.tables(query)) {
-        ObjectName name = reference.resolve(table.catalog(), table.database());
-        if (!declarations.containsKey(name)) {
-          catalog.declaration(name).ifPresent(d -> declarations.put(name, d));
-        }
+      collect(table, query, declarations, pending, 0);
+    }
+    return new Snapshot(declarations, pending);
+  }
+
+  /** The declarations a query reads, and those of the pending tables it reads, recursively. */
+  private void collect(
+      ObjectName context,
+      String query,
+      Map<ObjectName, Statement.CreateSourceTable> declarations,
+      Map<ObjectName, Pending> pending,
+      int depth) {
+    for (ObjectName reference : QueryReferences.tables(query)) {
+      ObjectName name = reference.resolve(context.catalog(), context.database());
+      if (declarations.containsKey(name) || pending.containsKey(name)) {
+        continue;
+      }
+      Optional<Statement.CreateSourceTable> declared = catalog.declaration(name);
+      if (declared.isPresent()) {
+        declarations.put(name, declared.get());
+        continue;
+      }
+      Optional<Pending> table = catalog.pending(name);
+      if (table.isPresent() && depth < MAX_PENDING_DEPTH) {
+        pending.put(name, table.get());
+        collect(name, table.get().query(), declarations, pending, depth + 1);
       }
     }
-    return new Snapshot(declarations);
+  }
+
+  /** The tables a query reads that are not provisioned yet (a job cannot read them yet). */
+  public List<ObjectName> pendingSources(ObjectName table, String query) {
+    List<ObjectName> names = new ArrayList<>();
+    for (ObjectName reference : QueryReferences.tables(query)) {
+      ObjectName name = reference.resolve(table.catalog(), table.database());
+      if (!names.contains(name)
+          && catalog.declaration(name).isEmpty()
+          && catalog.pending(name).isPresent()) {
+        names.add(name);
+      }
+    }
+    return names;
   }
 
   /** Session options naming the built-in catalog and database (Flink's TableConfigOptions). */
@@ -171,6 +229,7 @@ public class QueryPlanner {
               definition.query(),
               SourceOptions.NONE,
               Map.of(),
+              true,
               session ->
                   new QueryShape(
                       sql.inferSchema(session, definition.query()),
@@ -241,6 +300,20 @@ public class QueryPlanner {
       SourceOptions startOptions,
       Map<String, String> sessionProperties,
       Function<FlinkSql.Session, T> work) {
+    return inSession(table, query, startOptions, sessionProperties, false, work);
+  }
+
+  /**
+   * As above; {@code withPending}: tables that are not provisioned yet are declared as views of
+   * their queries (to validate a query, never to run a job over them).
+   */
+  private <T> T inSession(
+      ObjectName table,
+      String query,
+      SourceOptions startOptions,
+      Map<String, String> sessionProperties,
+      boolean withPending,
+      Function<FlinkSql.Session, T> work) {
     // The session's built-in catalog and database are the table's own, so that they need no
     // CREATE CATALOG, CREATE DATABASE or USE: three statements fewer in every session.
     Map<String, String> properties = new HashMap<>(sessionProperties);
@@ -248,7 +321,7 @@ public class QueryPlanner {
     properties.put(BUILTIN_DATABASE, table.database());
     FlinkSql.Session session = sql.openSession("tributary-" + table.name(), properties);
     try {
-      for (String statement : declarations(table, query, startOptions)) {
+      for (String statement : declarations(table, query, startOptions, withPending)) {
         sql.execute(session, statement);
       }
       return work.apply(session);
@@ -261,18 +334,31 @@ public class QueryPlanner {
    * Catalogs, databases and tables to declare so that the query resolves, in a session whose
    * built-in catalog and database are the table's (see {@link #inSession}).
    */
-  List<String> declarations(ObjectName table, String query, SourceOptions startOptions) {
+  List<String> declarations(
+      ObjectName table, String query, SourceOptions startOptions, boolean withPending) {
     List<String> statements = new ArrayList<>();
     Set<String> catalogs = new LinkedHashSet<>();
     Set<String> databases = new LinkedHashSet<>();
     List<Statement.CreateSourceTable> sources = new ArrayList<>();
-    for (ObjectName reference : QueryReferences.tables(query)) {
-      ObjectName name = reference.resolve(table.catalog(), table.database());
-      catalog.declaration(name).ifPresent(sources::add);
+    List<Pending> views = new ArrayList<>();
+    if (withPending) {
+      Map<ObjectName, Statement.CreateSourceTable> declared = new LinkedHashMap<>();
+      Map<ObjectName, Pending> pending = new LinkedHashMap<>();
+      collect(table, query, declared, pending, 0);
+      sources.addAll(declared.values());
+      views.addAll(pending.values());
+      Collections.reverse(views); // the deepest first: a view's own sources exist before it
+    } else {
+      for (ObjectName reference : QueryReferences.tables(query)) {
+        ObjectName name = reference.resolve(table.catalog(), table.database());
+        catalog.declaration(name).ifPresent(sources::add);
+      }
     }
     catalogs.add(table.catalog()); // the session's built-in ones
     databases.add(table.catalog() + "." + table.database());
-    for (ObjectName name : sourcesAndSelf(table, sources)) {
+    List<ObjectName> names = new ArrayList<>(sourcesAndSelf(table, sources));
+    views.forEach(v -> names.add(v.name()));
+    for (ObjectName name : names) {
       if (catalogs.add(name.catalog())) {
         statements.add(
             "CREATE CATALOG IF NOT EXISTS "
@@ -302,7 +388,32 @@ public class QueryPlanner {
               new Statement.CreateSourceTable(
                   source.name(), true, source.schema(), source.comment(), options)));
     }
+    for (Pending view : views) {
+      // Names in its query resolve in its own catalog and database.
+      boolean elsewhere =
+          !view.name().catalog().equals(table.catalog())
+              || !view.name().database().equals(table.database());
+      if (elsewhere) {
+        statements.add(use(view.name()));
+      }
+      statements.add(
+          "CREATE TEMPORARY VIEW "
+              + Printer.identifier(view.name().catalog())
+              + "."
+              + Printer.identifier(view.name().database())
+              + "."
+              + Printer.identifier(view.name().name())
+              + " AS\n"
+              + view.query());
+      if (elsewhere) {
+        statements.add(use(table));
+      }
+    }
     return statements;
+  }
+
+  private static String use(ObjectName name) {
+    return "USE " + Printer.identifier(name.catalog()) + "." + Printer.identifier(name.database());
   }
 
   /** The declared tables (sources and other materialized tables) that a query reads. */

@@ -53,6 +53,15 @@ class StoreCatalog implements QueryPlanner.Catalog {
     return tables.find(name).flatMap(this::asSource);
   }
 
+  @Override
+  public Optional<QueryPlanner.Pending> pending(ObjectName name) {
+    return tables
+        .find(name)
+        .filter(t -> tables.spec(t).kind() == TableSpec.Kind.MATERIALIZED_TABLE)
+        .filter(t -> asSource(t).isEmpty())
+        .map(t -> new QueryPlanner.Pending(name, tables.spec(t).definition().query()));
+  }
+
   private Optional<Statement.CreateSourceTable> asSource(MaterializedTable table) {
     TableSpec spec = tables.spec(table);
     if (spec.kind() != TableSpec.Kind.MATERIALIZED_TABLE) {

@@ -114,6 +114,7 @@ public record TableStatus(
     DependencyUnavailable,
     OperationFailed,
     DuplicateJob,
+    WaitingForUpstream,
     Completed
   }
 

@@ -39,6 +39,13 @@ public final class Defaults {
     Map<String, String> options = new TreeMap<>(d.options());
     String changelog =
         options.computeIfAbsent("changelog.mode", k -> key.isEmpty() ? "append" : "upsert");
+    if (changelog.equals("retract")
+        && distribution.columns().isEmpty()
+        && d.distribution() == null) {
+      // Without a key, the changes of one row could land on different partitions and be read out
+      // of order: a keyless retract table is written to one partition unless told otherwise.
+      distribution = new Clauses.Distribution(null, List.of(), 1);
+    }
     options.putIfAbsent("kafka.cleanup-policy", changelog.equals("upsert") ? "compact" : "delete");
     options.putIfAbsent("value.format", DEFAULT_FORMAT);
     if (!distribution.columns().isEmpty()) {
@@ -53,13 +60,14 @@ public final class Defaults {
 
   /**
    * A table without a declared primary key whose query aggregates is keyed by the key Flink derives
-   * for it (the GROUP BY columns, {@link QueryAnalysis#derivedKey}), unless its changelog mode says
-   * otherwise (append or retract): it is then an upsert table, as if the key were declared.
+   * for it (the GROUP BY columns, {@link QueryAnalysis#derivedKey}), unless it is declared append:
+   * it is then an upsert table, as if the key were declared, or a retract table whose records are
+   * keyed by it, so that the changes of one row stay in order on one partition.
    */
   public static MaterializedTableDefinition withDerivedKey(MaterializedTableDefinition d) {
     boolean declared = d.schema() != null && d.schema().primaryKey() != null;
     String mode = d.options().get("changelog.mode");
-    if (declared || (mode != null && !mode.equals("upsert")) || d.query() == null) {
+    if (declared || "append".equals(mode) || d.query() == null) {
       return d;
     }
     return QueryAnalysis.derivedKey(d.query())

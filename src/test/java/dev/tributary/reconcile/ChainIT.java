@@ -263,6 +263,74 @@ class ChainIT {
   }
 
   @Test
+  void shouldCreateAChainOfTablesInOneScript() {
+    // The second and third tables read tables that the same script creates: validated over
+    // their queries, and started once what they read is provisioned.
+    String big = "script_big_" + suffix;
+    String perCustomer = "script_per_customer_" + suffix;
+    String regulars = "script_regulars_" + suffix;
+    ok(
+        "CREATE MATERIALIZED TABLE "
+            + big
+            + " FRESHNESS = INTERVAL '1' SECOND AS SELECT order_id, customer_id, price FROM"
+            + " chain_orders_"
+            + suffix
+            + " WHERE price > 20;\n"
+            + "CREATE MATERIALIZED TABLE "
+            + perCustomer
+            + " FRESHNESS = INTERVAL '1' SECOND AS SELECT customer_id, COUNT(*) AS n, SUM(price)"
+            + " AS total FROM "
+            + big
+            + " GROUP BY customer_id;\n"
+            + "CREATE MATERIALIZED TABLE "
+            + regulars
+            + " (PRIMARY KEY (customer_id) NOT ENFORCED) FRESHNESS = INTERVAL '1' SECOND AS"
+            + " SELECT customer_id, n, total FROM "
+            + perCustomer
+            + " WHERE n >= 24");
+    // A typo in a table over a table of the same script is still refused at submit.
+    Api.Answer typo =
+        api.sql(
+            "CREATE MATERIALIZED TABLE script_typo_"
+                + suffix
+                + " AS SELECT nosuch FROM "
+                + perCustomer,
+            "examples",
+            DATABASE);
+    assertThat(typo.status()).as(typo.text()).isEqualTo(400);
+    assertThat(typo.text()).contains("nosuch");
+
+    awaitPhase(regulars, "RUNNING");
+    Map<Integer, Long> counts = new TreeMap<>();
+    Map<Integer, Double> totals = new TreeMap<>();
+    for (int i = 0; i < ORDERS; i++) {
+      if (price(i) > 20) {
+        counts.merge(customer(i), 1L, Long::sum);
+        totals.merge(customer(i), price(i), Double::sum);
+      }
+    }
+    Map<String, Map<String, Object>> expected = new TreeMap<>();
+    counts.forEach(
+        (c, n) -> {
+          if (n >= 24) {
+            expected.put(String.valueOf(c), row("n", n, "total", totals.get(c)));
+          }
+        });
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .untilAsserted(() -> assertThat(compacted(regulars, "n", "total")).isEqualTo(expected));
+    String events =
+        api.get(
+                "/v1/catalogs/examples/databases/"
+                    + DATABASE
+                    + "/materialized-tables/"
+                    + regulars
+                    + "/events")
+            .text();
+    assertThat(events).doesNotContain("JobFailed").doesNotContain("OperationFailed");
+  }
+
+  @Test
   void shouldReadARetractTableDownstreamAsItsUpsertTwin() throws Exception {
     String upsert = "chain_counts_upsert_" + suffix;
     String retract = "chain_counts_retract_" + suffix;
