@@ -393,8 +393,7 @@ public class ChangePlanner {
                 + " ms): a continuous table keeps a transaction open for one freshness interval"
                 + " plus a minute to commit. Lower the freshness to at most "
                 + PipelinePlan.longestInterval(max).toMinutes()
-                + " minutes, raise transaction.max.timeout.ms on the brokers, or use REFRESH_MODE"
-                + " = FULL (table "
+                + " minutes, or raise transaction.max.timeout.ms on the brokers (table "
                 + name
                 + ")");
       }

@@ -87,6 +87,14 @@ public final class Capabilities {
       if (option.isPresent()) {
         return option;
       }
+      if (alter.action() instanceof Statement.Refresh) {
+        return refuse(
+            "REFRESH",
+            ErrorCode.UNSUPPORTED_CLAUSE,
+            "ALTER MATERIALIZED TABLE ... REFRESH runs a FULL refresh, which this version does not"
+                + " carry out yet; a continuous table is refreshed by its running job at every"
+                + " checkpoint (its FRESHNESS)");
+      }
       if (alter.action() instanceof Statement.Resume resume && !resume.options().isEmpty()) {
         return refuse(
             "RESUME WITH",
@@ -120,11 +128,41 @@ public final class Capabilities {
               + " refresh is not available yet; a continuous table's topic is partitioned by"
               + " DISTRIBUTED BY");
     }
+    Optional<Refusal> full = fullRefresh(d);
+    if (full.isPresent()) {
+      return full;
+    }
     Optional<Refusal> columns = columns(d.schema());
     if (columns.isPresent()) {
       return columns;
     }
     return keyAndChangelog(d);
+  }
+
+  /**
+   * FULL refresh (explicit, or AUTO with a freshness at or above the threshold) runs as scheduled
+   * batch refreshes, which this version does not carry out yet: refused, not stored to do nothing.
+   */
+  private static Optional<Refusal> fullRefresh(MaterializedTableDefinition d) {
+    Clauses.RefreshMode mode = Defaults.refreshMode(d.refreshMode(), d.freshness());
+    if (mode != Clauses.RefreshMode.FULL) {
+      return Optional.empty();
+    }
+    boolean explicit = d.refreshMode() == Clauses.RefreshMode.FULL;
+    return refuse(
+        explicit ? "REFRESH MODE" : "FRESHNESS",
+        ErrorCode.UNSUPPORTED_CLAUSE,
+        (explicit
+                ? "REFRESH MODE = FULL"
+                : "FRESHNESS = "
+                    + d.freshness().sql()
+                    + " makes REFRESH MODE AUTO choose FULL (at or above "
+                    + Defaults.FRESHNESS_THRESHOLD.toMinutes()
+                    + " minutes), which")
+            + " runs the query as scheduled batch refreshes, and this version does not carry"
+            + " out FULL refreshes yet; nothing is stored. Use a FRESHNESS under "
+            + Defaults.FRESHNESS_THRESHOLD.toMinutes()
+            + " minutes, or REFRESH MODE = CONTINUOUS with the freshness you need");
   }
 
   private static Optional<Refusal> options(Map<String, String> options) {

@@ -18,6 +18,33 @@ class CapabilitiesTest {
   }
 
   @Test
+  void shouldRefuseFullRefreshUntilItRunsAtTheClauseThatChoseIt() {
+    SqlException explicit =
+        refused("CREATE MATERIALIZED TABLE t\n  REFRESH MODE = FULL\nAS SELECT 1 AS a");
+    assertThat(explicit.code()).isEqualTo(ErrorCode.UNSUPPORTED_CLAUSE);
+    assertThat(explicit.getMessage()).contains("REFRESH MODE = FULL", "nothing is stored");
+    assertThat(explicit.line()).isEqualTo(2);
+    assertThat(explicit.column()).isEqualTo(3);
+    // AUTO with a freshness at the threshold is FULL too; the FRESHNESS clause is pointed at.
+    SqlException auto =
+        refused("CREATE MATERIALIZED TABLE t FRESHNESS = INTERVAL '1' HOUR AS SELECT 1 AS a");
+    assertThat(auto.getMessage()).contains("AUTO choose FULL");
+    assertThat(auto.column()).isEqualTo(29);
+    assertThat(refused("ALTER MATERIALIZED TABLE t REFRESH").code())
+        .isEqualTo(ErrorCode.UNSUPPORTED_CLAUSE);
+    assertThat(refused("ALTER MATERIALIZED TABLE t REFRESH PARTITION (ds = '2024-01-01')"))
+        .hasMessageContaining("FULL refresh");
+    // Under the threshold, or CONTINUOUS explicitly, it runs.
+    assertThatCode(
+            () ->
+                Parser.parseScript(
+                        "CREATE MATERIALIZED TABLE t FRESHNESS = INTERVAL '1' HOUR REFRESH MODE ="
+                            + " CONTINUOUS AS SELECT 1 AS a")
+                    .forEach(Parser.Parsed::requireSupported))
+        .doesNotThrowAnyException();
+  }
+
+  @Test
   void shouldRefuseEachClauseThatWouldDoNothingAtItsPosition() {
     SqlException range =
         refused(
