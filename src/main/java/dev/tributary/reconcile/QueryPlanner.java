@@ -230,10 +230,10 @@ public class QueryPlanner {
               SourceOptions.NONE,
               Map.of(),
               true,
-              session ->
-                  new QueryShape(
-                      sql.inferSchema(session, definition.query()),
-                      sql.changelogMode(session, definition.query())));
+              session -> {
+                FlinkSql.Description d = sql.describe(session, definition.query());
+                return new QueryShape(d.columns(), d.changelogMode());
+              });
     } catch (FlinkSql.StatementFailedException e) {
       throw new InvalidQueryException(List.of(e.getMessage()), e.line(), e.column());
     }

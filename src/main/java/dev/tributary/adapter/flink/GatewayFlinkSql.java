@@ -66,21 +66,40 @@ public class GatewayFlinkSql implements FlinkSql {
 
   @Override
   public List<Column> inferSchema(Session session, String query) {
-    String view = "tributary_probe_" + UUID.randomUUID().toString().replace("-", "");
-    executeAround(session, "CREATE TEMPORARY VIEW `" + view + "` AS ", query);
+    String view = probeView(session, query);
     try {
-      // DESCRIBE rows: name, type, null, key, extras, watermark.
-      return execute(session, "DESCRIBE `" + view + "`").rows().stream()
-          .map(
-              row ->
-                  new Column(
-                      String.valueOf(row.get(0)),
-                      withoutTimeAttribute(String.valueOf(row.get(1))),
-                      Boolean.TRUE.equals(row.get(2))))
-          .toList();
+      return describeView(session, view);
     } finally {
       execute(session, "DROP TEMPORARY VIEW IF EXISTS `" + view + "`");
     }
+  }
+
+  /**
+   * Three statements instead of four: the probe view stays, since the session is closed next (a
+   * validation round trip fewer on every CREATE and change).
+   */
+  @Override
+  public Description describe(Session session, String query) {
+    String view = probeView(session, query);
+    return new Description(describeView(session, view), changelogMode(session, query));
+  }
+
+  private String probeView(Session session, String query) {
+    String view = "tributary_probe_" + UUID.randomUUID().toString().replace("-", "");
+    executeAround(session, "CREATE TEMPORARY VIEW `" + view + "` AS ", query);
+    return view;
+  }
+
+  private List<Column> describeView(Session session, String view) {
+    // DESCRIBE rows: name, type, null, key, extras, watermark.
+    return execute(session, "DESCRIBE `" + view + "`").rows().stream()
+        .map(
+            row ->
+                new Column(
+                    String.valueOf(row.get(0)),
+                    withoutTimeAttribute(String.valueOf(row.get(1))),
+                    Boolean.TRUE.equals(row.get(2))))
+        .toList();
   }
 
   @Override
