@@ -4,8 +4,10 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.calcite.config.Lex;
 import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlIdentifier;
@@ -96,6 +98,22 @@ public final class QueryAnalysis {
    * operations, or a query that does not parse.
    */
   public static Optional<List<String>> derivedKey(String query) {
+    // Asked on every reconciler pass of every table (through Defaults.effective): parse once.
+    Optional<List<String>> known = DERIVED_KEYS.get(query);
+    if (known != null) {
+      return known;
+    }
+    Optional<List<String>> key = deriveKey(query);
+    if (DERIVED_KEYS.size() >= 10_000) {
+      DERIVED_KEYS.clear();
+    }
+    DERIVED_KEYS.put(query, key);
+    return key;
+  }
+
+  private static final Map<String, Optional<List<String>>> DERIVED_KEYS = new ConcurrentHashMap<>();
+
+  private static Optional<List<String>> deriveKey(String query) {
     SqlNode node = parse(query).orElse(null);
     while (node instanceof SqlOrderBy || node instanceof SqlWith) {
       node = node instanceof SqlOrderBy o ? o.query : ((SqlWith) node).body;
