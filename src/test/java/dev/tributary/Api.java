@@ -67,11 +67,20 @@ public final class Api {
 
   /** Waits (up to 90 s) until the example database's table is in the phase. */
   public void awaitPhase(String name, String phase) {
+    awaitPhase("marketplace", name, phase);
+  }
+
+  /** Waits (up to 90 s) until a table of the examples catalog's database is in the phase. */
+  public void awaitPhase(String database, String name, String phase) {
+    String path = "/v1/catalogs/examples/databases/" + database + "/materialized-tables/" + name;
     await()
         .atMost(Duration.ofSeconds(90))
         .pollInterval(Duration.ofMillis(300))
         .untilAsserted(
-            () -> assertThat(phase(name)).as(get(EXAMPLE_TABLES + name).text()).isEqualTo(phase));
+            () ->
+                assertThat(get(path).body().path("status").path("phase").asString())
+                    .as(get(path).text())
+                    .isEqualTo(phase));
   }
 
   /** Drops every materialized table of a database (the reconciler removes them soon after). */

@@ -14,20 +14,18 @@ import dev.tributary.system.Json;
 import dev.tributary.table.MaterializedTable;
 import dev.tributary.table.MaterializedTableService;
 import dev.tributary.table.RecordValues;
-import java.math.BigDecimal;
-import java.math.BigInteger;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.BiPredicate;
-import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.springframework.stereotype.Component;
 import tools.jackson.databind.JsonNode;
@@ -149,7 +147,13 @@ class TableRows {
         Object op = fields.get("op");
         if ("d".equals(op)) { // a delete, or the old row of an update
           Map<String, Object> before = physical(request, fields.get("before"));
-          latest.entrySet().removeIf(new RemoveFirstEqual(request, before));
+          // The first (oldest) row equal to the deleted one goes.
+          for (Iterator<Map<String, Object>> rows = latest.values().iterator(); rows.hasNext(); ) {
+            if (physical(request, rows.next()).equals(before)) {
+              rows.remove();
+              break;
+            }
+          }
           continue;
         }
         fields = asMap(fields.get("after"));
@@ -169,28 +173,6 @@ class TableRows {
     return rows;
   }
 
-  /** Removes the first (oldest) row whose physical columns equal the deleted row's. */
-  private static final class RemoveFirstEqual
-      implements Predicate<Map.Entry<String, Map<String, Object>>> {
-    private final Request request;
-    private final Map<String, Object> deleted;
-    private boolean done;
-
-    RemoveFirstEqual(Request request, Map<String, Object> deleted) {
-      this.request = request;
-      this.deleted = deleted;
-    }
-
-    @Override
-    public boolean test(Map.Entry<String, Map<String, Object>> entry) {
-      if (done) {
-        return false;
-      }
-      done = physical(request, entry.getValue()).equals(deleted);
-      return done;
-    }
-  }
-
   private static Map<String, Object> physical(Request request, Object fields) {
     Map<String, Object> source = asMap(fields);
     Map<String, Object> row = new HashMap<>();
@@ -205,9 +187,6 @@ class TableRows {
   private static Object comparable(Object v) {
     if (v instanceof Map<?, ?> || v instanceof List<?>) {
       return Json.write(v);
-    }
-    if (v instanceof BigInteger || v instanceof BigDecimal) {
-      return v;
     }
     if (v instanceof Integer || v instanceof Short || v instanceof Byte) {
       return ((Number) v).longValue();

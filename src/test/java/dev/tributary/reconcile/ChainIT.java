@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -66,7 +67,20 @@ class ChainIT {
     api = new Api(port);
     kafka = LocalStack.get().kafkaBootstrapServers();
     suffix = UUID.randomUUID().toString().substring(0, 6);
-    String topic = "chain-orders-" + suffix;
+    List<Map<String, Object>> orders = new ArrayList<>();
+    for (int i = 0; i < ORDERS; i++) {
+      orders.add(Map.of("order_id", "o" + i, "customer_id", customer(i), "price", price(i)));
+    }
+    String topic = sourceTopic("chain-orders-" + suffix, orders);
+    sourceTable(
+        DATABASE,
+        "chain_orders_" + suffix,
+        "order_id STRING, customer_id INT, price DOUBLE",
+        topic);
+  }
+
+  /** A one-partition topic holding the rows as JSON, in order. */
+  private String sourceTopic(String topic, List<Map<String, Object>> rows) throws Exception {
     try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka))) {
       admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
     }
@@ -75,28 +89,30 @@ class ChainIT {
             Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka),
             new StringSerializer(),
             new StringSerializer())) {
-      for (int i = 0; i < ORDERS; i++) {
+      for (Map<String, Object> row : rows) {
         producer.send(
-            new ProducerRecord<>(
-                topic,
-                null,
-                JsonMapper.shared()
-                    .writeValueAsString(
-                        Map.of(
-                            "order_id", "o" + i,
-                            "customer_id", customer(i),
-                            "price", price(i)))));
+            new ProducerRecord<>(topic, null, JsonMapper.shared().writeValueAsString(row)));
       }
     }
-    ok(
-        "CREATE TABLE chain_orders_"
-            + suffix
-            + " (order_id STRING, customer_id INT, price DOUBLE) WITH ('connector' = 'kafka',"
-            + " 'topic' = '"
-            + topic
-            + "', 'properties.bootstrap.servers' = '"
-            + kafka
-            + "', 'scan.startup.mode' = 'earliest-offset', 'format' = 'json')");
+    return topic;
+  }
+
+  /** A source table over a JSON topic, read from the beginning. */
+  private void sourceTable(String database, String name, String columns, String topic) {
+    Api.Answer answer =
+        api.sql(
+            "CREATE TABLE "
+                + name
+                + " ("
+                + columns
+                + ") WITH ('connector' = 'kafka', 'topic' = '"
+                + topic
+                + "', 'properties.bootstrap.servers' = '"
+                + kafka
+                + "', 'scan.startup.mode' = 'earliest-offset', 'format' = 'json')",
+            "examples",
+            database);
+    assertThat(answer.status()).as(answer.text()).isEqualTo(200);
   }
 
   @AfterEach
@@ -117,15 +133,7 @@ class ChainIT {
    * columns, which the query's columns come from, are known when it is provisioned.
    */
   private void awaitPhase(String table, String phase) {
-    String path = "/v1/catalogs/examples/databases/" + DATABASE + "/materialized-tables/" + table;
-    await()
-        .atMost(Duration.ofSeconds(90))
-        .pollInterval(Duration.ofMillis(300))
-        .untilAsserted(
-            () ->
-                assertThat(api.get(path).body().path("status").path("phase").asString())
-                    .as(api.get(path).text())
-                    .isEqualTo(phase));
+    api.awaitPhase(DATABASE, table, phase);
   }
 
   static int customer(int i) {
@@ -382,66 +390,35 @@ class ChainIT {
   @Test
   void shouldRunSeed003sDashboardVerbatimKeyedByItsGroupByColumn() throws Exception {
     // Seed 003's realtime_dashboard over an orders table with the columns it uses.
-    String topic = "seed003-orders-" + suffix;
-    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka))) {
-      admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
-    }
+    String database = "seed003_" + suffix;
     String now =
         DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS")
             .format(LocalDateTime.now(ZoneOffset.UTC));
+    List<Map<String, Object>> orders = new ArrayList<>();
     Map<String, Map<String, Object>> expected = new TreeMap<>();
-    try (KafkaProducer<String, String> producer =
-        new KafkaProducer<>(
-            Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka),
-            new StringSerializer(),
-            new StringSerializer())) {
-      for (int i = 0; i < 60; i++) {
-        String category = List.of("books", "games", "tools").get(i % 3);
-        double amount = i + 0.25;
-        producer.send(
-            new ProducerRecord<>(
-                topic,
-                null,
-                JsonMapper.shared()
-                    .writeValueAsString(
-                        Map.of("category", category, "amount", amount, "event_time", now))));
-        Map<String, Object> r =
-            expected.computeIfAbsent(
-                category, c -> new LinkedHashMap<>(row("EXPR$1", 0L, "EXPR$2", 0.0)));
-        r.put("EXPR$1", (Long) r.get("EXPR$1") + 1);
-        r.put("EXPR$2", normal((Double) r.get("EXPR$2") + amount));
-      }
+    for (int i = 0; i < 60; i++) {
+      String category = List.of("books", "games", "tools").get(i % 3);
+      double amount = i + 0.25;
+      orders.add(Map.of("category", category, "amount", amount, "event_time", now));
+      Map<String, Object> r =
+          expected.computeIfAbsent(
+              category, c -> new LinkedHashMap<>(row("EXPR$1", 0L, "EXPR$2", 0.0)));
+      r.put("EXPR$1", (Long) r.get("EXPR$1") + 1);
+      r.put("EXPR$2", normal((Double) r.get("EXPR$2") + amount));
     }
-    Api.Answer source =
-        api.sql(
-            "CREATE TABLE orders (category STRING, amount DOUBLE, event_time TIMESTAMP(3)) WITH"
-                + " ('connector' = 'kafka', 'topic' = '"
-                + topic
-                + "', 'properties.bootstrap.servers' = '"
-                + kafka
-                + "', 'scan.startup.mode' = 'earliest-offset', 'format' = 'json')",
-            "examples",
-            "seed003_" + suffix);
-    assertThat(source.status()).as(source.text()).isEqualTo(200);
+    sourceTable(
+        database,
+        "orders",
+        "category STRING, amount DOUBLE, event_time TIMESTAMP(3)",
+        sourceTopic("seed003-orders-" + suffix, orders));
     String seed = Files.readString(Path.of("src/test/resources/sql/seeds/003-03-realtime.sql"));
-    Api.Answer created = api.sql(seed, "examples", "seed003_" + suffix);
+    Api.Answer created = api.sql(seed, "examples", database);
     assertThat(created.status()).as(created.text()).isEqualTo(200);
-    String path =
-        "/v1/catalogs/examples/databases/seed003_"
-            + suffix
-            + "/materialized-tables/realtime_dashboard";
     try {
-      await()
-          .atMost(Duration.ofSeconds(90))
-          .untilAsserted(
-              () ->
-                  assertThat(api.get(path).body().path("status").path("phase").asString())
-                      .as(api.get(path).text())
-                      .isEqualTo("RUNNING"));
+      api.awaitPhase(database, "realtime_dashboard", "RUNNING");
       // Keyed by the GROUP BY column, as SHOW CREATE says.
       Api.Answer show =
-          api.sql(
-              "SHOW CREATE MATERIALIZED TABLE realtime_dashboard", "examples", "seed003_" + suffix);
+          api.sql("SHOW CREATE MATERIALIZED TABLE realtime_dashboard", "examples", database);
       assertThat(show.text()).contains("PRIMARY KEY (`category`) NOT ENFORCED");
       await()
           .atMost(Duration.ofSeconds(90))
@@ -450,7 +427,7 @@ class ChainIT {
                   assertThat(compactedBy("realtime_dashboard", "category", "EXPR$1", "EXPR$2"))
                       .isEqualTo(expected));
     } finally {
-      api.dropMaterializedTables("examples", "seed003_" + suffix);
+      api.dropMaterializedTables("examples", database);
     }
   }
 
