@@ -139,13 +139,18 @@ public class ChangePlanner {
     List<FlinkSql.Column> columns = validate(queries, name, next, notes);
     if (request.current() == null) {
       requireNewTopic(request.topic(), notes);
+      boolean full = effective.refreshMode() == Clauses.RefreshMode.FULL;
       return new ChangePlan(
           name.toString(),
           Action.CREATE,
-          true,
-          "a new job starts",
+          !full,
+          full
+              ? "no job runs at CREATE: refreshes run on schedule (every "
+                  + effective.freshness().sql()
+                  + "), each one a bounded job"
+              : "a new job starts",
           false,
-          starts(queries, name, effective, Set.of()),
+          full ? List.of() : starts(queries, name, effective, Set.of()),
           List.of(),
           List.of(),
           List.of(),
@@ -193,17 +198,8 @@ public class ChangePlanner {
     List<ValueChange> changes = new ArrayList<>();
     boolean filled = current.topicCreated() && hasRecords(request.topic(), notes);
     compare(changes, "refreshMode", before.refreshMode(), effective.refreshMode());
-    if (before.refreshMode() != effective.refreshMode()) {
-      rejections.add(
-          "The refresh mode would change from "
-              + before.refreshMode()
-              + " to "
-              + effective.refreshMode()
-              + " (freshness "
-              + effective.freshness().sql()
-              + "); switching modes needs FULL refresh, which is not available yet. Keep the"
-              + " freshness under 30 minutes or set REFRESH_MODE = CONTINUOUS");
-    }
+    boolean wasFull = before.refreshMode() == Clauses.RefreshMode.FULL;
+    boolean full = effective.refreshMode() == Clauses.RefreshMode.FULL;
     boolean freshness = !before.freshness().equals(effective.freshness());
     compare(changes, "freshness", before.freshness().sql(), effective.freshness().sql());
     shape(changes, rejections, oldPlan, newPlan, filled, name);
@@ -211,22 +207,43 @@ public class ChangePlanner {
     List<SubjectCheck> subjects =
         current.subjectsRegistered() ? subjects(newPlan, rejections, notes) : List.of();
     Set<ObjectName> oldSources = Set.copyOf(queries.sources(name, before.query()));
-    String restart =
-        evolve
-            ? "the job stops with a savepoint and a job of the new definition starts; the old"
-                + " job's state is discarded"
-            : freshness
-                ? "the job stops with a savepoint and restarts from it with checkpoint interval "
-                    + effective.freshness().sql()
-                    + "; state is kept"
-                : null;
+    String restart;
+    if (wasFull && full) {
+      restart = null; // no job runs between refreshes: the next refresh runs the new definition
+      if (evolve) {
+        notes.add("A FULL table: the new definition applies at the next refresh");
+      }
+      if (freshness) {
+        notes.add("The refresh schedule changes to every " + effective.freshness().sql());
+      }
+    } else if (full) {
+      restart =
+          "the continuous job stops with a savepoint and the table refreshes on schedule (every "
+              + effective.freshness().sql()
+              + "); the topic and its content stay";
+    } else if (wasFull) {
+      restart =
+          "the refresh schedule is removed and a continuous job starts, which rewrites the"
+              + " topic's keys; the topic and its content stay";
+    } else {
+      restart =
+          evolve
+              ? "the job stops with a savepoint and a job of the new definition starts; the old"
+                  + " job's state is discarded"
+              : freshness
+                  ? "the job stops with a savepoint and restarts from it with checkpoint interval "
+                      + effective.freshness().sql()
+                      + "; state is kept"
+                  : null;
+    }
+    boolean continuousStart = !full && (evolve || wasFull);
     return new ChangePlan(
         name.toString(),
         evolve ? Action.EVOLVE : Action.CHANGE,
         restart != null,
         restart,
-        evolve,
-        evolve ? starts(queries, name, effective, oldSources) : List.of(),
+        evolve && !full && !wasFull,
+        continuousStart ? starts(queries, name, effective, oldSources) : List.of(),
         columnChanges(oldColumns, columns),
         subjects,
         changes,

@@ -203,6 +203,50 @@ public record PipelinePlan(
   /** Time a checkpoint may take to complete and commit after its interval. */
   static final Duration COMMIT_MARGIN = Duration.ofMinutes(1);
 
+  /** The same plan for a job of another name (a refresh job: its own transactional ids). */
+  public PipelinePlan withPipelineName(String name) {
+    return new PipelinePlan(
+        table, topicName, name, effective, columns, bootstrapServers, registryUrl);
+  }
+
+  /**
+   * The INSERT of a FULL refresh: the query's result, only the rows of {@code partition} when it
+   * names one ({@code column = 'value'} for each, as Flink's refresh filters a partition).
+   */
+  public String refreshInsert(Map<String, String> partition) {
+    String insert = insert();
+    if (partition.isEmpty()) {
+      return insert;
+    }
+    String select = insert.substring(("INSERT INTO " + SINK + "\n").length());
+    return "INSERT INTO "
+        + SINK
+        + "\nSELECT * FROM (\n"
+        + select
+        + "\n) WHERE "
+        + partition.entrySet().stream()
+            .map(e -> Printer.identifier(e.getKey()) + " = " + Printer.string(e.getValue()))
+            .collect(Collectors.joining(" AND "));
+  }
+
+  /**
+   * Session properties of a refresh job: BATCH when every source is insert-only (Flink reads
+   * updating sources in STREAMING mode only), then with checkpoints so that the exactly-once sink
+   * commits, the last one when the bounded sources end. No restarts: a failed run is retried by the
+   * reconciler from the same bounds.
+   */
+  public Map<String, String> refreshSessionProperties(boolean batch) {
+    Map<String, String> properties = new LinkedHashMap<>();
+    properties.put("pipeline.name", pipelineName);
+    properties.put("execution.runtime-mode", batch ? "batch" : "streaming");
+    properties.put("restart-strategy.type", "none");
+    if (!batch) {
+      properties.put("execution.checkpointing.interval", "1 s");
+      properties.put("execution.checkpointing.mode", "EXACTLY_ONCE");
+    }
+    return properties;
+  }
+
   public String insert() {
     if (TableSchema.namesOnly(effective.schema())) {
       // The column list orders the query's columns: select them by name, in that order.

@@ -271,6 +271,21 @@ public class QueryPlanner {
               .map(c -> new FlinkSql.Column(c.name(), c.type(), !c.notNull()))
               .toList();
     }
+    for (String partition : definition.partitionedBy()) {
+      Optional<FlinkSql.Column> column =
+          columns.stream().filter(c -> c.name().equals(partition)).findFirst();
+      if (column.isEmpty()) {
+        problems.add("PARTITIONED BY names '" + partition + "', which the query does not produce");
+      } else if (!normalize(column.get().type()).matches("STRING|VARCHAR.*|CHAR.*")) {
+        problems.add(
+            "Partition column '"
+                + partition
+                + "' is "
+                + column.get().type()
+                + "; a partition is selected by its text value (REFRESH PARTITION, the"
+                + " date-formatter), so partition columns must be STRING, as in Flink");
+      }
+    }
     MaterializedTableDefinition keyedDefinition = Defaults.withDerivedKey(definition);
     boolean keyed =
         keyedDefinition.schema() != null && keyedDefinition.schema().primaryKey() != null;
@@ -414,6 +429,15 @@ public class QueryPlanner {
 
   private static String use(ObjectName name) {
     return "USE " + Printer.identifier(name.catalog()) + "." + Printer.identifier(name.database());
+  }
+
+  /** The declarations of the tables a query reads (sources and provisioned materialized tables). */
+  public List<Statement.CreateSourceTable> sourceDeclarations(ObjectName table, String query) {
+    List<Statement.CreateSourceTable> found = new ArrayList<>();
+    for (ObjectName name : sources(table, query)) {
+      catalog.declaration(name).ifPresent(found::add);
+    }
+    return found;
   }
 
   /** The declared tables (sources and other materialized tables) that a query reads. */

@@ -3,10 +3,13 @@ package dev.tributary.reconcile;
 import dev.tributary.catalog.CatalogService;
 import dev.tributary.reconcile.port.FlinkJobs;
 import dev.tributary.reconcile.port.FlinkSql;
+import dev.tributary.reconcile.port.RefreshSchedules;
 import dev.tributary.reconcile.port.SchemaRegistry;
 import dev.tributary.reconcile.port.Topics;
+import dev.tributary.sql.Defaults;
 import dev.tributary.system.TributaryProperties;
 import dev.tributary.table.MaterializedTableService;
+import dev.tributary.table.RefreshLedger;
 import dev.tributary.table.TableChanged;
 import java.time.Clock;
 import java.time.Duration;
@@ -19,6 +22,15 @@ import org.springframework.context.annotation.Configuration;
 /** Wires the reconciler to the ports; the worker runs unless tributary.reconciler.enabled=false. */
 @Configuration(proxyBeanMethods = false)
 class ReconcileConfiguration {
+
+  /**
+   * REFRESH_MODE AUTO's threshold ({@code tributary.refresh.freshness-threshold}): one value per
+   * process, as Flink's gateway has one, set before any request is served.
+   */
+  ReconcileConfiguration(
+      @Value("${tributary.refresh.freshness-threshold:30m}") Duration freshnessThreshold) {
+    Defaults.useFreshnessThreshold(freshnessThreshold);
+  }
 
   /** Wakes this replica's worker once a change to a table is committed. */
   @Bean
@@ -42,6 +54,12 @@ class ReconcileConfiguration {
     void onChange(TableChanged event) {
       worker.wake();
     }
+  }
+
+  /** Where the refresh scheduler delivers its firings. */
+  @Bean
+  RefreshSchedules.Firings refreshFirings(ReconcileStore store, RefreshLedger ledger) {
+    return new ScheduledRefreshes(store, ledger);
   }
 
   @Bean
@@ -69,6 +87,8 @@ class ReconcileConfiguration {
       FlinkSql sql,
       FlinkJobs jobs,
       QueryPlanner planner,
+      RefreshLedger ledger,
+      RefreshSchedules schedules,
       TributaryProperties properties,
       @Value("${tributary.reconciler.resync:30s}") Duration resync,
       @Value("${tributary.reconciler.readiness-window:60s}") Duration readinessWindow) {
@@ -79,6 +99,8 @@ class ReconcileConfiguration {
         sql,
         jobs,
         planner,
+        ledger,
+        schedules,
         new Reconciler.Settings(
             properties.kafka().bootstrapServers(),
             properties.flink().savepointDir(),

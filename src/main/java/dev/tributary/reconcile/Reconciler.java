@@ -4,6 +4,7 @@ import dev.tributary.reconcile.TableStatus.Reason;
 import dev.tributary.reconcile.port.FlinkJobs;
 import dev.tributary.reconcile.port.FlinkJobs.JobSummary;
 import dev.tributary.reconcile.port.FlinkSql;
+import dev.tributary.reconcile.port.RefreshSchedules;
 import dev.tributary.reconcile.port.RemoteSystemException;
 import dev.tributary.reconcile.port.SchemaRegistry;
 import dev.tributary.reconcile.port.Topics;
@@ -11,6 +12,7 @@ import dev.tributary.sql.Clauses;
 import dev.tributary.sql.Defaults;
 import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.table.Phase;
+import dev.tributary.table.RefreshLedger;
 import dev.tributary.table.TableSpec;
 import java.time.Clock;
 import java.time.Duration;
@@ -60,6 +62,7 @@ public class Reconciler {
   private final Provisioning provisioning;
   private final JobSteps jobSteps;
   private final Transitions transitions;
+  private final RefreshSteps refreshSteps;
   private final Faults faults;
 
   /** Where things go and how often to look. */
@@ -78,6 +81,8 @@ public class Reconciler {
       FlinkSql sql,
       FlinkJobs jobs,
       QueryPlanner planner,
+      RefreshLedger ledger,
+      RefreshSchedules schedules,
       Settings settings,
       Faults faults,
       Clock clock) {
@@ -87,6 +92,8 @@ public class Reconciler {
     this.provisioning = new Provisioning(planner, topics, registry);
     this.transitions = new Transitions(store, topics, registry, jobs, settings, clock);
     this.jobSteps = new JobSteps(sql, jobs, topics, planner, transitions, settings, clock);
+    this.refreshSteps =
+        new RefreshSteps(sql, jobs, topics, registry, planner, ledger, schedules, clock);
   }
 
   /** Flink could not be observed: the table waits, and says so. */
@@ -161,6 +168,9 @@ public class Reconciler {
   /** The next step towards the spec: each branch is one concern of the table's lifecycle. */
   private Next run(ReconcilePass p) {
     if (p.table.deletionRequested()) {
+      if (p.status.refreshScheduled() && refreshSteps.stop(p, "the table is being dropped")) {
+        return Next.soon(); // its refresh job is being cancelled
+      }
       return transitions.delete(p);
     }
     if (p.table.spec().kind() == TableSpec.Kind.PIPELINE_TABLE) {
@@ -174,24 +184,29 @@ public class Reconciler {
           p.resync());
     }
     MaterializedTableDefinition effective = Defaults.effective(p.table.spec().definition());
-    if (effective.refreshMode() == Clauses.RefreshMode.FULL) {
-      return p.save(
-          Phase.PENDING,
-          p.status.with(
-              TableStatus.READY,
-              false,
-              Reason.Provisioning,
-              "REFRESH_MODE = FULL (freshness "
-                  + effective.freshness().sql()
-                  + ") runs as scheduled batch refreshes, which are not"
-                  + " supported yet; the definition is stored. Use a freshness under 30 minutes or REFRESH_MODE = CONTINUOUS to run it now"),
-          p.resync());
+    boolean full = effective.refreshMode() == Clauses.RefreshMode.FULL;
+    if (!full && p.status.refreshScheduled()) {
+      // Switched to CONTINUOUS: the schedule goes first (a running refresh is cancelled; its
+      // upserts are rewritten by the continuous job), the topic and its content stay.
+      if (refreshSteps.stop(p, "REFRESH_MODE is now CONTINUOUS")) {
+        return Next.soon();
+      }
+      p.event(
+          "NORMAL",
+          "RefreshModeChanged",
+          "Now CONTINUOUS ("
+              + Defaults.refreshModeReason(p.table.spec().definition())
+              + "): the refresh schedule is removed; a continuous job keeps the topic fresh");
     }
     Optional<JobSummary> live = p.liveJob();
     if (p.liveJobs().size() > 1) {
       return transitions.stopDuplicates(p, live.orElseThrow());
     }
-    if (p.table.spec().stopped()) {
+    if (full && live.isPresent()) {
+      // Switched to FULL: the continuous job stops with a savepoint; the topic stays.
+      return transitions.suspend(p, live);
+    }
+    if (p.table.spec().stopped() && !full) {
       return transitions.suspend(p, live);
     }
     if (p.status.invalidVersion() == p.table.definitionVersion()) {
@@ -238,6 +253,9 @@ public class Reconciler {
       return provisioned;
     }
     provisioning.ensureSubjects(p, plan);
+    if (full) {
+      return refreshSteps.run(p, plan);
+    }
     return jobSteps.ensureJob(p, plan, live);
   }
 }

@@ -39,6 +39,7 @@ public record TableStatus(
     Evolution evolution,
     boolean stopRequested,
     int consecutiveFailures,
+    boolean refreshScheduled,
     String detail,
     List<Condition> conditions) {
 
@@ -50,7 +51,7 @@ public record TableStatus(
   public static TableStatus initial() {
     return new TableStatus(
         0, 0, 0, List.of(), null, null, null, null, null, null, null, 0, null, null, null, null,
-        null, null, null, null, null, 0, 0, 0, null, false, 0, null, List.of());
+        null, null, null, null, null, 0, 0, 0, null, false, 0, false, null, List.of());
   }
 
   /**
@@ -115,7 +116,11 @@ public record TableStatus(
     OperationFailed,
     DuplicateJob,
     WaitingForUpstream,
-    Completed
+    Completed,
+    Scheduled,
+    Refreshing,
+    Refreshed,
+    FreshnessMissed
   }
 
   /** The condition of a type, or null. */
@@ -179,6 +184,7 @@ public record TableStatus(
     private Evolution evolution;
     private boolean stopRequested;
     private int consecutiveFailures;
+    private boolean refreshScheduled;
     private String detail;
     private List<Condition> conditions;
 
@@ -210,6 +216,7 @@ public record TableStatus(
       evolution = s.evolution;
       stopRequested = s.stopRequested;
       consecutiveFailures = s.consecutiveFailures;
+      refreshScheduled = s.refreshScheduled;
       detail = s.detail;
       conditions = s.conditions;
     }
@@ -317,6 +324,12 @@ public record TableStatus(
       return this;
     }
 
+    /** The table has a refresh schedule (it is, or was until this pass, FULL). */
+    public Builder refreshScheduled(boolean value) {
+      refreshScheduled = value;
+      return this;
+    }
+
     public Builder detail(String text) {
       detail = text;
       return this;
@@ -356,6 +369,7 @@ public record TableStatus(
           evolution,
           stopRequested,
           consecutiveFailures,
+          refreshScheduled,
           detail,
           conditions);
     }

@@ -87,14 +87,6 @@ public final class Capabilities {
       if (option.isPresent()) {
         return option;
       }
-      if (alter.action() instanceof Statement.Refresh) {
-        return refuse(
-            "REFRESH",
-            ErrorCode.UNSUPPORTED_CLAUSE,
-            "ALTER MATERIALIZED TABLE ... REFRESH runs a FULL refresh, which this version does not"
-                + " carry out yet; a continuous table is refreshed by its running job at every"
-                + " checkpoint (its FRESHNESS)");
-      }
       if (alter.action() instanceof Statement.Resume resume && !resume.options().isEmpty()) {
         return refuse(
             "RESUME WITH",
@@ -120,15 +112,7 @@ public final class Capabilities {
           "DISTRIBUTED BY RANGE is not supported: Kafka assigns records to partitions by a hash"
               + " of the key; use DISTRIBUTED BY HASH(...) or DISTRIBUTED BY (...)");
     }
-    if (!d.partitionedBy().isEmpty()) {
-      return refuse(
-          "PARTITIONED BY",
-          ErrorCode.UNSUPPORTED_CLAUSE,
-          "PARTITIONED BY selects what a FULL refresh rewrites (REFRESH PARTITION), and FULL"
-              + " refresh is not available yet; a continuous table's topic is partitioned by"
-              + " DISTRIBUTED BY");
-    }
-    Optional<Refusal> full = fullRefresh(d);
+    Optional<Refusal> full = refreshMode(d);
     if (full.isPresent()) {
       return full;
     }
@@ -140,29 +124,97 @@ public final class Capabilities {
   }
 
   /**
-   * FULL refresh (explicit, or AUTO with a freshness at or above the threshold) runs as scheduled
-   * batch refreshes, which this version does not carry out yet: refused, not stored to do nothing.
+   * What each refresh mode needs. A FULL table is rewritten by bounded refresh jobs into a
+   * compacted topic keyed by its primary key (declared, or the one Flink derives from the query),
+   * so that a key that leaves the result can be deleted with a tombstone; PARTITIONED BY selects
+   * what a refresh rewrites. A continuous job has no use for partitions or refresh options.
    */
-  private static Optional<Refusal> fullRefresh(MaterializedTableDefinition d) {
+  private static Optional<Refusal> refreshMode(MaterializedTableDefinition d) {
     Clauses.RefreshMode mode = Defaults.refreshMode(d.refreshMode(), d.freshness());
+    String why = Defaults.refreshModeReason(d);
+    for (String key : d.options().keySet()) {
+      Optional<String> column = TableOptions.dateFormatterColumn(key);
+      if (column.isPresent() && !d.partitionedBy().contains(column.get())) {
+        return refuse(
+            "option:" + key,
+            ErrorCode.INVALID_DEFINITION,
+            "Option '"
+                + key
+                + "' formats partition column '"
+                + column.get()
+                + "', which is not in PARTITIONED BY "
+                + d.partitionedBy());
+      }
+    }
     if (mode != Clauses.RefreshMode.FULL) {
+      if (!d.partitionedBy().isEmpty()) {
+        return refuse(
+            "PARTITIONED BY",
+            ErrorCode.UNSUPPORTED_CLAUSE,
+            "PARTITIONED BY selects what a FULL refresh rewrites (REFRESH PARTITION); this table"
+                + " is CONTINUOUS ("
+                + why
+                + "), and a continuous table's topic is partitioned by DISTRIBUTED BY. Use"
+                + " REFRESH_MODE = FULL, or leave PARTITIONED BY out");
+      }
+      for (String key : List.of("refresh.on-create", "refresh.time-zone")) {
+        if (d.options().containsKey(key)) {
+          return refuse(
+              "option:" + key,
+              ErrorCode.INVALID_DEFINITION,
+              "Option '"
+                  + key
+                  + "' applies to FULL refreshes; this table is CONTINUOUS ("
+                  + why
+                  + ")");
+        }
+      }
       return Optional.empty();
     }
-    boolean explicit = d.refreshMode() == Clauses.RefreshMode.FULL;
-    return refuse(
-        explicit ? "REFRESH MODE" : "FRESHNESS",
-        ErrorCode.UNSUPPORTED_CLAUSE,
-        (explicit
-                ? "REFRESH MODE = FULL"
-                : "FRESHNESS = "
-                    + d.freshness().sql()
-                    + " makes REFRESH MODE AUTO choose FULL (at or above "
-                    + Defaults.FRESHNESS_THRESHOLD.toMinutes()
-                    + " minutes), which")
-            + " runs the query as scheduled batch refreshes, and this version does not carry"
-            + " out FULL refreshes yet; nothing is stored. Use a FRESHNESS under "
-            + Defaults.FRESHNESS_THRESHOLD.toMinutes()
-            + " minutes, or REFRESH MODE = CONTINUOUS with the freshness you need");
+    if (d.startMode() != null) {
+      return refuse(
+          "START_MODE",
+          ErrorCode.UNSUPPORTED_CLAUSE,
+          "START_MODE says where a continuous job starts reading; this table is FULL ("
+              + why
+              + "), and each refresh reads its sources from their beginning up to the offsets"
+              + " taken when it starts. Leave START_MODE out");
+    }
+    String changelog = d.options().get("changelog.mode");
+    if (changelog != null && !changelog.equals("upsert")) {
+      return refuse(
+          "option:changelog.mode",
+          ErrorCode.INVALID_DEFINITION,
+          "A FULL table ("
+              + why
+              + ") is an upsert table: each refresh writes the query's result by key and deletes"
+              + " keys that left it; 'changelog.mode' = '"
+              + changelog
+              + "' cannot be refreshed. Leave 'changelog.mode' out or use CONTINUOUS");
+    }
+    String cleanup = d.options().get("kafka.cleanup-policy");
+    if (cleanup != null && !cleanup.equals("compact")) {
+      return refuse(
+          "option:kafka.cleanup-policy",
+          ErrorCode.INVALID_DEFINITION,
+          "A FULL table's topic is compacted, so that reading it gives the result of the last"
+              + " refresh; 'kafka.cleanup-policy' = '"
+              + cleanup
+              + "' would delete current rows or keep replaced ones. Leave it out");
+    }
+    MaterializedTableDefinition keyed = Defaults.withDerivedKey(d);
+    if (keyed.schema() == null || keyed.schema().primaryKey() == null) {
+      return refuse(
+          d.refreshMode() == Clauses.RefreshMode.FULL ? "REFRESH MODE" : "FRESHNESS",
+          ErrorCode.INVALID_DEFINITION,
+          "A FULL table ("
+              + why
+              + ") needs a key: a refresh rewrites the table in a compacted topic by key and"
+              + " deletes keys that left the result, and Flink derives no key for this query"
+              + " (the GROUP BY columns of an aggregation are one, when all are selected)."
+              + " Declare PRIMARY KEY (...) NOT ENFORCED");
+    }
+    return Optional.empty();
   }
 
   private static Optional<Refusal> options(Map<String, String> options) {

@@ -18,8 +18,31 @@ public final class Defaults {
   public static final Clauses.Interval DEFAULT_FRESHNESS =
       new Clauses.Interval(3, Clauses.TimeUnit.MINUTE);
 
+  /** Flink's default freshness of a FULL table (REFRESH_MODE = FULL without FRESHNESS). */
+  public static final Clauses.Interval DEFAULT_FULL_FRESHNESS =
+      new Clauses.Interval(1, Clauses.TimeUnit.HOUR);
+
   /** AUTO refresh is CONTINUOUS below this freshness and FULL at or above it (Flink's default). */
   public static final Duration FRESHNESS_THRESHOLD = Duration.ofMinutes(30);
+
+  /**
+   * The threshold this process resolves AUTO with ({@code tributary.refresh.freshness-threshold},
+   * set once at startup): one value per service, as Flink's {@code
+   * materialized-table.refresh-mode.freshness-threshold} is one per gateway.
+   */
+  private static volatile Duration threshold = FRESHNESS_THRESHOLD;
+
+  /** Sets the AUTO threshold of this process (at startup, from configuration). */
+  public static void useFreshnessThreshold(Duration value) {
+    if (value == null || value.isNegative() || value.isZero()) {
+      throw new IllegalArgumentException("The freshness threshold must be positive: " + value);
+    }
+    threshold = value;
+  }
+
+  public static Duration freshnessThreshold() {
+    return threshold;
+  }
 
   public static final Clauses.StartMode DEFAULT_START_MODE =
       Clauses.StartMode.of(Clauses.StartMode.Kind.RESUME_OR_FROM_BEGINNING);
@@ -35,7 +58,11 @@ public final class Defaults {
             ? d.schema().primaryKey().columns()
             : List.of();
     Clauses.Distribution distribution = distribution(d.distribution(), key);
-    Clauses.Interval freshness = d.freshness() != null ? d.freshness() : DEFAULT_FRESHNESS;
+    Clauses.RefreshMode mode = refreshMode(d.refreshMode(), d.freshness());
+    Clauses.Interval freshness =
+        d.freshness() != null
+            ? d.freshness()
+            : mode == Clauses.RefreshMode.FULL ? DEFAULT_FULL_FRESHNESS : DEFAULT_FRESHNESS;
     Map<String, String> options = new TreeMap<>(d.options());
     String changelog =
         options.computeIfAbsent("changelog.mode", k -> key.isEmpty() ? "append" : "upsert");
@@ -54,7 +81,7 @@ public final class Defaults {
     return d.withDistribution(distribution)
         .withOptions(options)
         .withFreshness(freshness)
-        .withRefreshMode(refreshMode(d.refreshMode(), freshness))
+        .withRefreshMode(mode)
         .withStartMode(d.startMode() != null ? d.startMode() : DEFAULT_START_MODE);
   }
 
@@ -94,9 +121,36 @@ public final class Defaults {
       return mode;
     }
     Clauses.Interval f = freshness != null ? freshness : DEFAULT_FRESHNESS;
-    return f.toDuration().compareTo(FRESHNESS_THRESHOLD) < 0
+    return f.toDuration().compareTo(threshold) < 0
         ? Clauses.RefreshMode.CONTINUOUS
         : Clauses.RefreshMode.FULL;
+  }
+
+  /** Why the table has its refresh mode: explicit, or how AUTO chose it. */
+  public static String refreshModeReason(MaterializedTableDefinition d) {
+    Clauses.RefreshMode mode = refreshMode(d.refreshMode(), d.freshness());
+    if (d.refreshMode() != null && d.refreshMode() != Clauses.RefreshMode.AUTO) {
+      return "REFRESH_MODE = " + mode + " is declared";
+    }
+    Clauses.Interval f = d.freshness() != null ? d.freshness() : DEFAULT_FRESHNESS;
+    return "REFRESH_MODE AUTO chose "
+        + mode
+        + ": FRESHNESS "
+        + f.sql()
+        + (d.freshness() == null ? " (the default)" : "")
+        + (mode == Clauses.RefreshMode.FULL ? " is at or above" : " is below")
+        + " the threshold of "
+        + human(threshold);
+  }
+
+  private static String human(Duration d) {
+    if (d.toSeconds() % 3600 == 0) {
+      return d.toHours() + (d.toHours() == 1 ? " hour" : " hours");
+    }
+    if (d.toSeconds() % 60 == 0) {
+      return d.toMinutes() + " minutes";
+    }
+    return d.toSeconds() + " seconds";
   }
 
   /** Bucket count filled in; the key (HASH) defaults to the primary key. */

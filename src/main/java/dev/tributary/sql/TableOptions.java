@@ -1,6 +1,9 @@
 package dev.tributary.sql;
 
+import java.time.DateTimeException;
 import java.time.Duration;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -68,6 +71,36 @@ public final class TableOptions {
     OPTIONS.put("value.format", oneOf(FORMATS));
     OPTIONS.put("value.format.schema-context", TableOptions::notBlank);
     OPTIONS.put("refresh.incremental", oneOf("true", "false"));
+    OPTIONS.put("refresh.on-create", oneOf("true", "false"));
+    OPTIONS.put("refresh.time-zone", TableOptions::zone);
+  }
+
+  /** {@code partition.fields.<column>.date-formatter}: the pattern a scheduled run formats with. */
+  private static final Pattern DATE_FORMATTER =
+      Pattern.compile("partition\\.fields\\.(.+)\\.date-formatter");
+
+  /** The partition column a {@code partition.fields.<column>.date-formatter} key names. */
+  public static Optional<String> dateFormatterColumn(String key) {
+    Matcher m = DATE_FORMATTER.matcher(key);
+    return m.matches() ? Optional.of(m.group(1)) : Optional.empty();
+  }
+
+  private static String zone(String value) {
+    try {
+      ZoneId.of(value.strip());
+      return null;
+    } catch (DateTimeException e) {
+      return "a time zone id such as 'UTC' or 'Europe/Berlin'";
+    }
+  }
+
+  private static String dateFormatter(String value) {
+    try {
+      DateTimeFormatter.ofPattern(value);
+      return value.isBlank() ? "a date pattern such as 'yyyy-MM-dd'" : null;
+    } catch (IllegalArgumentException e) {
+      return "a date pattern such as 'yyyy-MM-dd' or 'HH' (" + e.getMessage() + ")";
+    }
   }
 
   private TableOptions() {}
@@ -78,7 +111,7 @@ public final class TableOptions {
 
   /** Whether the key is a documented option. */
   public static boolean known(String key) {
-    return OPTIONS.containsKey(key);
+    return OPTIONS.containsKey(key) || dateFormatterColumn(key).isPresent();
   }
 
   /** The documented option nearest to a misspelt key, if one is close enough. */
@@ -90,6 +123,9 @@ public final class TableOptions {
 
   /** What the value should look like, or empty when it is fine. */
   public static Optional<String> invalidValue(String key, String value) {
+    if (dateFormatterColumn(key).isPresent()) {
+      return Optional.ofNullable(dateFormatter(value));
+    }
     Function<String, String> check = OPTIONS.get(key);
     return check == null ? Optional.empty() : Optional.ofNullable(check.apply(value));
   }

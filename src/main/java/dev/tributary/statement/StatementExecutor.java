@@ -189,11 +189,10 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
     String inCatalog = db.database() != null ? db.database() : catalog;
     List<List<Object>> rows =
         tables.list(inCatalog, db.name()).stream()
-            .map(MaterializedTable::getName)
-            .filter(n -> s.like() == null || TableQueries.like(n, s.like()))
-            .map(n -> List.<Object>of(n))
+            .filter(t -> s.like() == null || TableQueries.like(t.getName(), s.like()))
+            .map(queries::showRow)
             .toList();
-    return rows(List.of("table_name"), rows);
+    return rows(TableQueries.SHOW_COLUMNS, rows);
   }
 
   @Override

@@ -13,6 +13,7 @@ import dev.tributary.sql.TableSchema;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
 import dev.tributary.system.Json;
+import dev.tributary.table.Freshness;
 import dev.tributary.table.MaterializedTable;
 import dev.tributary.table.MaterializedTableService;
 import dev.tributary.table.TableSpec;
@@ -49,17 +50,27 @@ class TableQueries {
           "job_id",
           "job_running_time");
 
+  /** SHOW MATERIALIZED TABLES: the name first (as Flink's), then how fresh each table is. */
+  static final List<String> SHOW_COLUMNS =
+      List.of("table_name", "refresh_mode", "freshness", "status", "last_refresh", "next_refresh");
+
   /** A result set. */
   record Rows(List<String> columns, List<List<Object>> rows) {}
 
   private final MaterializedTableService tables;
   private final CatalogService catalogs;
   private final TableRows rows;
+  private final Freshness freshness;
 
-  TableQueries(MaterializedTableService tables, CatalogService catalogs, TableRows rows) {
+  TableQueries(
+      MaterializedTableService tables,
+      CatalogService catalogs,
+      TableRows rows,
+      Freshness freshness) {
     this.tables = tables;
     this.catalogs = catalogs;
     this.rows = rows;
+    this.freshness = freshness;
   }
 
   /** What a SELECT over a materialized table reads; see {@link TableRows}. */
@@ -219,6 +230,17 @@ class TableQueries {
     return new Rows(columns, rows.subList(0, limit));
   }
 
+  /** A row of SHOW MATERIALIZED TABLES. */
+  List<Object> showRow(MaterializedTable t) {
+    Map<String, Object> row = informationSchemaRow(t);
+    List<Object> values = new ArrayList<>();
+    values.add(t.getName());
+    for (String column : SHOW_COLUMNS.subList(1, SHOW_COLUMNS.size())) {
+      values.add(row.get(column));
+    }
+    return values;
+  }
+
   private Map<String, Object> informationSchemaRow(MaterializedTable t) {
     TableSpec spec = tables.spec(t);
     JsonNode status = Json.read(t.getStatus(), JsonNode.class);
@@ -240,8 +262,14 @@ class TableQueries {
         spec.stopped() && t.getPhase().name().equals("RUNNING") ? "STOPPING" : t.getPhase().name());
     row.put("generation", t.getGeneration());
     row.put("observed_generation", t.getObservedGeneration());
-    row.put("last_refresh", text(status, "lastRefresh"));
-    row.put("next_refresh", text(status, "nextRefresh"));
+    Freshness.Summary fresh = freshness.of(t, spec);
+    boolean full = fresh != null && fresh.refreshMode().equals("FULL");
+    row.put(
+        "last_refresh",
+        full && fresh.lastRefresh() != null ? fresh.lastRefresh().toString() : null);
+    row.put(
+        "next_refresh",
+        full && fresh.nextRefresh() != null ? fresh.nextRefresh().toString() : null);
     row.put("job_id", text(status, "jobId"));
     String started = text(status, "jobStartTime");
     row.put(

@@ -2,14 +2,17 @@ package dev.tributary.table;
 
 import dev.tributary.catalog.CatalogDatabase;
 import dev.tributary.catalog.CatalogService;
+import dev.tributary.sql.Clauses;
 import dev.tributary.sql.Defaults;
 import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.sql.Printer;
+import dev.tributary.sql.RefreshSchedule;
 import dev.tributary.sql.Statement;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
 import dev.tributary.system.Json;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -33,6 +36,7 @@ public class MaterializedTableService {
   private final TableEventRepository events;
   private final ApplicationEventPublisher publisher;
   private final TopicNames topicNames;
+  private final RefreshLedger refreshes;
 
   MaterializedTableService(
       CatalogService catalogs,
@@ -40,8 +44,10 @@ public class MaterializedTableService {
       MaterializedTableVersionRepository versions,
       TableEventRepository events,
       ApplicationEventPublisher publisher,
-      TopicNames topicNames) {
+      TopicNames topicNames,
+      RefreshLedger refreshes) {
     this.topicNames = topicNames;
+    this.refreshes = refreshes;
     this.catalogs = catalogs;
     this.tables = tables;
     this.versions = versions;
@@ -300,7 +306,35 @@ public class MaterializedTableService {
         TableChange.Outcome.CREATED,
         (spec.kind() == TableSpec.Kind.PIPELINE_TABLE ? "Pipeline table " : "Materialized table ")
             + name
-            + " created");
+            + " created"
+            + refreshNote(spec));
+  }
+
+  /**
+   * For a FULL table: when data first arrives. As in Flink, no refresh runs at CREATE unless asked
+   * ({@code 'refresh.on-create' = 'true'}, or ALTER ... REFRESH).
+   */
+  private static String refreshNote(TableSpec spec) {
+    if (spec.kind() != TableSpec.Kind.MATERIALIZED_TABLE) {
+      return "";
+    }
+    MaterializedTableDefinition effective = Defaults.effective(spec.definition());
+    if (effective.refreshMode() != Clauses.RefreshMode.FULL) {
+      return "";
+    }
+    RefreshSchedule schedule = RefreshSchedule.of(effective);
+    boolean onCreate = "true".equals(effective.options().get("refresh.on-create"));
+    return "; REFRESH_MODE = FULL ("
+        + Defaults.refreshModeReason(spec.definition())
+        + "): "
+        + (onCreate
+            ? "a first refresh runs now ('refresh.on-create' = 'true'), then"
+            : "no refresh runs at CREATE (ALTER ... REFRESH runs one now); the first")
+        + " scheduled refresh is at "
+        + schedule.next(Instant.now())
+        + " ("
+        + schedule.zone()
+        + ")";
   }
 
   /** The topic a new table would get; 409 naming the owner if another table holds it. */
@@ -360,17 +394,92 @@ public class MaterializedTableService {
   }
 
   private TableChange refresh(MaterializedTable table, Statement.AlterAction action) {
+    Map<String, String> partition = ((Statement.Refresh) action).partition();
+    TableRefresh refresh = requestRefresh(table, partition);
+    return new TableChange(
+        table,
+        TableChange.Outcome.REQUESTED,
+        "Refresh #"
+            + refresh.number()
+            + " of "
+            + table.objectName()
+            + (partition.isEmpty() ? " (whole table)" : " (partition " + partition + ")")
+            + " queued; GET .../refreshes shows its progress");
+  }
+
+  /**
+   * A manual refresh of a FULL table, now, of the whole table or of one partition (also of a
+   * suspended table, as in Flink). Refused with 409 while another refresh of the table runs.
+   */
+  @Transactional
+  public TableRefresh refresh(ObjectName name, Map<String, String> partition) {
+    MaterializedTable table = get(name);
+    requireNotDeleting(table);
+    return requestRefresh(table, partition);
+  }
+
+  private TableRefresh requestRefresh(MaterializedTable table, Map<String, String> partition) {
+    TableSpec spec = spec(table);
+    requireMaterialized(table.objectName(), spec);
+    MaterializedTableDefinition effective = Defaults.effective(spec.definition());
+    if (effective.refreshMode() != Clauses.RefreshMode.FULL) {
+      throw new ApiException(
+          ErrorCode.CONFLICT,
+          table.objectName()
+              + " is CONTINUOUS ("
+              + Defaults.refreshModeReason(spec.definition())
+              + "): its running job keeps it fresh, and a batch refresh beside it would write"
+              + " older rows after newer ones. REFRESH applies to FULL tables");
+    }
+    for (String column : partition.keySet()) {
+      if (!effective.partitionedBy().contains(column)) {
+        throw new ApiException(
+            ErrorCode.INVALID_DEFINITION,
+            "PARTITION ("
+                + column
+                + " = ...) names no partition column of "
+                + table.objectName()
+                + "; PARTITIONED BY "
+                + effective.partitionedBy());
+      }
+    }
+    TableRefresh refresh =
+        refreshes
+            .request(table.getId(), TableRefresh.Trigger.MANUAL, null, partition)
+            .orElseThrow(
+                () -> {
+                  String running =
+                      refreshes
+                          .active(table.getId())
+                          .map(r -> "refresh #" + r.number() + " is " + r.state())
+                          .orElse("another refresh was requested at the same moment");
+                  return new ApiException(
+                      ErrorCode.CONFLICT,
+                      "A refresh of "
+                          + table.objectName()
+                          + " is under way ("
+                          + running
+                          + "); never two at once. Try again once it has ended");
+                });
     event(
         table,
         TableEvent.Type.NORMAL,
         "RefreshRequested",
-        "ALTER MATERIALIZED TABLE ... " + action.sql());
-    return new TableChange(
-        table,
-        TableChange.Outcome.REQUESTED,
-        "Refresh of "
-            + table.objectName()
-            + " recorded; manual refreshes are carried out once FULL refresh scheduling is available");
+        "Refresh #"
+            + refresh.number()
+            + " requested"
+            + (partition.isEmpty() ? " (whole table)" : " (partition " + partition + ")"));
+    return refresh;
+  }
+
+  @Transactional(readOnly = true)
+  public List<TableRefresh> refreshes(UUID table, int offset, int limit) {
+    return refreshes.page(table, offset, limit);
+  }
+
+  @Transactional(readOnly = true)
+  public long refreshCount(UUID table) {
+    return refreshes.count(table);
   }
 
   private TableChange unchanged(MaterializedTable table, String message) {

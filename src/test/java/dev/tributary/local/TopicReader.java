@@ -5,10 +5,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /** Reads a topic from the beginning, for tests that check what arrived. */
@@ -72,6 +74,43 @@ public final class TopicReader {
       }
     }
     return records;
+  }
+
+  /**
+   * What a compacted read of the topic gives now: the newest value per key (as text, without the
+   * Confluent header), keys whose newest record is a tombstone left out. Reads every partition up
+   * to its end offset, read committed.
+   */
+  public static Map<String, String> compacted(String bootstrapServers, String topic) {
+    Map<String, String> latest = new TreeMap<>();
+    try (KafkaConsumer<byte[], byte[]> consumer =
+        new KafkaConsumer<>(
+            config(bootstrapServers, true),
+            new ByteArrayDeserializer(),
+            new ByteArrayDeserializer())) {
+      List<TopicPartition> partitions =
+          consumer.partitionsFor(topic).stream()
+              .map(p -> new TopicPartition(topic, p.partition()))
+              .toList();
+      consumer.assign(partitions);
+      consumer.seekToBeginning(partitions);
+      Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (partitions.stream().anyMatch(p -> consumer.position(p) < ends.get(p))) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("Could not read " + topic + " to its end " + ends);
+        }
+        for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
+          String key = text(record.key());
+          if (record.value() == null) {
+            latest.remove(key);
+          } else {
+            latest.put(key, text(record.value()));
+          }
+        }
+      }
+    }
+    return latest;
   }
 
   /** A consumer of its own group, from the earliest offset. */

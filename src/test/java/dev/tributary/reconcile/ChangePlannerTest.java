@@ -94,7 +94,7 @@ class ChangePlannerTest {
   }
 
   @Test
-  void shouldRefuseFullRefreshAndWhatCannotRun() {
+  void shouldPlanAFullTableAndRefuseWhatCannotRun() {
     UUID id = world.create(ORDERS);
     MaterializedTableDefinition hourly =
         FakeWorld.definition(
@@ -103,10 +103,20 @@ class ChangePlannerTest {
         FakeWorld.definition(
             ORDERS.replace(" AS SELECT", " DISTRIBUTED BY RANGE(order_id) AS SELECT"));
 
-    // AUTO at 2 hours is FULL, which is not carried out: refused, as a new table and as a change.
+    // AUTO at 2 hours is FULL, which needs a key: refused without one, as a new table and as a
+    // change; with one it is planned (no transaction stays open for a freshness interval, so the
+    // continuous limit does not apply).
     assertThatThrownBy(() -> planner.plan(name, name.name(), Optional.empty(), hourly))
         .isInstanceOf(ApiException.class)
-        .hasMessageContaining("does not carry out FULL refreshes");
+        .hasMessageContaining("needs a key");
+    String keyed =
+        ORDERS.replace(
+            "high_value_orders AS SELECT",
+            "high_value_orders (order_id STRING, price DOUBLE, PRIMARY KEY (order_id) NOT ENFORCED)"
+                + " FRESHNESS = INTERVAL '2' HOUR AS SELECT");
+    assertThat(
+            planner.plan(name, name.name(), Optional.empty(), FakeWorld.definition(keyed)).action())
+        .isEqualTo(ChangePlan.Action.CREATE);
     assertThatThrownBy(
             () ->
                 plan(id, ORDERS.replace(" AS SELECT", " FRESHNESS = INTERVAL '2' HOUR AS SELECT")))

@@ -116,6 +116,8 @@ final class FakeWorld {
             countedSql,
             countedJobs,
             planner,
+            null, // FULL refreshes are tested on the real stack (FullRefreshIT)
+            null,
             new Reconciler.Settings(
                 "kafka:9092",
                 "file:///savepoints",

@@ -234,22 +234,6 @@ class ReconcilerTest {
   }
 
   @Test
-  void shouldNotRunAFullRefreshTableAsAContinuousJob() {
-    UUID id =
-        world.create(
-            "CREATE MATERIALIZED TABLE daily FRESHNESS = INTERVAL '1' DAY AS SELECT order_id FROM o");
-
-    world.converge(id);
-
-    assertThat(world.flink.submissions).isZero();
-    assertThat(world.kafka.topics).isEmpty();
-    assertThat(world.phase(id)).isEqualTo(Phase.PENDING);
-    assertThat(world.status(id).condition(TableStatus.READY).message())
-        .contains("REFRESH_MODE = FULL")
-        .contains("not supported yet");
-  }
-
-  @Test
   void shouldKeepTheJobAndItsStateWhenOnlyTopicOptionsChange() {
     UUID id = world.create(ORDERS);
     world.converge(id);

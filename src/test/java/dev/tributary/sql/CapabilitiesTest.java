@@ -5,43 +5,82 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.tributary.system.ErrorCode;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** What cannot take effect is refused at submit, pointing at the clause; the rest passes. */
 class CapabilitiesTest {
 
   private static SqlException refused(String sql) {
-    List<Parser.Parsed> parsed = Parser.parseScript(sql);
     return catchThrowableOfType(
-        SqlException.class, () -> parsed.forEach(Parser.Parsed::requireSupported));
+        SqlException.class, () -> Parser.parseScript(sql).forEach(Parser.Parsed::requireSupported));
+  }
+
+  private static void accepted(String sql) {
+    assertThatCode(() -> Parser.parseScript(sql).forEach(Parser.Parsed::requireSupported))
+        .doesNotThrowAnyException();
   }
 
   @Test
-  void shouldRefuseFullRefreshUntilItRunsAtTheClauseThatChoseIt() {
+  void shouldRefuseAFullTableWithoutAKeyAtTheClauseThatMadeItFull() {
     SqlException explicit =
         refused("CREATE MATERIALIZED TABLE t\n  REFRESH MODE = FULL\nAS SELECT 1 AS a");
-    assertThat(explicit.code()).isEqualTo(ErrorCode.UNSUPPORTED_CLAUSE);
-    assertThat(explicit.getMessage()).contains("REFRESH MODE = FULL", "nothing is stored");
+    assertThat(explicit.code()).isEqualTo(ErrorCode.INVALID_DEFINITION);
+    assertThat(explicit.getMessage()).contains("needs a key", "PRIMARY KEY", "is declared");
     assertThat(explicit.line()).isEqualTo(2);
     assertThat(explicit.column()).isEqualTo(3);
-    // AUTO with a freshness at the threshold is FULL too; the FRESHNESS clause is pointed at.
+    // AUTO at the threshold is FULL too; the FRESHNESS clause is pointed at, and says why.
     SqlException auto =
         refused("CREATE MATERIALIZED TABLE t FRESHNESS = INTERVAL '1' HOUR AS SELECT 1 AS a");
-    assertThat(auto.getMessage()).contains("AUTO choose FULL");
+    assertThat(auto.getMessage()).contains("AUTO chose FULL", "at or above the threshold");
     assertThat(auto.column()).isEqualTo(29);
-    assertThat(refused("ALTER MATERIALIZED TABLE t REFRESH").code())
-        .isEqualTo(ErrorCode.UNSUPPORTED_CLAUSE);
-    assertThat(refused("ALTER MATERIALIZED TABLE t REFRESH PARTITION (ds = '2024-01-01')"))
-        .hasMessageContaining("FULL refresh");
-    // Under the threshold, or CONTINUOUS explicitly, it runs.
-    assertThatCode(
-            () ->
-                Parser.parseScript(
-                        "CREATE MATERIALIZED TABLE t FRESHNESS = INTERVAL '1' HOUR REFRESH MODE ="
-                            + " CONTINUOUS AS SELECT 1 AS a")
-                    .forEach(Parser.Parsed::requireSupported))
-        .doesNotThrowAnyException();
+    // A key Flink derives (GROUP BY) or one declared is enough.
+    accepted(
+        "CREATE MATERIALIZED TABLE t FRESHNESS = INTERVAL '1' HOUR AS SELECT a, count(*) AS n"
+            + " FROM s GROUP BY a");
+    accepted(
+        "CREATE MATERIALIZED TABLE t (a INT, PRIMARY KEY (a) NOT ENFORCED) REFRESH MODE = FULL"
+            + " AS SELECT a FROM s");
+    accepted("ALTER MATERIALIZED TABLE t REFRESH");
+    accepted("ALTER MATERIALIZED TABLE t REFRESH PARTITION (ds = '2024-01-01')");
+    accepted(
+        "CREATE MATERIALIZED TABLE t FRESHNESS = INTERVAL '1' HOUR REFRESH MODE = CONTINUOUS"
+            + " AS SELECT 1 AS a");
+  }
+
+  @Test
+  void shouldRefuseWhatAFullTableCannotHonour() {
+    String full = "CREATE MATERIALIZED TABLE t (a INT, PRIMARY KEY (a) NOT ENFORCED) ";
+    assertThat(refused(full + "WITH ('changelog.mode' = 'append') REFRESH MODE = FULL AS SELECT 1"))
+        .hasMessageContaining("upsert table");
+    assertThat(
+            refused(
+                full + "WITH ('kafka.cleanup-policy' = 'delete') REFRESH MODE = FULL AS SELECT 1"))
+        .hasMessageContaining("compacted");
+    assertThat(refused(full + "START_MODE = FROM_NOW REFRESH MODE = FULL AS SELECT 1"))
+        .hasMessageContaining("START_MODE");
+    // PARTITIONED BY selects what a FULL refresh rewrites; a continuous table has no use for it.
+    assertThat(refused("CREATE MATERIALIZED TABLE t PARTITIONED BY (a) AS SELECT 1 AS a"))
+        .hasMessageContaining("CONTINUOUS");
+    String partitioned =
+        "CREATE MATERIALIZED TABLE t (a INT, ds STRING, PRIMARY KEY (a) NOT ENFORCED) ";
+    accepted(
+        partitioned
+            + "PARTITIONED BY (ds) WITH ('partition.fields.ds.date-formatter' = 'yyyy-MM-dd')"
+            + " FRESHNESS = INTERVAL '1' DAY AS SELECT 1");
+    assertThat(
+            refused(
+                partitioned
+                    + "PARTITIONED BY (ds) WITH ('partition.fields.hr.date-formatter' = 'HH')"
+                    + " FRESHNESS = INTERVAL '1' DAY AS SELECT 1"))
+        .hasMessageContaining("not in PARTITIONED BY");
+    assertThat(
+            refused(
+                full
+                    + "WITH ('refresh.time-zone' = 'Mars/Olympus') REFRESH MODE = FULL AS SELECT 1"))
+        .hasMessageContaining("time zone");
+    assertThat(
+            refused("CREATE MATERIALIZED TABLE t WITH ('refresh.on-create' = 'true') AS SELECT 1"))
+        .hasMessageContaining("applies to FULL refreshes");
   }
 
   @Test

@@ -6,7 +6,10 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
@@ -54,7 +57,24 @@ class KafkaConfiguration {
                     ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
                     (int) kafka.requestTimeout().toMillis()),
                 new ByteArrayDeserializer(),
-                new ByteArrayDeserializer()));
+                new ByteArrayDeserializer()),
+        () ->
+            new KafkaProducer<>(
+                Map.of(
+                    ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                    kafka.bootstrapServers(),
+                    ProducerConfig.CLIENT_ID_CONFIG,
+                    "tributary-refresh",
+                    ProducerConfig.ACKS_CONFIG,
+                    "all",
+                    ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+                    true,
+                    ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG,
+                    (int) kafka.requestTimeout().toMillis(),
+                    ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG,
+                    (int) kafka.requestTimeout().toMillis() * 2),
+                new ByteArraySerializer(),
+                new ByteArraySerializer()));
   }
 
   @Bean

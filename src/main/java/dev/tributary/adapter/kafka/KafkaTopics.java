@@ -16,17 +16,23 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
@@ -41,6 +47,7 @@ public class KafkaTopics implements Topics {
   private final Admin admin;
   private final Duration timeout;
   private final Supplier<org.apache.kafka.clients.consumer.Consumer<byte[], byte[]>> consumers;
+  private final Supplier<Producer<byte[], byte[]>> producers;
 
   public KafkaTopics(Admin admin, Duration timeout) {
     this(
@@ -48,16 +55,108 @@ public class KafkaTopics implements Topics {
         timeout,
         () -> {
           throw new UnsupportedOperationException("No consumer configured");
+        },
+        () -> {
+          throw new UnsupportedOperationException("No producer configured");
         });
   }
 
   public KafkaTopics(
       Admin admin,
       Duration timeout,
-      Supplier<org.apache.kafka.clients.consumer.Consumer<byte[], byte[]>> consumers) {
+      Supplier<org.apache.kafka.clients.consumer.Consumer<byte[], byte[]>> consumers,
+      Supplier<Producer<byte[], byte[]>> producers) {
     this.admin = admin;
     this.timeout = timeout;
     this.consumers = consumers;
+    this.producers = producers;
+  }
+
+  @Override
+  public Map<Integer, Long> endOffsets(String name) {
+    Optional<TopicState> topic = describe(name);
+    if (topic.isEmpty()) {
+      throw new RemoteSystemException(
+          ExternalSystem.KAFKA, "Topic " + name + " does not exist", false);
+    }
+    Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+    for (int p = 0; p < topic.get().partitions(); p++) {
+      latest.put(new TopicPartition(name, p), OffsetSpec.latest());
+    }
+    var ends =
+        await(
+            admin.listOffsets(latest, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all(),
+            "list offsets of " + name);
+    Map<Integer, Long> offsets = new TreeMap<>();
+    ends.forEach((partition, info) -> offsets.put(partition.partition(), info.offset()));
+    return offsets;
+  }
+
+  @Override
+  public void scan(String name, Consumer<TopicRecord> each) {
+    Map<Integer, Long> ends = endOffsets(name);
+    try (var consumer = consumers.get()) {
+      List<TopicPartition> partitions =
+          ends.keySet().stream().map(p -> new TopicPartition(name, p)).toList();
+      consumer.assign(partitions);
+      consumer.seekToBeginning(partitions);
+      long deadline = System.nanoTime() + timeout.multipliedBy(10).toNanos();
+      while (true) {
+        boolean done = true;
+        for (TopicPartition partition : partitions) {
+          if (consumer.position(partition, timeout) < ends.get(partition.partition())) {
+            done = false;
+          }
+        }
+        if (done) {
+          return;
+        }
+        if (System.nanoTime() > deadline) {
+          throw new DependencyUnavailableException(
+              ExternalSystem.KAFKA,
+              "read topic " + name + ": not at its end offsets " + ends + " in time",
+              null);
+        }
+        for (var r : consumer.poll(Duration.ofMillis(200))) {
+          if (r.offset() < ends.get(r.partition())) {
+            each.accept(
+                new TopicRecord(
+                    r.partition(),
+                    r.offset(),
+                    Instant.ofEpochMilli(r.timestamp()),
+                    r.key(),
+                    r.value()));
+          }
+        }
+      }
+    } catch (org.apache.kafka.common.KafkaException e) {
+      throw new DependencyUnavailableException(
+          ExternalSystem.KAFKA, "read topic " + name + ": " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public void tombstones(String name, List<KeyAt> keys) {
+    if (keys.isEmpty()) {
+      return;
+    }
+    try (Producer<byte[], byte[]> producer = producers.get()) {
+      List<Future<?>> sent = new ArrayList<>();
+      for (KeyAt key : keys) {
+        sent.add(producer.send(new ProducerRecord<>(name, key.partition(), key.key(), null)));
+      }
+      producer.flush();
+      for (var future : sent) {
+        future.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new DependencyUnavailableException(
+          ExternalSystem.KAFKA, "write tombstones to " + name + ": interrupted", e);
+    } catch (ExecutionException | TimeoutException | org.apache.kafka.common.KafkaException e) {
+      throw new DependencyUnavailableException(
+          ExternalSystem.KAFKA, "write tombstones to " + name + ": " + e.getMessage(), e);
+    }
   }
 
   @Override

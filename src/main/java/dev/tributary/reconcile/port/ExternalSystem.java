@@ -4,5 +4,7 @@ package dev.tributary.reconcile.port;
 public enum ExternalSystem {
   KAFKA,
   SCHEMA_REGISTRY,
-  FLINK
+  FLINK,
+  /** The scheduler of FULL refreshes (Quartz, in the metadata database). */
+  SCHEDULER
 }

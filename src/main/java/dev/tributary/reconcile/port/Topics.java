@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.function.Consumer;
 
 /** Kafka topics. Creating a topic that exists and deleting one that is gone both succeed. */
 public interface Topics {
@@ -60,6 +61,34 @@ public interface Topics {
    * The newest committed records of the topic, up to {@code limit}, oldest first; empty if none.
    */
   List<TopicRecord> latest(String name, int limit);
+
+  /**
+   * Each partition's end offset as a {@code read_committed} reader sees it (the last stable offset:
+   * records before it are decided). A bounded read up to these offsets reads exactly what was
+   * committed when they were taken.
+   */
+  default Map<Integer, Long> endOffsets(String name) {
+    throw new UnsupportedOperationException("endOffsets");
+  }
+
+  /**
+   * Reads every committed record of the topic, from each partition's beginning up to its end when
+   * the call starts, and gives each to {@code each} (in offset order within a partition).
+   */
+  default void scan(String name, Consumer<TopicRecord> each) {
+    throw new UnsupportedOperationException("scan");
+  }
+
+  /**
+   * Writes a tombstone (the key with a null value) for each key, to the partition given; returns
+   * once every one is acknowledged by the brokers.
+   */
+  default void tombstones(String name, List<KeyAt> keys) {
+    throw new UnsupportedOperationException("tombstones");
+  }
+
+  /** A key and the partition it lives in. */
+  record KeyAt(int partition, byte[] key) {}
 
   /** A record as read back: where it is, and its key and value bytes (null for none). */
   record TopicRecord(int partition, long offset, Instant timestamp, byte[] key, byte[] value) {

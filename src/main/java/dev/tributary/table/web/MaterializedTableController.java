@@ -11,11 +11,13 @@ import dev.tributary.sql.Statement;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
 import dev.tributary.system.Json;
+import dev.tributary.table.Freshness;
 import dev.tributary.table.MaterializedTable;
 import dev.tributary.table.MaterializedTableService;
 import dev.tributary.table.MaterializedTableVersion;
 import dev.tributary.table.Phase;
 import dev.tributary.table.RecordValues;
+import dev.tributary.table.TableRefresh;
 import dev.tributary.table.TableSpec;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
@@ -24,6 +26,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.UUID;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
@@ -32,6 +35,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.PutMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestHeader;
@@ -54,13 +58,16 @@ class MaterializedTableController {
   private final Topics topics;
   private final SchemaRegistry registry;
   private final TransactionTemplate transactions;
+  private final Freshness freshness;
 
   MaterializedTableController(
       MaterializedTableService tables,
       ChangePlanner planner,
       Topics topics,
       SchemaRegistry registry,
-      PlatformTransactionManager transactionManager) {
+      PlatformTransactionManager transactionManager,
+      Freshness freshness) {
+    this.freshness = freshness;
     this.tables = tables;
     this.planner = planner;
     this.topics = topics;
@@ -233,6 +240,43 @@ class MaterializedTableController {
         .toList();
   }
 
+  @GetMapping("/{name}/refreshes")
+  @Operation(
+      summary =
+          "The refreshes of a FULL table, newest first: trigger, slot, partition, source bounds,"
+              + " job, rows and tombstones written, outcome; still answers after the table is"
+              + " dropped")
+  RefreshPage refreshes(
+      @PathVariable String catalog,
+      @PathVariable String database,
+      @PathVariable String name,
+      @RequestParam(defaultValue = "0") int page,
+      @RequestParam(defaultValue = "20") int size) {
+    if (page < 0 || size < 1 || size > 500) {
+      throw new ApiException(
+          ErrorCode.VALIDATION_FAILED, "page must be >= 0 and size between 1 and 500");
+    }
+    UUID id = tables.historyOf(new ObjectName(catalog, database, name));
+    return new RefreshPage(
+        tables.refreshes(id, page * size, size), page, size, tables.refreshCount(id));
+  }
+
+  @PostMapping("/{name}/refreshes")
+  @Operation(
+      summary =
+          "Refresh a FULL table now (ALTER ... REFRESH [PARTITION]): the whole table, or only the"
+              + " partition given; 409 while another refresh of the table runs")
+  ResponseEntity<TableRefresh> refresh(
+      @PathVariable String catalog,
+      @PathVariable String database,
+      @PathVariable String name,
+      @RequestBody(required = false) RefreshRequest request) {
+    Map<String, String> partition =
+        request == null || request.partition() == null ? Map.of() : request.partition();
+    return ResponseEntity.accepted()
+        .body(tables.refresh(new ObjectName(catalog, database, name), partition));
+  }
+
   @GetMapping("/{name}/preview")
   @Operation(
       summary =
@@ -334,6 +378,7 @@ class MaterializedTableController {
         new StatusResponse(
             t.isDeletionRequested() ? Phase.DELETING : t.getPhase(),
             t.getObservedGeneration(),
+            freshness.of(t, spec),
             status));
   }
 
@@ -380,7 +425,12 @@ class MaterializedTableController {
 
   record SpecResponse(String statement, MaterializedTableDefinition definition, boolean stopped) {}
 
-  record StatusResponse(Phase phase, long observedGeneration, JsonNode details) {}
+  record StatusResponse(
+      Phase phase, long observedGeneration, Freshness.Summary refresh, JsonNode details) {}
+
+  record RefreshRequest(Map<String, String> partition) {}
+
+  record RefreshPage(List<TableRefresh> items, int page, int size, long total) {}
 
   record PageResponse(List<Resource> items, int page, int size, long total) {}
 

@@ -1,0 +1,218 @@
+package dev.tributary.table;
+
+import dev.tributary.system.Json;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.stereotype.Component;
+import tools.jackson.core.type.TypeReference;
+
+/**
+ * The refreshes of FULL tables in PostgreSQL ({@code table_refresh}). Two unique indexes keep the
+ * promises: at most one active (queued or running) refresh per table, and a schedule's slot
+ * recorded once however often it fires. A request that would break either is not recorded.
+ */
+@Component
+public class RefreshLedger {
+
+  private static final TypeReference<Map<String, Map<Integer, Long>>> BOUNDS =
+      new TypeReference<>() {};
+  private static final TypeReference<Map<Integer, Long>> MARKS = new TypeReference<>() {};
+  private static final TypeReference<Map<String, String>> PARTITION = new TypeReference<>() {};
+
+  private final JdbcTemplate jdbc;
+
+  public RefreshLedger(JdbcTemplate jdbc) {
+    this.jdbc = jdbc;
+  }
+
+  /**
+   * Records a refresh of the table's current definition to run, and makes the table due for the
+   * reconciler; empty when the table has an active refresh already (or, for a scheduled one, when
+   * its slot was recorded before).
+   */
+  public Optional<TableRefresh> request(
+      UUID table,
+      TableRefresh.Trigger trigger,
+      Instant scheduledAt,
+      Map<String, String> partition) {
+    UUID id = UUID.randomUUID();
+    int rows =
+        jdbc.update(
+            """
+            INSERT INTO table_refresh (id, table_id, number, trigger, scheduled_at, partition_spec,
+                definition_version)
+            SELECT ?::uuid, ?::uuid, coalesce(max(number), 0) + 1, ?::text, ?::timestamptz, ?::jsonb,
+                (SELECT coalesce(max(version), 0) FROM materialized_table_version WHERE table_id = ?)
+            FROM table_refresh WHERE table_id = ?
+            ON CONFLICT DO NOTHING""",
+            id,
+            table,
+            trigger.name(),
+            timestamp(scheduledAt),
+            Json.write(partition),
+            table,
+            table);
+    if (rows == 0) {
+      return Optional.empty();
+    }
+    jdbc.update(
+        "UPDATE materialized_table SET next_attempt_at = now() WHERE id = ? AND next_attempt_at >"
+            + " now()",
+        table);
+    return find(id);
+  }
+
+  public Optional<TableRefresh> find(UUID id) {
+    return one("SELECT * FROM table_refresh WHERE id = ?", id);
+  }
+
+  /** The table's queued or running refresh. */
+  public Optional<TableRefresh> active(UUID table) {
+    return one(
+        "SELECT * FROM table_refresh WHERE table_id = ? AND state IN ('QUEUED', 'RUNNING')", table);
+  }
+
+  /** The newest refresh that ended, if any. */
+  public Optional<TableRefresh> lastEnded(UUID table) {
+    return one(
+        """
+        SELECT * FROM table_refresh WHERE table_id = ? AND state NOT IN ('QUEUED', 'RUNNING')
+        ORDER BY number DESC LIMIT 1""",
+        table);
+  }
+
+  /** The newest refresh that succeeded, if any. */
+  public Optional<TableRefresh> lastSucceeded(UUID table) {
+    return one(
+        """
+        SELECT * FROM table_refresh WHERE table_id = ? AND state = 'SUCCEEDED'
+        ORDER BY number DESC LIMIT 1""",
+        table);
+  }
+
+  /** The slot of the newest scheduled (or catch-up) refresh, if any. */
+  public Optional<Instant> lastSlot(UUID table) {
+    Timestamp at =
+        jdbc.queryForObject(
+            "SELECT max(scheduled_at) FROM table_refresh WHERE table_id = ? AND trigger IN"
+                + " ('SCHEDULE', 'CATCH_UP')",
+            Timestamp.class,
+            table);
+    return Optional.ofNullable(at).map(Timestamp::toInstant);
+  }
+
+  /** Refreshes that failed since the last one that succeeded. */
+  public int failedSinceLastSuccess(UUID table) {
+    Integer n =
+        jdbc.queryForObject(
+            """
+            SELECT count(*) FROM table_refresh WHERE table_id = ? AND state = 'FAILED'
+            AND number > coalesce((SELECT max(number) FROM table_refresh
+                                   WHERE table_id = ? AND state = 'SUCCEEDED'), 0)""",
+            Integer.class,
+            table,
+            table);
+    return n == null ? 0 : n;
+  }
+
+  /** Newest first. */
+  public List<TableRefresh> page(UUID table, int offset, int limit) {
+    return jdbc.query(
+        "SELECT * FROM table_refresh WHERE table_id = ? ORDER BY number DESC OFFSET ? LIMIT ?",
+        RefreshLedger::row,
+        table,
+        offset,
+        limit);
+  }
+
+  public long count(UUID table) {
+    Long n =
+        jdbc.queryForObject(
+            "SELECT count(*) FROM table_refresh WHERE table_id = ?", Long.class, table);
+    return n == null ? 0 : n;
+  }
+
+  /** Writes what a run changed (state, attempt, bounds, job, outcome). */
+  public void save(TableRefresh r) {
+    jdbc.update(
+        """
+        UPDATE table_refresh SET state = ?, attempt = ?, not_before = ?::timestamptz,
+            source_bounds = ?::jsonb, bounds_at = ?::timestamptz, sink_marks = ?::jsonb,
+            pipeline_name = ?::text, job_id = ?::text, submitted = ?,
+            started_at = ?::timestamptz, ended_at = ?::timestamptz, rows_written = ?::bigint,
+            tombstones_written = ?::bigint, error = ?::text
+        WHERE id = ?""",
+        r.state().name(),
+        r.attempt(),
+        timestamp(r.notBefore()),
+        r.sourceBounds() == null ? null : Json.write(r.sourceBounds()),
+        timestamp(r.boundsAt()),
+        r.sinkMarks() == null ? null : Json.write(r.sinkMarks()),
+        r.pipelineName(),
+        r.jobId(),
+        r.submitted(),
+        timestamp(r.startedAt()),
+        timestamp(r.endedAt()),
+        r.rowsWritten(),
+        r.tombstonesWritten(),
+        r.error(),
+        r.id());
+  }
+
+  /** Ends the table's queued refreshes that never started (a drop, a switch to CONTINUOUS). */
+  public int cancelQueued(UUID table, String why) {
+    return jdbc.update(
+        """
+        UPDATE table_refresh SET state = 'CANCELLED', ended_at = now(), error = ?
+        WHERE table_id = ? AND state = 'QUEUED' AND NOT submitted""",
+        why,
+        table);
+  }
+
+  private Optional<TableRefresh> one(String sql, Object... args) {
+    return jdbc.query(sql, RefreshLedger::row, args).stream().findFirst();
+  }
+
+  private static TableRefresh row(ResultSet rs, int n) throws SQLException {
+    return new TableRefresh(
+        rs.getObject("id", UUID.class),
+        rs.getObject("table_id", UUID.class),
+        rs.getLong("number"),
+        TableRefresh.Trigger.valueOf(rs.getString("trigger")),
+        instant(rs.getTimestamp("scheduled_at")),
+        Json.read(rs.getString("partition_spec"), PARTITION),
+        rs.getLong("definition_version"),
+        TableRefresh.State.valueOf(rs.getString("state")),
+        rs.getInt("attempt"),
+        instant(rs.getTimestamp("not_before")),
+        rs.getString("source_bounds") == null
+            ? null
+            : Json.read(rs.getString("source_bounds"), BOUNDS),
+        instant(rs.getTimestamp("bounds_at")),
+        rs.getString("sink_marks") == null ? null : Json.read(rs.getString("sink_marks"), MARKS),
+        rs.getString("pipeline_name"),
+        rs.getString("job_id"),
+        rs.getBoolean("submitted"),
+        instant(rs.getTimestamp("requested_at")),
+        instant(rs.getTimestamp("started_at")),
+        instant(rs.getTimestamp("ended_at")),
+        (Long) rs.getObject("rows_written"),
+        (Long) rs.getObject("tombstones_written"),
+        rs.getString("error"));
+  }
+
+  private static Instant instant(Timestamp t) {
+    return t == null ? null : t.toInstant();
+  }
+
+  private static Timestamp timestamp(Instant i) {
+    return i == null ? null : Timestamp.from(i);
+  }
+}

@@ -1,0 +1,385 @@
+package dev.tributary.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.tributary.Api;
+import dev.tributary.TributaryIT;
+import dev.tributary.local.LocalStack;
+import dev.tributary.local.TopicReader;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * FULL tables on the real stack, judged by their topic's compacted content: after each refresh it
+ * must equal the query computed here over the source rows up to the bounds the refresh recorded
+ * (its sources' offsets when it started). Freshness is a few seconds, so the schedule fires often.
+ */
+@TributaryIT
+class FullRefreshIT {
+
+  static final String DATABASE = "refreshes";
+  static final int CUSTOMERS = 5;
+
+  @LocalServerPort int port;
+  Api api;
+  String kafka;
+  String suffix;
+  String sourceTopic;
+  String source;
+  final List<Map<String, Object>> written = new ArrayList<>();
+
+  @BeforeEach
+  void setUp() throws Exception {
+    api = new Api(port);
+    kafka = LocalStack.get().kafkaBootstrapServers();
+    suffix = UUID.randomUUID().toString().substring(0, 6);
+    sourceTopic = "refresh-orders-" + suffix;
+    source = "orders_" + suffix;
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka))) {
+      admin.createTopics(List.of(new NewTopic(sourceTopic, 2, (short) 1))).all().get();
+    }
+    ok(
+        "CREATE TABLE "
+            + source
+            + " (order_id STRING, customer_id INT, ds STRING, price DOUBLE) WITH ("
+            + "'connector' = 'kafka', 'topic' = '"
+            + sourceTopic
+            + "', 'properties.bootstrap.servers' = '"
+            + kafka
+            + "', 'scan.startup.mode' = 'earliest-offset', 'format' = 'json')");
+  }
+
+  @AfterEach
+  void dropTables() {
+    api.dropMaterializedTables("examples", DATABASE);
+  }
+
+  @Test
+  void shouldRefreshOnScheduleToTheQueryAtItsBoundsAndTombstoneKeysThatLeftTheResult()
+      throws Exception {
+    write(0, 30, i -> i % CUSTOMERS, "2024-01-01");
+    String table = "spend_" + suffix;
+    // Customers with at most 8 orders: a customer that gets more leaves the result.
+    JsonNode created =
+        ok(
+            "CREATE MATERIALIZED TABLE "
+                + table
+                + " FRESHNESS = INTERVAL '5' SECOND REFRESH MODE = FULL AS SELECT customer_id,"
+                + " count(*) AS n, sum(price) AS total FROM "
+                + source
+                + " GROUP BY customer_id HAVING count(*) <= 8");
+    assertThat(created.path(0).path("message").asString())
+        .contains("no refresh runs at CREATE", "first scheduled refresh is at");
+
+    JsonNode first = awaitRefreshes(table, 1).get(0);
+    assertThat(first.path("trigger").asString()).isIn("SCHEDULE", "CATCH_UP");
+    Instant slot = Instant.parse(first.path("scheduledAt").asString());
+    assertThat(slot.getEpochSecond() % 5).as("slots of a 5 s cron").isZero();
+    assertThat(compacted(table)).isEqualTo(expected(first, 8));
+    assertThat(first.path("rowsWritten").asLong()).isEqualTo(CUSTOMERS);
+
+    // Customer 0 gets 10 more orders (16 in all): it leaves the result and is tombstoned.
+    write(30, 10, i -> 0, "2024-01-01");
+    JsonNode later =
+        await()
+            .atMost(Duration.ofSeconds(60))
+            .until(
+                () -> refreshes(table).get(0),
+                r -> "SUCCEEDED".equals(r.path("state").asString()) && bound(r) >= 40);
+    Map<Integer, Long> expected = expected(later, 8);
+    assertThat(expected).doesNotContainKey(0);
+    assertThat(compacted(table)).isEqualTo(expected);
+    assertThat(later.path("tombstonesWritten").asLong()).isEqualTo(1);
+
+    JsonNode status = api.get(path(table)).body().path("status");
+    assertThat(status.path("phase").asString()).isEqualTo("RUNNING");
+    assertThat(status.path("refresh").path("refreshMode").asString()).isEqualTo("FULL");
+    assertThat(status.path("refresh").path("lastRefresh").asString()).isNotBlank();
+    assertThat(status.path("refresh").path("nextRefresh").asString()).isNotBlank();
+    JsonNode info =
+        ok("SELECT table_name, refresh_mode, last_refresh, next_refresh FROM"
+                + " information_schema.materialized_tables WHERE table_name = '"
+                + table
+                + "'")
+            .path(0)
+            .path("rows")
+            .path(0);
+    assertThat(info.path(1).asString()).isEqualTo("FULL");
+    assertThat(info.path(2).asString()).isNotBlank();
+    assertThat(info.path(3).asString()).isNotBlank();
+  }
+
+  @Test
+  void shouldRefreshOnlyThePartitionAskedForAlsoWhileSuspended() throws Exception {
+    write(0, 20, i -> i % CUSTOMERS, "2024-01-01");
+    write(20, 20, i -> i % CUSTOMERS, "2024-01-02");
+    String table = "daily_" + suffix;
+    ok(
+        "CREATE MATERIALIZED TABLE "
+            + table
+            + " (ds STRING, customer_id INT, n BIGINT, PRIMARY KEY (ds, customer_id) NOT ENFORCED)"
+            + " PARTITIONED BY (ds) WITH ('partition.fields.ds.date-formatter' = 'yyyy-MM-dd')"
+            + " FRESHNESS = INTERVAL '1' DAY AS SELECT ds, customer_id, count(*) AS n FROM "
+            + source
+            + " GROUP BY ds, customer_id");
+    api.awaitPhase(DATABASE, table, "RUNNING");
+    ok("ALTER MATERIALIZED TABLE " + table + " SUSPEND");
+    api.awaitPhase(DATABASE, table, "STOPPED");
+
+    ok("ALTER MATERIALIZED TABLE " + table + " REFRESH");
+    // Never two at once: a second request while the first is queued or running is a 409.
+    Api.Answer again =
+        api.sql("ALTER MATERIALIZED TABLE " + table + " REFRESH", "examples", DATABASE);
+    assertThat(again.status()).as(again.text()).isEqualTo(409);
+    JsonNode whole = awaitRefreshes(table, 1).get(0);
+    assertThat(whole.path("trigger").asString()).isEqualTo("MANUAL");
+    Map<String, Long> before = daily(table);
+    assertThat(before).hasSize(2 * CUSTOMERS);
+
+    // New orders on both days; only 2024-01-01 is refreshed.
+    write(40, 10, i -> 1, "2024-01-01");
+    write(50, 10, i -> 2, "2024-01-02");
+    ok("ALTER MATERIALIZED TABLE " + table + " REFRESH PARTITION (ds = '2024-01-01')");
+    JsonNode partial = awaitRefreshes(table, 2).get(0);
+    assertThat(partial.path("partition").path("ds").asString()).isEqualTo("2024-01-01");
+    assertThat(partial.path("rowsWritten").asLong()).isEqualTo(CUSTOMERS);
+    Map<String, Long> after = daily(table);
+    assertThat(after.get("2024-01-01/1")).isEqualTo(before.get("2024-01-01/1") + 10);
+    assertThat(after.get("2024-01-02/2")).isEqualTo(before.get("2024-01-02/2"));
+    assertThat(api.get(path(table)).body().path("status").path("phase").asString())
+        .isEqualTo("STOPPED");
+  }
+
+  @Test
+  void shouldPickTheModeByTheThresholdAndSwitchModesKeepingTheTopic() throws Exception {
+    write(0, 25, i -> i % CUSTOMERS, "2024-01-01");
+    String table = "modes_" + suffix;
+    String query = " AS SELECT customer_id, count(*) AS n FROM " + source + " GROUP BY customer_id";
+    ok("CREATE MATERIALIZED TABLE " + table + " FRESHNESS = INTERVAL '30' MINUTE" + query);
+    JsonNode refresh = api.get(path(table)).body().path("status").path("refresh");
+    assertThat(refresh.path("refreshMode").asString()).isEqualTo("FULL");
+    assertThat(refresh.path("reason").asString()).contains("AUTO chose FULL");
+    assertThat(showCreate(table)).contains("REFRESH_MODE = FULL");
+    api.awaitPhase(DATABASE, table, "RUNNING");
+    ok("ALTER MATERIALIZED TABLE " + table + " REFRESH");
+    awaitRefreshes(table, 1);
+    assertThat(counts(table)).isEqualTo(expectedCounts());
+
+    // Under the threshold AUTO is CONTINUOUS: a job runs, the topic and its content stay.
+    ok("ALTER MATERIALIZED TABLE " + table + " SET FRESHNESS = INTERVAL '2' SECOND");
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .until(
+            () -> api.get(path(table)).body().path("status").path("details").path("jobId"),
+            j -> !j.isMissingNode() && !j.isNull());
+    api.awaitPhase(DATABASE, table, "RUNNING");
+    write(25, 5, i -> 3, "2024-01-01");
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(() -> assertThat(counts(table)).isEqualTo(expectedCounts()));
+    assertThat(
+            api.get(path(table))
+                .body()
+                .path("status")
+                .path("refresh")
+                .path("refreshMode")
+                .asString())
+        .isEqualTo("CONTINUOUS");
+
+    // And back: the job stops with a savepoint, the schedule returns, a refresh rewrites the same.
+    ok("ALTER MATERIALIZED TABLE " + table + " SET FRESHNESS = INTERVAL '1' HOUR");
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () ->
+                assertThat(
+                        api.get(path(table))
+                            .body()
+                            .path("status")
+                            .path("refresh")
+                            .path("nextRefresh")
+                            .asString())
+                    .isNotBlank());
+    write(30, 5, i -> 4, "2024-01-01");
+    ok("ALTER MATERIALIZED TABLE " + table + " REFRESH");
+    awaitRefreshes(table, 2);
+    assertThat(counts(table)).isEqualTo(expectedCounts());
+  }
+
+  // --- helpers ---
+
+  private interface Customer {
+    int of(int i);
+  }
+
+  /**
+   * Writes orders {@code from .. from + count - 1}, keyed by customer (so a customer's orders share
+   * a partition).
+   */
+  private void write(int from, int count, Customer customer, String ds) throws Exception {
+    try (KafkaProducer<String, String> producer =
+        new KafkaProducer<>(
+            Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka),
+            new StringSerializer(),
+            new StringSerializer())) {
+      for (int i = from; i < from + count; i++) {
+        Map<String, Object> row = new TreeMap<>();
+        row.put("order_id", "o" + i);
+        row.put("customer_id", customer.of(i));
+        row.put("ds", ds);
+        row.put("price", (double) (i % 7 + 1));
+        written.add(row);
+        producer
+            .send(
+                new ProducerRecord<>(
+                    sourceTopic,
+                    String.valueOf(customer.of(i)),
+                    JsonMapper.shared().writeValueAsString(row)))
+            .get();
+      }
+    }
+  }
+
+  private JsonNode ok(String statement) {
+    Api.Answer answer = api.sql(statement, "examples", DATABASE);
+    assertThat(answer.status()).as(answer.text()).isEqualTo(200);
+    return answer.body().path("results");
+  }
+
+  private static String path(String table) {
+    return "/v1/catalogs/examples/databases/" + DATABASE + "/materialized-tables/" + table;
+  }
+
+  private String showCreate(String table) {
+    return ok("SHOW CREATE MATERIALIZED TABLE " + table)
+        .path(0)
+        .path("rows")
+        .path(0)
+        .path(0)
+        .asString();
+  }
+
+  private List<JsonNode> refreshes(String table) {
+    List<JsonNode> items = new ArrayList<>();
+    api.get(path(table) + "/refreshes").body().path("items").forEach(items::add);
+    return items;
+  }
+
+  /** Waits until {@code n} refreshes succeeded (none failed); newest first. */
+  private List<JsonNode> awaitRefreshes(String table, int n) {
+    return await()
+        .atMost(Duration.ofSeconds(90))
+        .pollInterval(Duration.ofMillis(300))
+        .until(
+            () -> {
+              List<JsonNode> all = refreshes(table);
+              assertThat(all).noneMatch(r -> "FAILED".equals(r.path("state").asString()));
+              return all;
+            },
+            all ->
+                all.stream().filter(r -> "SUCCEEDED".equals(r.path("state").asString())).count()
+                        >= n
+                    && "SUCCEEDED".equals(all.get(0).path("state").asString()));
+  }
+
+  /** How many source records a refresh read (the sum of its bounds). */
+  private long bound(JsonNode refresh) {
+    long total = 0;
+    for (JsonNode offset : refresh.path("sourceBounds").path(sourceTopic)) {
+      total += offset.asLong();
+    }
+    return total;
+  }
+
+  /** The source rows a refresh read: each partition's records before its recorded bound. */
+  private List<Map<String, Object>> readBy(JsonNode refresh) throws Exception {
+    JsonNode bounds = refresh.path("sourceBounds").path(sourceTopic);
+    List<Map<String, Object>> rows = new ArrayList<>();
+    for (ConsumerRecord<byte[], byte[]> r :
+        TopicReader.records(kafka, sourceTopic, written.size(), Duration.ofSeconds(20))) {
+      if (r.offset() < bounds.path(String.valueOf(r.partition())).asLong()) {
+        @SuppressWarnings("unchecked")
+        Map<String, Object> row =
+            JsonMapper.shared().readValue(TopicReader.text(r.value()), Map.class);
+        rows.add(row);
+      }
+    }
+    return rows;
+  }
+
+  /**
+   * The query over what the refresh read: order count per customer, those with at most {@code max}.
+   */
+  private Map<Integer, Long> expected(JsonNode refresh, int max) throws Exception {
+    Map<Integer, Long> counts = new TreeMap<>();
+    for (Map<String, Object> row : readBy(refresh)) {
+      counts.merge(((Number) row.get("customer_id")).intValue(), 1L, Long::sum);
+    }
+    counts.values().removeIf(n -> n > max);
+    return counts;
+  }
+
+  /** Order count per customer over everything written. */
+  private Map<Integer, Long> expectedCounts() {
+    Map<Integer, Long> counts = new TreeMap<>();
+    written.forEach(r -> counts.merge((Integer) r.get("customer_id"), 1L, Long::sum));
+    return counts;
+  }
+
+  private String topic(String table) {
+    return api.get(path(table)).body().path("status").path("details").path("topic").asString();
+  }
+
+  /** customer_id -> n of the topic's compacted content. */
+  private Map<Integer, Long> compacted(String table) {
+    return counts(table);
+  }
+
+  private Map<Integer, Long> counts(String table) {
+    Map<Integer, Long> counts = new TreeMap<>();
+    TopicReader.compacted(kafka, topic(table))
+        .values()
+        .forEach(
+            v -> {
+              JsonNode row = JsonMapper.shared().readTree(v);
+              counts.put(row.path("customer_id").asInt(), row.path("n").asLong());
+            });
+    return counts;
+  }
+
+  /** "ds/customer_id" -> n of the topic's compacted content. */
+  private Map<String, Long> daily(String table) {
+    Map<String, Long> rows = new HashMap<>();
+    TopicReader.compacted(kafka, topic(table))
+        .values()
+        .forEach(
+            v -> {
+              JsonNode row = JsonMapper.shared().readTree(v);
+              rows.put(
+                  row.path("ds").asString() + "/" + row.path("customer_id").asInt(),
+                  row.path("n").asLong());
+            });
+    return rows;
+  }
+}
