@@ -257,6 +257,16 @@ final class JobSteps {
       p.event("NORMAL", "JobRunning", "Job " + job.id() + " is running");
       s = s.toBuilder().detail(null).build();
     }
+    if (running && s.checkpoint() != null && job.name().equals(s.checkpoint().pipeline())) {
+      p.status = s;
+      p.freshness(
+          s.checkpoint().completedAt(),
+          Duration.ofMillis(Math.max(s.checkpointIntervalMs(), 1000)),
+          // Checkpoints are seen once per pass at most: the slack covers the time between passes.
+          settings.resync().plusSeconds(10),
+          clock.instant());
+      s = p.status;
+    }
     return p.save(next, s, after);
   }
 

@@ -227,7 +227,12 @@ public class QueryPlanner {
           inSession(
               table,
               definition.query(),
-              SourceOptions.NONE,
+              // As a job's sources are given one: a source that starts from group offsets (Kafka's
+              // default) needs a consumer group to plan.
+              options ->
+                  options.containsKey("properties.group.id")
+                      ? Map.of()
+                      : Map.of("properties.group.id", "tributary-validation"),
               Map.of(),
               true,
               session -> {

@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
+import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -31,6 +32,7 @@ public class ReconcileMetrics {
   private final Map<Phase, AtomicLong> phases = new EnumMap<>(Phase.class);
   private final MultiGauge checkpointAge;
   private final MultiGauge savepointAge;
+  private final MultiGauge freshnessLag;
   private volatile long lastRefresh = System.nanoTime() - Duration.ofMinutes(1).toNanos();
 
   public ReconcileMetrics(MeterRegistry registry, JdbcTemplate jdbc) {
@@ -54,9 +56,18 @@ public class ReconcileMetrics {
               .description("Seconds since the table's last savepoint")
               .baseUnit("seconds")
               .register(registry);
+      freshnessLag =
+          MultiGauge.builder("tributary.table.freshness.lag")
+              .description(
+                  "How far behind the table's content is, in seconds: for a FULL table, since the"
+                      + " bound of its last successful refresh; for a continuous one, since its"
+                      + " last completed checkpoint the reconciler has seen. Compare with its FRESHNESS")
+              .baseUnit("seconds")
+              .register(registry);
     } else {
       checkpointAge = null;
       savepointAge = null;
+      freshnessLag = null;
     }
   }
 
@@ -103,11 +114,15 @@ public class ReconcileMetrics {
     }
     List<MultiGauge.Row<?>> checkpoints = new ArrayList<>();
     List<MultiGauge.Row<?>> savepoints = new ArrayList<>();
+    List<MultiGauge.Row<?>> lags = new ArrayList<>();
     jdbc.query(
         """
-        SELECT c.name || '.' || d.name || '.' || t.name AS qualified,
+        SELECT c.name || '.' || d.name || '.' || t.name AS qualified, t.phase,
                t.status -> 'checkpoint' ->> 'completedAt' AS checkpoint_at,
-               t.status ->> 'savepointAt' AS savepoint_at
+               t.status ->> 'savepointAt' AS savepoint_at,
+               coalesce((t.status ->> 'refreshScheduled')::boolean, false) AS full_refresh,
+               (SELECT max(r.bounds_at) FROM table_refresh r
+                WHERE r.table_id = t.id AND r.state = 'SUCCEEDED') AS refreshed_at
         FROM materialized_table t JOIN catalog_database d ON d.id = t.database_id
           JOIN catalog c ON c.id = d.catalog_id
         WHERE t.phase IN ('RUNNING', 'DEGRADED', 'ALTERING', 'STOPPING', 'STOPPED')""",
@@ -117,9 +132,20 @@ public class ReconcileMetrics {
               .ifPresent(at -> checkpoints.add(MultiGauge.Row.of(table, () -> secondsSince(at))));
           age(rs.getString("savepoint_at"))
               .ifPresent(at -> savepoints.add(MultiGauge.Row.of(table, () -> secondsSince(at))));
+          Timestamp refreshed = rs.getTimestamp("refreshed_at");
+          if (rs.getBoolean("full_refresh")) {
+            if (refreshed != null) {
+              Instant at = refreshed.toInstant();
+              lags.add(MultiGauge.Row.of(table, () -> secondsSince(at)));
+            }
+          } else if ("RUNNING".equals(rs.getString("phase"))) {
+            age(rs.getString("checkpoint_at"))
+                .ifPresent(at -> lags.add(MultiGauge.Row.of(table, () -> secondsSince(at))));
+          }
         });
     checkpointAge.register(checkpoints, true);
     savepointAge.register(savepoints, true);
+    freshnessLag.register(lags, true);
   }
 
   /** An instant of the stored status (ISO-8601, as the status JSON writes it). */

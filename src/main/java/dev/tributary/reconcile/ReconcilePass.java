@@ -159,6 +159,45 @@ final class ReconcilePass {
     faults.at(name);
   }
 
+  /**
+   * Sets the {@link TableStatus#FRESH} condition for content as of {@code asOf} (nothing when not
+   * known yet), with an event when the promise is first broken and when it is kept again.
+   */
+  void freshness(Instant asOf, Duration freshness, Duration slack, Instant now) {
+    if (asOf == null) {
+      return;
+    }
+    Duration lag = Duration.between(asOf, now);
+    Duration allowed = freshness.multipliedBy(2).plus(slack);
+    boolean fresh = lag.compareTo(allowed) <= 0;
+    TableStatus.Condition was = status.condition(TableStatus.FRESH);
+    boolean wasFresh = was == null || "True".equals(was.status());
+    if (wasFresh && !fresh) {
+      event(
+          "WARNING",
+          "FreshnessMissed",
+          "The content is "
+              + lag.toSeconds()
+              + " s behind (as of "
+              + asOf
+              + "), more than the "
+              + allowed.toSeconds()
+              + " s the FRESHNESS allows");
+    } else if (!wasFresh && fresh) {
+      event("NORMAL", "FreshnessMet", "Fresh again: content as of " + asOf);
+    }
+    status =
+        status.with(
+            TableStatus.FRESH,
+            fresh,
+            fresh ? Reason.Refreshed : Reason.FreshnessMissed,
+            (fresh ? "Fresh: content as of " : "Stale: content as of ")
+                + asOf
+                + (fresh ? ", within " : ", more than ")
+                + allowed.toSeconds()
+                + " s behind");
+  }
+
   UUID token() {
     return fence.token();
   }

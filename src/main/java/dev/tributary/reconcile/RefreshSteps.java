@@ -122,6 +122,13 @@ final class RefreshSteps {
             + "); next refresh: "
             + when;
     Phase phase = stopped ? Phase.STOPPED : Phase.RUNNING;
+    if (!stopped) {
+      p.freshness(
+          ledger.lastSucceeded(p.table.id()).map(TableRefresh::boundsAt).orElse(null),
+          schedule.period(),
+          Duration.ZERO,
+          clock.instant());
+    }
     if (phase != p.phase) {
       p.event("NORMAL", stopped ? "Suspended" : "Scheduled", message);
     }

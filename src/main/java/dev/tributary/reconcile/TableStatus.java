@@ -92,6 +92,12 @@ public record TableStatus(
   public static final String SCHEMA_REGISTERED = "SchemaRegistered";
   public static final String JOB_RUNNING = "JobRunning";
 
+  /**
+   * The freshness promise: the content is at most twice the FRESHNESS behind (one interval of slack
+   * for a refresh or a checkpoint to complete).
+   */
+  public static final String FRESH = "Fresh";
+
   /** The closed set of reasons a condition can give. */
   public enum Reason {
     Provisioning,

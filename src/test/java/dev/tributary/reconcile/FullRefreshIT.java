@@ -18,10 +18,12 @@ import java.util.UUID;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -227,7 +229,116 @@ class FullRefreshIT {
     assertThat(counts(table)).isEqualTo(expectedCounts());
   }
 
+  @Test
+  void shouldRefreshOverAnUpsertTableInStreamingModeWithBoundedSources() throws Exception {
+    write(0, 40, i -> i % CUSTOMERS, "2024-01-01");
+    String upstream = "totals_" + suffix;
+    ok(
+        "CREATE MATERIALIZED TABLE "
+            + upstream
+            + " FRESHNESS = INTERVAL '2' SECOND AS SELECT customer_id, count(*) AS n FROM "
+            + source
+            + " GROUP BY customer_id");
+    api.awaitPhase(DATABASE, upstream, "RUNNING");
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(() -> assertThat(counts(upstream)).isEqualTo(expectedCounts()));
+    String table = "busy_" + suffix;
+    ok(
+        "CREATE MATERIALIZED TABLE "
+            + table
+            + " (customer_id INT, n BIGINT, PRIMARY KEY (customer_id) NOT ENFORCED)"
+            + " FRESHNESS = INTERVAL '1' DAY AS SELECT customer_id, n FROM "
+            + upstream
+            + " WHERE n >= 8");
+    api.awaitPhase(DATABASE, table, "RUNNING");
+    ok("ALTER MATERIALIZED TABLE " + table + " REFRESH");
+    awaitRefreshes(table, 1);
+    Map<Integer, Long> expected = new TreeMap<>(expectedCounts());
+    expected.values().removeIf(n -> n < 8);
+    assertThat(counts(table)).isEqualTo(expected);
+    assertThat(events(table)).anyMatch(m -> m.contains("STREAMING with bounded sources"));
+  }
+
+  @Test
+  void shouldRetryAFailedRefreshThenSuspendTheTableUntilResumed() throws Exception {
+    String badTopic = "refresh-bad-" + suffix;
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka))) {
+      admin.createTopics(List.of(new NewTopic(badTopic, 1, (short) 1))).all().get();
+    }
+    try (KafkaProducer<String, String> producer =
+        new KafkaProducer<>(
+            Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka),
+            new StringSerializer(),
+            new StringSerializer())) {
+      producer.send(new ProducerRecord<>(badTopic, "not json")).get();
+      producer.send(new ProducerRecord<>(badTopic, "{\"customer_id\": 1}")).get();
+    }
+    ok(
+        "CREATE TABLE bad_"
+            + suffix
+            + " (customer_id INT) WITH ('connector' = 'kafka', 'topic' = '"
+            + badTopic
+            + "', 'properties.bootstrap.servers' = '"
+            + kafka
+            + "', 'format' = 'json')");
+    String table = "fragile_" + suffix;
+    ok(
+        "CREATE MATERIALIZED TABLE "
+            + table
+            + " FRESHNESS = INTERVAL '1' DAY AS SELECT customer_id, count(*) AS n FROM bad_"
+            + suffix
+            + " GROUP BY customer_id");
+    api.awaitPhase(DATABASE, table, "RUNNING");
+    ok("ALTER MATERIALIZED TABLE " + table + " REFRESH");
+    api.awaitPhase(DATABASE, table, "FAILED");
+    JsonNode failed = refreshes(table).get(0);
+    assertThat(failed.path("state").asString()).isEqualTo("FAILED");
+    assertThat(failed.path("attempt").asInt()).isEqualTo(4); // attempts 0..4: five in a row
+    assertThat(failed.path("error").asString()).isNotBlank();
+    JsonNode ready = condition(table, "Ready");
+    assertThat(ready.path("reason").asString()).isEqualTo("RetriesExhausted");
+    assertThat(ready.path("message").asString()).contains("RESUME");
+    assertThat(
+            api.get(path(table)).body().path("status").path("refresh").path("nextRefresh").isNull())
+        .as("the schedule is paused")
+        .isTrue();
+
+    // The bad record goes; RESUME runs the schedule again, and a refresh succeeds.
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka))) {
+      admin
+          .deleteRecords(Map.of(new TopicPartition(badTopic, 0), RecordsToDelete.beforeOffset(1)))
+          .all()
+          .get();
+    }
+    ok("ALTER MATERIALIZED TABLE " + table + " RESUME");
+    api.awaitPhase(DATABASE, table, "RUNNING");
+    ok("ALTER MATERIALIZED TABLE " + table + " REFRESH");
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> refreshes(table).get(0).path("state").asString(), "SUCCEEDED"::equals);
+    assertThat(counts(table)).isEqualTo(Map.of(1, 1L));
+  }
+
   // --- helpers ---
+
+  private List<String> events(String table) {
+    List<String> messages = new ArrayList<>();
+    api.get(path(table) + "/events")
+        .body()
+        .forEach(e -> messages.add(e.path("message").asString()));
+    return messages;
+  }
+
+  private JsonNode condition(String table, String type) {
+    for (JsonNode c :
+        api.get(path(table)).body().path("status").path("details").path("conditions")) {
+      if (type.equals(c.path("type").asString())) {
+        return c;
+      }
+    }
+    throw new AssertionError("No condition " + type);
+  }
 
   private interface Customer {
     int of(int i);

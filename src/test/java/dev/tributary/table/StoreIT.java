@@ -17,9 +17,17 @@ import org.quartz.Scheduler;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.orm.ObjectOptimisticLockingFailureException;
+import org.springframework.test.context.TestPropertySource;
 
 /** The Flyway schema, the JPA mapping and the Quartz store on the real PostgreSQL. */
+// The reconciler would take up the rows written here at once (they are due); with it off, the
+// stored defaults are read as written. Same properties as ReplicasIT: one cached context.
 @TributaryIT
+@TestPropertySource(
+    properties = {
+      "tributary.reconciler.enabled=false",
+      "tributary.kafka.topic-name-template={catalog}.{table}"
+    })
 class StoreIT {
 
   @Autowired CatalogService catalogs;
