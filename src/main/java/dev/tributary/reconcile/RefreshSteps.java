@@ -226,7 +226,7 @@ final class RefreshSteps {
     return p.save(
         p.phase == Phase.PENDING ? Phase.CREATING : p.phase,
         s,
-        Next.resync(Duration.ofMillis(500)));
+        Next.resync(Duration.ofMillis(200)));
   }
 
   private Next submit(ReconcilePass p, PipelinePlan plan, TableRefresh r) {
@@ -268,7 +268,7 @@ final class RefreshSteps {
             + " ("
             + (batch ? "BATCH" : "STREAMING with bounded sources: a source is an updating table")
             + ")");
-    return Next.resync(Duration.ofMillis(300));
+    return Next.resync(Duration.ofMillis(200));
   }
 
   /**
@@ -278,6 +278,7 @@ final class RefreshSteps {
    */
   private Next complete(ReconcilePass p, PipelinePlan plan, TableRefresh r) {
     p.step("refresh-tombstones");
+    long scanStart = System.nanoTime();
     Map<Integer, Long> marks = r.sinkMarks() == null ? Map.of() : r.sinkMarks();
     Map<Key, Topics.TopicRecord> newest = new HashMap<>();
     long[] written = new long[2]; // rows, deletes written by the job
@@ -301,6 +302,7 @@ final class RefreshSteps {
       }
     }
     topics.tombstones(plan.topicName(), stale);
+    long scanMillis = (System.nanoTime() - scanStart) / 1_000_000;
     Instant end = clock.instant();
     TableRefresh done =
         r.toBuilder()
@@ -319,7 +321,9 @@ final class RefreshSteps {
             + written[0]
             + " rows written, "
             + (written[1] + stale.size())
-            + " tombstones (keys that left the result), sources read up to "
+            + " tombstones (keys that left the result; the scan of the topic for them took "
+            + scanMillis
+            + " ms), sources read up to "
             + r.sourceBounds();
     p.event("NORMAL", "RefreshSucceeded", message);
     TableStatus s =

@@ -52,6 +52,9 @@ class KafkaConfiguration {
                     "read_committed",
                     ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
                     false,
+                    // Reads end at the end offsets taken first: waiting for more data is wasted.
+                    ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG,
+                    50,
                     ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG,
                     (int) kafka.requestTimeout().toMillis(),
                     ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
