@@ -324,9 +324,9 @@ public class MaterializedTableService {
     }
     RefreshSchedule schedule = RefreshSchedule.of(effective);
     boolean onCreate = "true".equals(effective.options().get("refresh.on-create"));
-    return "; REFRESH_MODE = FULL ("
+    return "; "
         + Defaults.refreshModeReason(spec.definition())
-        + "): "
+        + ": "
         + (onCreate
             ? "a first refresh runs now ('refresh.on-create' = 'true'), then"
             : "no refresh runs at CREATE (ALTER ... REFRESH runs one now); the first")
