@@ -8,7 +8,6 @@ import dev.tributary.sql.RefreshSchedule;
 import dev.tributary.table.RefreshLedger;
 import dev.tributary.table.TableRefresh;
 import dev.tributary.table.TableSpec;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -21,9 +20,6 @@ import java.util.UUID;
  * is recorded once, and not while the table's previous refresh is still running.
  */
 final class ScheduledRefreshes implements RefreshSchedules.Firings {
-
-  /** A firing this late after its slot is a catch-up, not an on-time run. */
-  static final Duration LATE = Duration.ofSeconds(2);
 
   private final ReconcileStore store;
   private final RefreshLedger ledger;
@@ -48,10 +44,9 @@ final class ScheduledRefreshes implements RefreshSchedules.Firings {
     }
     RefreshSchedule schedule = RefreshSchedule.of(effective);
     Instant slot = schedule.floor(at);
-    Optional<Instant> last = ledger.lastSlot(id);
-    boolean missed =
-        Duration.between(slot, at).compareTo(LATE) > 0
-            || last.map(l -> slot.isAfter(l.plus(schedule.period()))).orElse(false);
+    // A firing on time is for an instant on the schedule's grid; a misfired one (no replica ran
+    // at the slot) is fired once, later, for "now": it runs the newest slot, as a catch-up.
+    boolean missed = !schedule.floor(scheduled).equals(scheduled) || scheduled.isBefore(slot);
     TableRefresh.Trigger trigger =
         missed ? TableRefresh.Trigger.CATCH_UP : TableRefresh.Trigger.SCHEDULE;
     Optional<TableRefresh> recorded =

@@ -97,31 +97,6 @@ public class RefreshLedger {
         table);
   }
 
-  /** The slot of the newest scheduled (or catch-up) refresh, if any. */
-  public Optional<Instant> lastSlot(UUID table) {
-    Timestamp at =
-        jdbc.queryForObject(
-            "SELECT max(scheduled_at) FROM table_refresh WHERE table_id = ? AND trigger IN"
-                + " ('SCHEDULE', 'CATCH_UP')",
-            Timestamp.class,
-            table);
-    return Optional.ofNullable(at).map(Timestamp::toInstant);
-  }
-
-  /** Refreshes that failed since the last one that succeeded. */
-  public int failedSinceLastSuccess(UUID table) {
-    Integer n =
-        jdbc.queryForObject(
-            """
-            SELECT count(*) FROM table_refresh WHERE table_id = ? AND state = 'FAILED'
-            AND number > coalesce((SELECT max(number) FROM table_refresh
-                                   WHERE table_id = ? AND state = 'SUCCEEDED'), 0)""",
-            Integer.class,
-            table,
-            table);
-    return n == null ? 0 : n;
-  }
-
   /** Newest first. */
   public List<TableRefresh> page(UUID table, int offset, int limit) {
     return jdbc.query(

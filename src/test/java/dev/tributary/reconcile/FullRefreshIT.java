@@ -9,6 +9,8 @@ import dev.tributary.local.LocalStack;
 import dev.tributary.local.TopicReader;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.Year;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -171,6 +173,36 @@ class FullRefreshIT {
     assertThat(after.get("2024-01-02/2")).isEqualTo(before.get("2024-01-02/2"));
     assertThat(api.get(path(table)).body().path("status").path("phase").asString())
         .isEqualTo("STOPPED");
+  }
+
+  @Test
+  void shouldRunAnIntervalFlinkRefusesAtAFixedRateAndRefreshTheSlotsPartition() throws Exception {
+    String year = String.valueOf(Year.now(ZoneOffset.UTC).getValue());
+    write(0, 20, i -> i % CUSTOMERS, year);
+    write(20, 20, i -> i % CUSTOMERS, "1999");
+    String table = "yearly_" + suffix;
+    // 7 s is no divisor of a minute: Flink refuses it as a cron; here it is a fixed rate.
+    ok(
+        "CREATE MATERIALIZED TABLE "
+            + table
+            + " (ds STRING, customer_id INT, n BIGINT, PRIMARY KEY (ds, customer_id) NOT ENFORCED)"
+            + " PARTITIONED BY (ds) WITH ('partition.fields.ds.date-formatter' = 'yyyy')"
+            + " FRESHNESS = INTERVAL '7' SECOND REFRESH MODE = FULL AS SELECT ds, customer_id,"
+            + " count(*) AS n FROM "
+            + source
+            + " GROUP BY ds, customer_id");
+    List<JsonNode> runs = awaitRefreshes(table, 2);
+    Instant anchor = Instant.parse("2000-01-01T00:00:00Z");
+    for (JsonNode run : runs.subList(0, 2)) {
+      Instant slot = Instant.parse(run.path("scheduledAt").asString());
+      assertThat((slot.getEpochSecond() - anchor.getEpochSecond()) % 7)
+          .as("on the 7 s grid")
+          .isZero();
+      // The partition of (slot - freshness), formatted 'yyyy': this year's rows only.
+      assertThat(run.path("partition").path("ds").asString()).isEqualTo(year);
+    }
+    Map<String, Long> rows = daily(table);
+    assertThat(rows).hasSize(CUSTOMERS).allSatisfy((k, v) -> assertThat(k).startsWith(year + "/"));
   }
 
   @Test
