@@ -6,7 +6,8 @@ import java.util.List;
 /**
  * What a change to a materialized table would do, computed with no side effect: the answer of a dry
  * run and of EXPLAIN, and the check every applied change passes first. A plan with rejections is
- * never applied.
+ * never applied. {@code autoFallback} says why REFRESH_MODE AUTO chose FULL for a query that cannot
+ * run as a stream (null otherwise); the table is then stored with REFRESH_MODE = FULL.
  */
 @JsonInclude(JsonInclude.Include.NON_EMPTY)
 public record ChangePlan(
@@ -20,7 +21,8 @@ public record ChangePlan(
     List<SubjectCheck> subjects,
     List<ValueChange> changes,
     List<String> rejections,
-    List<String> notes) {
+    List<String> notes,
+    String autoFallback) {
 
   public ChangePlan {
     sourceStarts = List.copyOf(sourceStarts);
@@ -41,6 +43,23 @@ public record ChangePlan(
     CHANGE,
     /** Nothing differs from what is stored. */
     UNCHANGED
+  }
+
+  /** The same plan, for a definition that AUTO moved to FULL, and why. */
+  public ChangePlan withAutoFallback(String why) {
+    return new ChangePlan(
+        table,
+        action,
+        jobRestarts,
+        restart,
+        stateDiscarded,
+        sourceStarts,
+        columns,
+        subjects,
+        changes,
+        rejections,
+        notes,
+        why);
   }
 
   public boolean rejected() {

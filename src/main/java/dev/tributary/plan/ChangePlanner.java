@@ -125,9 +125,56 @@ public class ChangePlanner {
    * table. Bad definitions raise a 4xx; a plan that cannot be applied safely has rejections.
    */
   public ChangePlan plan(Request request) {
+    QueryPlanner queries = this.queries.over(request.catalog());
+    try {
+      return planAsGiven(request, queries);
+    } catch (ApiException e) {
+      Optional<String> fallback = autoFallback(request, queries, e);
+      if (fallback.isEmpty()) {
+        throw e;
+      }
+      MaterializedTableDefinition full = request.next().withRefreshMode(Clauses.RefreshMode.FULL);
+      Request asFull =
+          new Request(request.name(), request.topic(), request.current(), full, request.catalog());
+      return planAsGiven(asFull, queries).withAutoFallback(fallback.get());
+    }
+  }
+
+  /**
+   * REFRESH_MODE AUTO chose CONTINUOUS, and Flink cannot run the query as a stream (a sort on a
+   * column that is not a time attribute, say) but can as scheduled batch refreshes: AUTO falls back
+   * to FULL, as Flink's AUTO would pick the mode that can run. Only for a new table; an explicit
+   * CONTINUOUS, or a change of an existing table, gets the 400.
+   */
+  private Optional<String> autoFallback(Request request, QueryPlanner queries, ApiException e) {
+    MaterializedTableDefinition next = request.next();
+    boolean auto = next.refreshMode() == null || next.refreshMode() == Clauses.RefreshMode.AUTO;
+    if (e.code() != ErrorCode.INVALID_QUERY
+        || !auto
+        || request.current() != null
+        || Defaults.effective(next).refreshMode() != Clauses.RefreshMode.CONTINUOUS) {
+      return Optional.empty();
+    }
+    try {
+      queries.validate(request.name(), next.withRefreshMode(Clauses.RefreshMode.FULL));
+    } catch (RuntimeException batchAlso) {
+      log.info(
+          "{}: no fallback to FULL, batch mode refuses it too: {}",
+          request.name(),
+          batchAlso.getMessage());
+      return Optional.empty();
+    }
+    return Optional.of(
+        "REFRESH_MODE AUTO falls back to FULL: Flink cannot run the query as a stream ("
+            + e.getMessage()
+            + "), but it runs as scheduled batch refreshes every "
+            + Defaults.effective(next).freshness().sql()
+            + "; the table is stored with REFRESH_MODE = FULL");
+  }
+
+  private ChangePlan planAsGiven(Request request, QueryPlanner queries) {
     ObjectName name = request.name();
     MaterializedTableDefinition next = request.next();
-    QueryPlanner queries = this.queries.over(request.catalog());
     Capabilities.refusal(next)
         .ifPresent(
             r -> {
@@ -155,7 +202,8 @@ public class ChangePlanner {
           List.of(),
           List.of(),
           List.of(),
-          notes);
+          notes,
+          null);
     }
     return change(queries, request, effective, columns, notes);
   }
@@ -187,7 +235,8 @@ public class ChangePlanner {
           List.of(),
           List.of(),
           List.of(),
-          List.of("The definition is the stored one; nothing changes"));
+          List.of("The definition is the stored one; nothing changes"),
+          null);
     }
     PipelinePlan oldPlan = new PipelinePlan(name, request.topic(), "", before, oldColumns, "", "");
     PipelinePlan newPlan = new PipelinePlan(name, request.topic(), "", effective, columns, "", "");
@@ -248,7 +297,8 @@ public class ChangePlanner {
         subjects,
         changes,
         rejections,
-        notes);
+        notes,
+        null);
   }
 
   /** Key, changelog mode, partitions and formats: readers of a topic with records rely on them. */

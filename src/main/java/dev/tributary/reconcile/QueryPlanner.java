@@ -1,6 +1,7 @@
 package dev.tributary.reconcile;
 
 import dev.tributary.reconcile.port.FlinkSql;
+import dev.tributary.sql.Clauses;
 import dev.tributary.sql.Column;
 import dev.tributary.sql.Defaults;
 import dev.tributary.sql.MaterializedTableDefinition;
@@ -207,12 +208,17 @@ public class QueryPlanner {
    * what it produces, and a query that emits updates needs a primary key (or retract mode).
    */
   public QueryShape validate(ObjectName table, MaterializedTableDefinition definition) {
-    String key = table + "\n" + Json.write(definition);
+    // A FULL table's refresh runs in BATCH mode when its sources are insert-only: plan it so.
+    boolean batch =
+        Defaults.effective(definition).refreshMode() == Clauses.RefreshMode.FULL
+            && sourceDeclarations(table, definition.query()).stream()
+                .allMatch(QueryPlanner::insertOnly);
+    String key = table + "\n" + batch + "\n" + Json.write(definition);
     Cached cached = recent.get(key);
     if (cached != null && cached.at().isAfter(Instant.now().minus(CACHE_FOR))) {
       return cached.shape();
     }
-    QueryShape valid = validateUncached(table, definition);
+    QueryShape valid = validateUncached(table, definition, batch);
     if (recent.size() > 1000) {
       recent.clear();
     }
@@ -220,7 +226,8 @@ public class QueryPlanner {
     return valid;
   }
 
-  private QueryShape validateUncached(ObjectName table, MaterializedTableDefinition definition) {
+  private QueryShape validateUncached(
+      ObjectName table, MaterializedTableDefinition definition, boolean batch) {
     QueryShape shape;
     try {
       shape =
@@ -229,13 +236,25 @@ public class QueryPlanner {
               definition.query(),
               // As a job's sources are given one: a source that starts from group offsets (Kafka's
               // default) needs a consumer group to plan.
-              options ->
-                  options.containsKey("properties.group.id")
-                      ? Map.of()
-                      : Map.of("properties.group.id", "tributary-validation"),
-              Map.of(),
+              options -> {
+                Map<String, String> extra = new HashMap<>();
+                if (!options.containsKey("properties.group.id")) {
+                  extra.put("properties.group.id", "tributary-validation");
+                }
+                if (batch) {
+                  extra.put("scan.bounded.mode", "latest-offset"); // as a refresh bounds it
+                }
+                return extra;
+              },
+              batch ? Map.of("execution.runtime-mode", "batch") : Map.of(),
               true,
               session -> {
+                if (batch) {
+                  // A batch plan has no changelog: its result is a set of rows, insert-only.
+                  return new QueryShape(
+                      sql.inferSchema(session, definition.query()),
+                      new FlinkSql.ChangelogMode(Set.of(FlinkSql.RowKind.INSERT)));
+                }
                 FlinkSql.Description d = sql.describe(session, definition.query());
                 return new QueryShape(d.columns(), d.changelogMode());
               });
@@ -434,6 +453,22 @@ public class QueryPlanner {
 
   private static String use(ObjectName name) {
     return "USE " + Printer.identifier(name.catalog()) + "." + Printer.identifier(name.database());
+  }
+
+  /**
+   * Insert-only: a plain Kafka source of rows, not an upsert table or a change stream. Flink's
+   * batch mode reads only such sources.
+   */
+  public static boolean insertOnly(Statement.CreateSourceTable source) {
+    String connector = source.options().get("connector");
+    String format =
+        source.options().getOrDefault("value.format", source.options().getOrDefault("format", ""));
+    return "kafka".equals(connector)
+        && !format.contains("debezium")
+        && !format.contains("changelog")
+        && !format.contains("canal")
+        && !format.contains("maxwell")
+        && !format.contains("ogg");
   }
 
   /** The declarations of the tables a query reads (sources and provisioned materialized tables). */

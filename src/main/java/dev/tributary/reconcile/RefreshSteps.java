@@ -232,7 +232,7 @@ final class RefreshSteps {
   private Next submit(ReconcilePass p, PipelinePlan plan, TableRefresh r) {
     List<Statement.CreateSourceTable> sources =
         planner.sourceDeclarations(p.table.name(), plan.effective().query());
-    boolean batch = sources.stream().allMatch(RefreshSteps::insertOnly);
+    boolean batch = sources.stream().allMatch(QueryPlanner::insertOnly);
     PipelinePlan job = plan.withPipelineName(r.pipelineName());
     Map<String, String> properties = new LinkedHashMap<>(job.refreshSessionProperties(batch));
     properties.put(JobSteps.FIXED_JOB_ID, r.jobId());
@@ -478,19 +478,6 @@ final class RefreshSteps {
                 .map(e -> "partition:" + e.getKey() + ",offset:" + e.getValue())
                 .collect(Collectors.joining(";")));
     return extra;
-  }
-
-  /** Insert-only: a plain Kafka source of rows, not an upsert table or a change stream. */
-  static boolean insertOnly(Statement.CreateSourceTable source) {
-    String connector = source.options().get("connector");
-    String format =
-        source.options().getOrDefault("value.format", source.options().getOrDefault("format", ""));
-    return "kafka".equals(connector)
-        && !format.contains("debezium")
-        && !format.contains("changelog")
-        && !format.contains("canal")
-        && !format.contains("maxwell")
-        && !format.contains("ogg");
   }
 
   private static boolean inPartition(

@@ -5,6 +5,7 @@ import dev.tributary.catalog.SourceTable;
 import dev.tributary.catalog.SourceTableDefinition;
 import dev.tributary.plan.ChangePlan;
 import dev.tributary.plan.ChangePlanner;
+import dev.tributary.sql.Clauses;
 import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.sql.Parser;
@@ -92,8 +93,16 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
     if (existing.isEmpty() || s.orAlter()) {
       plan = approved(plan(name, existing, s.definition()));
     }
-    TableChange change = tables.create(name, s.definition(), s.orAlter(), s.ifNotExists());
-    return changed(name, "MATERIALIZED_TABLE", change).withPlan(plan);
+    MaterializedTableDefinition definition = s.definition();
+    if (plan != null && plan.autoFallback() != null) {
+      // AUTO could not run the query as a stream: stored as FULL, and the result says why.
+      definition = definition.withRefreshMode(Clauses.RefreshMode.FULL);
+    }
+    TableChange change = tables.create(name, definition, s.orAlter(), s.ifNotExists());
+    StatementResult result = changed(name, "MATERIALIZED_TABLE", change).withPlan(plan);
+    return plan != null && plan.autoFallback() != null
+        ? result.withMessage(result.message() + ". WARNING: " + plan.autoFallback())
+        : result;
   }
 
   @Override

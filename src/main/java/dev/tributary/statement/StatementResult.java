@@ -33,6 +33,11 @@ public record StatementResult(
   }
 
   /** The same result with the plan of the change it made. */
+  public StatementResult withMessage(String newMessage) {
+    return new StatementResult(
+        index, kind, statement, resource, outcome, newMessage, columns, rows, plan);
+  }
+
   public StatementResult withPlan(ChangePlan newPlan) {
     return new StatementResult(
         index, kind, statement, resource, outcome, message, columns, rows, newPlan);

@@ -206,6 +206,31 @@ class FullRefreshIT {
   }
 
   @Test
+  void shouldFallBackToFullUnderAutoForAQueryThatCannotRunAsAStream() throws Exception {
+    write(0, 25, i -> i % CUSTOMERS, "2024-01-01");
+    String query =
+        " AS SELECT customer_id, count(*) AS n FROM " + source + " GROUP BY customer_id ORDER BY n";
+    // Explicitly CONTINUOUS: Flink's reason, as a 400.
+    Api.Answer continuous =
+        api.sql(
+            "CREATE MATERIALIZED TABLE sorted_c_" + suffix + " REFRESH MODE = CONTINUOUS" + query,
+            "examples",
+            DATABASE);
+    assertThat(continuous.status()).as(continuous.text()).isEqualTo(400);
+    assertThat(continuous.text()).contains("Sort on a non-time-attribute field is not supported");
+    // Under AUTO (3 minutes: CONTINUOUS by the threshold) it falls back to FULL, with a warning.
+    String table = "sorted_" + suffix;
+    JsonNode created = ok("CREATE MATERIALIZED TABLE " + table + query);
+    assertThat(created.path(0).path("message").asString())
+        .contains("WARNING", "falls back to FULL", "Sort on a non-time-attribute field");
+    assertThat(showCreate(table)).contains("REFRESH_MODE = FULL");
+    api.awaitPhase(DATABASE, table, "RUNNING");
+    ok("ALTER MATERIALIZED TABLE " + table + " REFRESH");
+    awaitRefreshes(table, 1);
+    assertThat(counts(table)).isEqualTo(expectedCounts());
+  }
+
+  @Test
   void shouldPickTheModeByTheThresholdAndSwitchModesKeepingTheTopic() throws Exception {
     write(0, 25, i -> i % CUSTOMERS, "2024-01-01");
     String table = "modes_" + suffix;

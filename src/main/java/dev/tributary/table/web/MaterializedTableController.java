@@ -4,6 +4,7 @@ import dev.tributary.plan.ChangePlan;
 import dev.tributary.plan.ChangePlanner;
 import dev.tributary.reconcile.port.SchemaRegistry;
 import dev.tributary.reconcile.port.Topics;
+import dev.tributary.sql.Clauses;
 import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.sql.Parser;
@@ -140,6 +141,7 @@ class MaterializedTableController {
       throw new ApiException(
           ErrorCode.VALIDATION_FAILED, "A new table needs spec.statement or spec.definition");
     }
+    MaterializedTableDefinition stored = definition;
     if (definition != null) {
       // Planned with no transaction open: it asks Flink, Kafka and the registry.
       String topic =
@@ -150,12 +152,16 @@ class MaterializedTableController {
         return ResponseEntity.ok(new PlanResponse(true, plan));
       }
       ChangePlanner.approved(plan);
+      if (plan.autoFallback() != null) {
+        stored = definition.withRefreshMode(Clauses.RefreshMode.FULL); // stored as planned
+      }
     } else if (Boolean.TRUE.equals(request.dryRun())) {
       throw new ApiException(
           ErrorCode.VALIDATION_FAILED,
           "A dry run plans a definition: give spec.statement or spec.definition");
     }
     Long planned = existing.map(MaterializedTable::getResourceVersion).orElse(null);
+    MaterializedTableDefinition toStore = stored;
     transactions.executeWithoutResult(
         tx -> {
           // What was planned against must still be there: a change since is a 409, not a write
@@ -167,8 +173,8 @@ class MaterializedTableController {
                 id + " changed while the request was planned; read it again and retry",
                 now == null ? Map.of() : Map.of("resourceVersion", now));
           }
-          if (definition != null) {
-            tables.create(id, definition, true, false);
+          if (toStore != null) {
+            tables.create(id, toStore, true, false);
           }
           if (request.spec().stopped() != null) {
             tables.alter(
