@@ -149,7 +149,7 @@ public class ChangePlanner {
   private Optional<String> autoFallback(Request request, QueryPlanner queries, ApiException e) {
     MaterializedTableDefinition next = request.next();
     boolean auto = next.refreshMode() == null || next.refreshMode() == Clauses.RefreshMode.AUTO;
-    if (e.code() != ErrorCode.INVALID_QUERY
+    if (!(e instanceof RefusedByFlink)
         || !auto
         || request.current() != null
         || Defaults.effective(next).refreshMode() != Clauses.RefreshMode.CONTINUOUS) {
@@ -170,6 +170,13 @@ public class ChangePlanner {
             + "), but it runs as scheduled batch refreshes every "
             + Defaults.effective(next).freshness().sql()
             + "; the table is stored with REFRESH_MODE = FULL");
+  }
+
+  /** A 400 INVALID_QUERY whose reason is Flink's own (not a check of the definition). */
+  private static final class RefusedByFlink extends ApiException {
+    RefusedByFlink(String message, Map<String, Object> properties) {
+      super(ErrorCode.INVALID_QUERY, message, properties);
+    }
   }
 
   private ChangePlan planAsGiven(Request request, QueryPlanner queries) {
@@ -426,8 +433,10 @@ public class ChangePlanner {
         properties.put("queryLine", e.line());
         properties.put("queryColumn", e.column());
       }
-      throw new ApiException(
-          ErrorCode.INVALID_QUERY, "Invalid query for " + name + ": " + e.getMessage(), properties);
+      String message = "Invalid query for " + name + ": " + e.getMessage();
+      throw e.byFlink()
+          ? new RefusedByFlink(message, properties)
+          : new ApiException(ErrorCode.INVALID_QUERY, message, properties);
     } catch (DependencyUnavailableException e) {
       log.info("Flink unreachable; {} is checked by the reconciler: {}", name, e.getMessage());
       notes.add("Query not checked now: Flink is unreachable; the reconciler checks it");

@@ -99,12 +99,23 @@ public class QueryPlanner {
     private final List<String> problems;
     private final int line;
     private final int column;
+    private final boolean byFlink;
 
     public InvalidQueryException(List<String> problems, int line, int column) {
+      this(problems, line, column, false);
+    }
+
+    InvalidQueryException(List<String> problems, int line, int column, boolean byFlink) {
       super(String.join("; ", problems));
       this.problems = List.copyOf(problems);
       this.line = line;
       this.column = column;
+      this.byFlink = byFlink;
+    }
+
+    /** Flink itself refused the query (rather than a check of the table's definition). */
+    public boolean byFlink() {
+      return byFlink;
     }
 
     public List<String> problems() {
@@ -259,7 +270,7 @@ public class QueryPlanner {
                 return new QueryShape(d.columns(), d.changelogMode());
               });
     } catch (FlinkSql.StatementFailedException e) {
-      throw new InvalidQueryException(List.of(e.getMessage()), e.line(), e.column());
+      throw new InvalidQueryException(List.of(e.getMessage()), e.line(), e.column(), true);
     }
     List<String> problems = new ArrayList<>();
     List<FlinkSql.Column> columns = shape.columns();

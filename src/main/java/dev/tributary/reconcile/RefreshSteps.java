@@ -410,21 +410,15 @@ final class RefreshSteps {
     schedules.remove(p.table.id());
     p.status = p.status.toBuilder().refreshScheduled(false).build();
     ledger.cancelQueued(p.table.id(), why);
+    boolean cancelling = false;
     for (JobSummary job : p.overview) {
       if (job.name().startsWith(prefix(p.table)) && !job.state().terminal()) {
-        p.step("refresh-cancel");
-        jobs.cancel(job.id());
-        p.event("NORMAL", "RefreshCancelled", "Cancelled refresh job " + job.id() + ": " + why);
-        ledger
-            .active(p.table.id())
-            .ifPresent(
-                r ->
-                    ledger.save(
-                        r.toBuilder()
-                            .state(TableRefresh.State.CANCELLED)
-                            .ended(clock.instant(), null, null, why)
-                            .build()));
-        return true;
+        if (job.state() != JobState.CANCELLING) {
+          p.step("refresh-cancel");
+          jobs.cancel(job.id());
+          p.event("NORMAL", "RefreshCancelled", "Cancelled refresh job " + job.id() + ": " + why);
+        }
+        cancelling = true; // looked at again until the job has ended
       }
     }
     ledger
@@ -436,15 +430,7 @@ final class RefreshSteps {
                         .state(TableRefresh.State.CANCELLED)
                         .ended(clock.instant(), null, null, why)
                         .build()));
-    return false;
-  }
-
-  /** Whether a refresh is under way (a switch to CONTINUOUS waits for it to end). */
-  boolean refreshing(ReconcilePass p) {
-    return ledger
-        .active(p.table.id())
-        .filter(r -> r.state() == TableRefresh.State.RUNNING)
-        .isPresent();
+    return cancelling;
   }
 
   private List<String> sourceTopics(ReconcilePass p) {

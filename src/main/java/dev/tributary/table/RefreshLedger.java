@@ -79,15 +79,6 @@ public class RefreshLedger {
         "SELECT * FROM table_refresh WHERE table_id = ? AND state IN ('QUEUED', 'RUNNING')", table);
   }
 
-  /** The newest refresh that ended, if any. */
-  public Optional<TableRefresh> lastEnded(UUID table) {
-    return one(
-        """
-        SELECT * FROM table_refresh WHERE table_id = ? AND state NOT IN ('QUEUED', 'RUNNING')
-        ORDER BY number DESC LIMIT 1""",
-        table);
-  }
-
   /** The newest refresh that succeeded, if any. */
   public Optional<TableRefresh> lastSucceeded(UUID table) {
     return one(

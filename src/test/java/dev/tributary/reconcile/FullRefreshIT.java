@@ -60,9 +60,7 @@ class FullRefreshIT {
     suffix = UUID.randomUUID().toString().substring(0, 6);
     sourceTopic = "refresh-orders-" + suffix;
     source = "orders_" + suffix;
-    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka))) {
-      admin.createTopics(List.of(new NewTopic(sourceTopic, 2, (short) 1))).all().get();
-    }
+    createTopic(sourceTopic, 2);
     ok(
         "CREATE TABLE "
             + source
@@ -320,17 +318,8 @@ class FullRefreshIT {
   @Test
   void shouldRetryAFailedRefreshThenSuspendTheTableUntilResumed() throws Exception {
     String badTopic = "refresh-bad-" + suffix;
-    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka))) {
-      admin.createTopics(List.of(new NewTopic(badTopic, 1, (short) 1))).all().get();
-    }
-    try (KafkaProducer<String, String> producer =
-        new KafkaProducer<>(
-            Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka),
-            new StringSerializer(),
-            new StringSerializer())) {
-      producer.send(new ProducerRecord<>(badTopic, "not json")).get();
-      producer.send(new ProducerRecord<>(badTopic, "{\"customer_id\": 1}")).get();
-    }
+    createTopic(badTopic, 1);
+    produce(badTopic, List.of("not json", "{\"customer_id\": 1}"));
     ok(
         "CREATE TABLE bad_"
             + suffix
@@ -406,11 +395,7 @@ class FullRefreshIT {
    * a partition).
    */
   private void write(int from, int count, Customer customer, String ds) throws Exception {
-    try (KafkaProducer<String, String> producer =
-        new KafkaProducer<>(
-            Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka),
-            new StringSerializer(),
-            new StringSerializer())) {
+    try (KafkaProducer<String, String> producer = producer()) {
       for (int i = from; i < from + count; i++) {
         Map<String, Object> row = new TreeMap<>();
         row.put("order_id", "o" + i);
@@ -425,6 +410,28 @@ class FullRefreshIT {
                     String.valueOf(customer.of(i)),
                     JsonMapper.shared().writeValueAsString(row)))
             .get();
+      }
+    }
+  }
+
+  private void createTopic(String topic, int partitions) throws Exception {
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka))) {
+      admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
+    }
+  }
+
+  private KafkaProducer<String, String> producer() {
+    return new KafkaProducer<>(
+        Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka),
+        new StringSerializer(),
+        new StringSerializer());
+  }
+
+  /** Values written in order, unkeyed. */
+  private void produce(String topic, List<String> values) throws Exception {
+    try (KafkaProducer<String, String> producer = producer()) {
+      for (String value : values) {
+        producer.send(new ProducerRecord<>(topic, value)).get();
       }
     }
   }
