@@ -186,6 +186,9 @@ public class QueryPlanner {
       if (table.isPresent() && depth < MAX_PENDING_DEPTH) {
         pending.put(name, table.get());
         collect(name, table.get().query(), declarations, pending, depth + 1);
+      } else if (table.isEmpty()) {
+        // Provisioned between the two looks (the reconciler runs meanwhile): declared now.
+        catalog.declaration(name).ifPresent(d -> declarations.put(name, d));
       }
     }
   }

@@ -247,6 +247,7 @@ final class ReconcilePass {
     return overview.stream()
         .filter(j -> !j.state().terminal())
         .filter(j -> j.id().equals(status.jobId()) || j.name().startsWith(prefix))
+        .filter(j -> !j.name().startsWith(RefreshSteps.prefix(table))) // a FULL refresh's job
         .toList();
   }
 

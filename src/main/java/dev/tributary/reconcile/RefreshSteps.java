@@ -217,12 +217,9 @@ final class RefreshSteps {
     }
     String message =
         "Refresh #" + r.number() + " (" + describe(r) + "): job " + jobId + " " + state;
-    TableStatus s =
-        p.status.toBuilder()
-            .job(jobId, job.get().startTime())
-            .pipelineName(r.pipelineName())
-            .build()
-            .with(TableStatus.JOB_RUNNING, true, Reason.Refreshing, message);
+    // The refresh job is the refresh's (table_refresh.job_id), never the table's continuous job:
+    // status.jobId stays empty, so that no continuous-job step (stop, evolve) touches it.
+    TableStatus s = p.status.with(TableStatus.JOB_RUNNING, true, Reason.Refreshing, message);
     return p.save(
         p.phase == Phase.PENDING ? Phase.CREATING : p.phase,
         s,
