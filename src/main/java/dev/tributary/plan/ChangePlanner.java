@@ -133,7 +133,7 @@ public class ChangePlanner {
       if (fallback.isEmpty()) {
         throw e;
       }
-      MaterializedTableDefinition full = request.next().withRefreshMode(Clauses.RefreshMode.FULL);
+      MaterializedTableDefinition full = asFull(request.next());
       Request asFull =
           new Request(request.name(), request.topic(), request.current(), full, request.catalog());
       return planAsGiven(asFull, queries).withAutoFallback(fallback.get());
@@ -169,7 +169,16 @@ public class ChangePlanner {
             + e.getMessage()
             + "), but it runs as scheduled batch refreshes every "
             + Defaults.effective(next).freshness().sql()
-            + "; the table is stored with REFRESH_MODE = FULL");
+            + "; the table is stored with REFRESH_MODE = FULL and that FRESHNESS");
+  }
+
+  /**
+   * The definition AUTO fell back to: REFRESH_MODE = FULL with the freshness AUTO had (an explicit
+   * FULL without one would get FULL's default of an hour). What is planned is what is stored.
+   */
+  public static MaterializedTableDefinition asFull(MaterializedTableDefinition auto) {
+    MaterializedTableDefinition full = auto.withRefreshMode(Clauses.RefreshMode.FULL);
+    return auto.freshness() != null ? full : full.withFreshness(Defaults.DEFAULT_FRESHNESS);
   }
 
   /** A 400 INVALID_QUERY whose reason is Flink's own (not a check of the definition). */

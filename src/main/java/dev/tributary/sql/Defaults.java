@@ -82,7 +82,12 @@ public final class Defaults {
         .withOptions(options)
         .withFreshness(freshness)
         .withRefreshMode(mode)
-        .withStartMode(d.startMode() != null ? d.startMode() : DEFAULT_START_MODE);
+        // A FULL table reads its sources from the beginning at every refresh: no START_MODE (so
+        // that SHOW CREATE of a FULL table can be submitted again as it is).
+        .withStartMode(
+            d.startMode() != null || mode == Clauses.RefreshMode.FULL
+                ? d.startMode()
+                : DEFAULT_START_MODE);
   }
 
   /**

@@ -5,7 +5,6 @@ import dev.tributary.catalog.SourceTable;
 import dev.tributary.catalog.SourceTableDefinition;
 import dev.tributary.plan.ChangePlan;
 import dev.tributary.plan.ChangePlanner;
-import dev.tributary.sql.Clauses;
 import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.sql.Parser;
@@ -96,7 +95,7 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
     MaterializedTableDefinition definition = s.definition();
     if (plan != null && plan.autoFallback() != null) {
       // AUTO could not run the query as a stream: stored as FULL, and the result says why.
-      definition = definition.withRefreshMode(Clauses.RefreshMode.FULL);
+      definition = ChangePlanner.asFull(definition);
     }
     TableChange change = tables.create(name, definition, s.orAlter(), s.ifNotExists());
     StatementResult result = changed(name, "MATERIALIZED_TABLE", change).withPlan(plan);

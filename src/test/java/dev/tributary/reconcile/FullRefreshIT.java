@@ -221,7 +221,8 @@ class FullRefreshIT {
     JsonNode created = ok("CREATE MATERIALIZED TABLE " + table + query);
     assertThat(created.path(0).path("message").asString())
         .contains("WARNING", "falls back to FULL", "Sort on a non-time-attribute field");
-    assertThat(showCreate(table)).contains("REFRESH_MODE = FULL");
+    // Stored as planned: FULL, with the freshness AUTO had (not FULL's default of an hour).
+    assertThat(showCreate(table)).contains("REFRESH_MODE = FULL", "INTERVAL '3' MINUTE");
     api.awaitPhase(DATABASE, table, "RUNNING");
     ok("ALTER MATERIALIZED TABLE " + table + " REFRESH");
     awaitRefreshes(table, 1);

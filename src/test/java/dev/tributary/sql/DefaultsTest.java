@@ -24,6 +24,27 @@ class DefaultsTest {
   }
 
   @Test
+  void shouldWriteOutAFullTableSoThatItsShowCreateCanBeSubmittedAgain() {
+    MaterializedTableDefinition full =
+        effective(
+            "CREATE MATERIALIZED TABLE t REFRESH MODE = FULL AS SELECT customer_id, COUNT(*) AS n"
+                + " FROM orders GROUP BY customer_id");
+    assertThat(full.freshness()).isEqualTo(Defaults.DEFAULT_FULL_FRESHNESS); // Flink's 1 hour
+    assertThat(full.startMode()).isNull(); // every refresh reads its sources from the beginning
+    assertThat(full.options()).containsEntry("kafka.cleanup-policy", "compact");
+    String shown =
+        Printer.print(
+            new Statement.CreateMaterializedTable(
+                new ObjectName("c", "d", "t"), false, false, full));
+    Parser.parseScript(shown).forEach(Parser.Parsed::requireSupported);
+    // AUTO without a freshness is CONTINUOUS (3 minutes) and starts where START_MODE says.
+    MaterializedTableDefinition auto =
+        effective("CREATE MATERIALIZED TABLE t AS SELECT customer_id FROM orders");
+    assertThat(auto.refreshMode()).isEqualTo(Clauses.RefreshMode.CONTINUOUS);
+    assertThat(auto.startMode()).isEqualTo(Defaults.DEFAULT_START_MODE);
+  }
+
+  @Test
   void shouldKeepTheChangesOfARetractRowOnOnePartition() {
     // Keyed by the derived key: the changes of one row go to one partition, in order.
     MaterializedTableDefinition keyed =

@@ -4,7 +4,6 @@ import dev.tributary.plan.ChangePlan;
 import dev.tributary.plan.ChangePlanner;
 import dev.tributary.reconcile.port.SchemaRegistry;
 import dev.tributary.reconcile.port.Topics;
-import dev.tributary.sql.Clauses;
 import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.sql.Parser;
@@ -153,7 +152,7 @@ class MaterializedTableController {
       }
       ChangePlanner.approved(plan);
       if (plan.autoFallback() != null) {
-        stored = definition.withRefreshMode(Clauses.RefreshMode.FULL); // stored as planned
+        stored = ChangePlanner.asFull(definition); // stored as planned
       }
     } else if (Boolean.TRUE.equals(request.dryRun())) {
       throw new ApiException(
