@@ -133,6 +133,29 @@ class FullRefreshIT {
   }
 
   @Test
+  void shouldRefreshAtCreateOnlyWhenAsked() throws Exception {
+    write(0, 15, i -> i % CUSTOMERS, "2024-01-01");
+    String query =
+        " FRESHNESS = INTERVAL '1' DAY AS SELECT customer_id, count(*) AS n FROM "
+            + source
+            + " GROUP BY customer_id";
+    String asked = "on_create_" + suffix;
+    JsonNode created =
+        ok("CREATE MATERIALIZED TABLE " + asked + " WITH ('refresh.on-create' = 'true')" + query);
+    assertThat(created.path(0).path("message").asString()).contains("a first refresh runs now");
+    JsonNode first = awaitRefreshes(asked, 1).get(0);
+    assertThat(first.path("trigger").asString()).isEqualTo("ON_CREATE");
+    assertThat(counts(asked)).isEqualTo(expectedCounts());
+    // Without it, as in Flink, nothing runs until the first firing (a day away) or a REFRESH.
+    String quiet = "no_refresh_" + suffix;
+    ok("CREATE MATERIALIZED TABLE " + quiet + query);
+    api.awaitPhase(DATABASE, quiet, "RUNNING");
+    Thread.sleep(3_000);
+    assertThat(refreshes(quiet)).isEmpty();
+    assertThat(TopicReader.compacted(kafka, topic(quiet))).isEmpty();
+  }
+
+  @Test
   void shouldRefreshOnlyThePartitionAskedForAlsoWhileSuspended() throws Exception {
     write(0, 20, i -> i % CUSTOMERS, "2024-01-01");
     write(20, 20, i -> i % CUSTOMERS, "2024-01-02");
