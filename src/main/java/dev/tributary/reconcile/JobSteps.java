@@ -23,10 +23,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.stream.Collectors;
 
 /**
  * Keeping the job running: observe it, submit it, restart it after a failure with backoff, and hold
@@ -300,7 +298,7 @@ final class JobSteps {
                   "Failed " + failures + " times; resume or change the table to try again");
       return p.save(Phase.FAILED, s, p.resync());
     }
-    Duration backoff = Duration.ofMillis((long) (2000 * Math.pow(1.5, failures - 1)));
+    Duration backoff = Reconciler.failureBackoff(failures);
     if (failed.id().equals(p.status.jobId())) {
       // First sight of this failure: record it and wait out the backoff before restarting.
       p.event(
@@ -498,12 +496,7 @@ final class JobSteps {
       }
       if (offsets != null && !offsets.isEmpty()) {
         extra.put("scan.startup.mode", "specific-offsets");
-        extra.put(
-            "scan.startup.specific-offsets",
-            new TreeMap<>(offsets)
-                .entrySet().stream()
-                    .map(e -> "partition:" + e.getKey() + ",offset:" + e.getValue())
-                    .collect(Collectors.joining(";")));
+        extra.put("scan.startup.specific-offsets", PipelinePlan.specificOffsets(offsets));
         positions.put(topic, from + offsets);
       } else {
         extra.putAll(fallback);

@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /**
@@ -263,6 +264,17 @@ public record PipelinePlan(
           + "\n)";
     }
     return "INSERT INTO " + SINK + "\n" + effective.query();
+  }
+
+  /**
+   * Per-partition offsets as the Kafka connector's {@code scan.*.specific-offsets} options take
+   * them: {@code partition:0,offset:42;partition:1,offset:7}.
+   */
+  static String specificOffsets(Map<Integer, Long> offsets) {
+    return new TreeMap<>(offsets)
+        .entrySet().stream()
+            .map(e -> "partition:" + e.getKey() + ",offset:" + e.getValue())
+            .collect(Collectors.joining(";"));
   }
 
   /** Freshness is how stale the table may be: rows commit at every checkpoint. */

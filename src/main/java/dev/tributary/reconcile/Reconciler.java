@@ -52,6 +52,14 @@ public class Reconciler {
 
   static final int MAX_FAILURES = 5;
 
+  /**
+   * How long to wait before trying again after the {@code failures}-th failure in a row of a job or
+   * a refresh: 2 s, growing by 1.5 each time (2, 3, 4.5, 6.75 s within {@link #MAX_FAILURES}).
+   */
+  static Duration failureBackoff(int failures) {
+    return Duration.ofMillis((long) (2000 * Math.pow(1.5, Math.max(0, failures - 1))));
+  }
+
   /** Savepoints kept per table (older ones are deleted when a new one is taken). */
   static final int SAVEPOINTS_KEPT = 3;
 

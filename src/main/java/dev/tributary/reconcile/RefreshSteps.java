@@ -27,7 +27,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.stream.Collectors;
 
 /**
  * A FULL table: its schedule, and each refresh from start to end. A refresh takes its sources' end
@@ -365,7 +364,7 @@ final class RefreshSteps {
               .with(TableStatus.READY, false, Reason.RetriesExhausted, message);
       return p.save(Phase.FAILED, s, p.resync());
     }
-    Duration backoff = Duration.ofMillis((long) (2000 * Math.pow(1.5, failures - 1)));
+    Duration backoff = Reconciler.failureBackoff(failures);
     ledger.save(
         r.toBuilder()
             .state(TableRefresh.State.QUEUED)
@@ -454,12 +453,7 @@ final class RefreshSteps {
       extra.put("scan.startup.mode", "earliest-offset");
     }
     extra.put("scan.bounded.mode", "specific-offsets");
-    extra.put(
-        "scan.bounded.specific-offsets",
-        new TreeMap<>(offsets)
-            .entrySet().stream()
-                .map(e -> "partition:" + e.getKey() + ",offset:" + e.getValue())
-                .collect(Collectors.joining(";")));
+    extra.put("scan.bounded.specific-offsets", PipelinePlan.specificOffsets(offsets));
     return extra;
   }
 
