@@ -92,7 +92,18 @@ public class ChangePlanner {
       String topic,
       Current current,
       MaterializedTableDefinition next,
-      QueryPlanner.Snapshot catalog) {}
+      QueryPlanner.Snapshot catalog,
+      boolean sharedTopic) {
+
+    public Request(
+        ObjectName name,
+        String topic,
+        Current current,
+        MaterializedTableDefinition next,
+        QueryPlanner.Snapshot catalog) {
+      this(name, topic, current, next, catalog, false);
+    }
+  }
 
   /** Captures a plan's inputs; reads the catalog (in the caller's transaction, if any). */
   public Request request(
@@ -200,8 +211,13 @@ public class ChangePlanner {
     MaterializedTableDefinition effective = Defaults.effective(next);
     requireFreshnessFits(name, effective, notes);
     List<FlinkSql.Column> columns = validate(queries, name, next, notes);
+    if (columns != null) {
+      checkExpectations(queries, name, next);
+    }
     if (request.current() == null) {
-      requireNewTopic(request.topic(), notes);
+      if (!request.sharedTopic()) {
+        requireNewTopic(request.topic(), notes); // a flow writes into its table's topic
+      }
       boolean full = effective.refreshMode() == Clauses.RefreshMode.FULL;
       return new ChangePlan(
           name.toString(),
@@ -436,12 +452,7 @@ public class ChangePlanner {
     try {
       return queries.validate(name, next).columns();
     } catch (QueryPlanner.InvalidQueryException e) {
-      Map<String, Object> properties = new LinkedHashMap<>();
-      properties.put("problems", e.problems());
-      if (e.line() > 0) {
-        properties.put("queryLine", e.line());
-        properties.put("queryColumn", e.column());
-      }
+      Map<String, Object> properties = e.properties();
       String message = "Invalid query for " + name + ": " + e.getMessage();
       throw e.byFlink()
           ? new RefusedByFlink(message, properties)
@@ -450,6 +461,62 @@ public class ChangePlanner {
       log.info("Flink unreachable; {} is checked by the reconciler: {}", name, e.getMessage());
       notes.add("Query not checked now: Flink is unreachable; the reconciler checks it");
       return null;
+    }
+  }
+
+  /**
+   * Each expectation is checked with Flink on the rows the table writes: it must compile against
+   * the table's columns and be a BOOLEAN (subqueries, aggregates and the like were refused by the
+   * parser).
+   */
+  private static void checkExpectations(
+      QueryPlanner queries, ObjectName name, MaterializedTableDefinition next) {
+    if (next.schema() == null) {
+      return;
+    }
+    for (TableSchema.Expectation e : next.schema().expectations()) {
+      MaterializedTableDefinition check =
+          new MaterializedTableDefinition(
+              null,
+              null,
+              List.of(),
+              next.distribution(),
+              next.options(),
+              next.freshness(),
+              next.refreshMode(),
+              next.startMode(),
+              "SELECT (" + e.expression() + ") AS expectation FROM (\n" + next.query() + "\n)");
+      List<FlinkSql.Column> result;
+      try {
+        result = queries.validate(name, check).columns();
+      } catch (QueryPlanner.InvalidQueryException invalid) {
+        throw new ApiException(
+            ErrorCode.INVALID_DEFINITION,
+            "Expectation '"
+                + e.name()
+                + "' EXPECT ("
+                + e.expression()
+                + ") does not apply to the rows of "
+                + name
+                + ": "
+                + invalid.getMessage(),
+            Map.of("expectation", e.name()));
+      } catch (DependencyUnavailableException unavailable) {
+        return; // the query was not checked either; the reconciler's submission checks both
+      }
+      String type = result.isEmpty() ? "nothing" : QueryPlanner.normalize(result.get(0).type());
+      if (!type.startsWith("BOOLEAN")) {
+        throw new ApiException(
+            ErrorCode.INVALID_DEFINITION,
+            "Expectation '"
+                + e.name()
+                + "' EXPECT ("
+                + e.expression()
+                + ") is "
+                + type
+                + ", not BOOLEAN: an expectation is a condition each row meets or violates",
+            Map.of("expectation", e.name()));
+      }
     }
   }
 

@@ -113,7 +113,7 @@ public class JdbcReconcileStore implements ReconcileStore {
         jdbc.query(
             """
         SELECT t.id, c.name AS catalog, d.name AS database, t.name, t.topic_name, t.generation, t.spec, t.deletion_requested,
-               t.phase, t.status, t.attempt, t.observed_generation,
+               t.phase, t.status, t.attempt, t.observed_generation, t.flow_of,
                (SELECT max(version) FROM materialized_table_version v WHERE v.table_id = t.id) AS definition_version
         FROM materialized_table t JOIN catalog_database d ON d.id = t.database_id JOIN catalog c ON c.id = d.catalog_id
         WHERE t.id = ?""",
@@ -129,7 +129,8 @@ public class JdbcReconcileStore implements ReconcileStore {
                     rs.getBoolean("deletion_requested"),
                     Phase.valueOf(rs.getString("phase")),
                     status(rs.getString("status")),
-                    rs.getLong("observed_generation")),
+                    rs.getLong("observed_generation"),
+                    rs.getObject("flow_of", UUID.class)),
             id);
     return rows.stream().findFirst();
   }
@@ -262,6 +263,22 @@ public class JdbcReconcileStore implements ReconcileStore {
     if (rows == 0 && token != null) {
       throw new ClaimLostException(id);
     }
+  }
+
+  @Override
+  public List<FlowState> flows(UUID table) {
+    return jdbc.query(
+        """
+        SELECT id, name, phase, status, deletion_requested FROM materialized_table
+        WHERE flow_of = ? ORDER BY name""",
+        (rs, n) ->
+            new FlowState(
+                rs.getObject("id", UUID.class),
+                rs.getString("name"),
+                Phase.valueOf(rs.getString("phase")),
+                status(rs.getString("status")),
+                rs.getBoolean("deletion_requested")),
+        table);
   }
 
   static TableStatus status(String json) {

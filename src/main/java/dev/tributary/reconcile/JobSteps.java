@@ -10,6 +10,8 @@ import dev.tributary.reconcile.port.FlinkSql;
 import dev.tributary.reconcile.port.Topics;
 import dev.tributary.sql.Clauses;
 import dev.tributary.sql.ObjectName;
+import dev.tributary.sql.Statement;
+import dev.tributary.sql.TableSchema;
 import dev.tributary.table.Phase;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -17,14 +19,17 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
 
 /**
  * Keeping the job running: observe it, submit it, restart it after a failure with backoff, and hold
@@ -69,9 +74,12 @@ final class JobSteps {
 
   Next ensureJob(ReconcilePass p, PipelinePlan plan, Optional<JobSummary> live) {
     if (live.isPresent()) {
-      return observeRunning(p, live.get());
+      return observeRunning(p, plan, live.get());
     }
     Optional<JobSummary> last = p.lastJob(plan.pipelineName());
+    if (once(p) && p.status.once() != null && p.status.once().done()) {
+      return onceDone(p); // ran once; only a full refresh of the table runs it again
+    }
     Evolution evolution = p.status.evolution();
     if (evolution != null && last.isPresent() && last.get().state() == JobState.FAILED) {
       return transitions.rollBack(p, failureCause(last.get()));
@@ -88,6 +96,14 @@ final class JobSteps {
     }
     if (last.isPresent() && last.get().state() == JobState.FAILED) {
       return restartFailed(p, plan, last.get());
+    }
+    if (last.isPresent()
+        && last.get().state() == JobState.FINISHED
+        && !p.status.stopRequested()
+        && once(p)
+        && p.status.once() != null
+        && last.get().id().equals(p.status.once().jobId())) {
+      return onceFinished(p, last.get());
     }
     if (last.isPresent() && last.get().state() == JobState.FINISHED && !p.status.stopRequested()) {
       // A bounded query ran to its end; there is nothing to restart.
@@ -114,7 +130,22 @@ final class JobSteps {
         && plan.pipelineName().equals(p.status.savepointPipeline())) {
       return p.status.savepointPath();
     }
-    return last.flatMap(j -> jobs.latestRestorePath(j.id())).orElseGet(() -> recorded(p, plan));
+    String found =
+        last.flatMap(j -> jobs.latestRestorePath(j.id())).orElseGet(() -> recorded(p, plan));
+    return found != null ? found : imported(p);
+  }
+
+  /**
+   * IMPORT CHECKPOINT of a flow: the savepoint or retained checkpoint its first job restores, so
+   * that a job migrated from elsewhere goes on where it stopped. Only until the flow's own job has
+   * completed a checkpoint; a path Flink cannot read fails the job with that cause, in the status.
+   */
+  static String imported(ReconcilePass p) {
+    Statement.CreateFlow flow = p.table.spec().flowStatement();
+    if (flow == null || flow.importCheckpoint() == null || p.status.checkpoint() != null) {
+      return null;
+    }
+    return flow.importCheckpoint();
   }
 
   /**
@@ -185,7 +216,121 @@ final class JobSteps {
     }
   }
 
-  private Next observeRunning(ReconcilePass p, JobSummary job) {
+  /** An INSERT ONCE flow: one bounded run, recorded when it is done. */
+  static boolean once(ReconcilePass p) {
+    return p.table.spec().flowStatement() != null && p.table.spec().flowStatement().once();
+  }
+
+  private Next onceFinished(ReconcilePass p, JobSummary job) {
+    Long rows = jobs.recordsReceived(job.id(), "Writer").orElse(null);
+    TableStatus.Once run = p.status.once();
+    p.event(
+        "NORMAL",
+        "OnceCompleted",
+        "The INSERT ONCE run (job "
+            + job.id()
+            + ") is done"
+            + (rows == null ? "" : ": " + rows + " rows written")
+            + "; it runs again only on a full refresh of the table");
+    p.status =
+        p.status.toBuilder()
+            .once(new TableStatus.Once(run.bounds(), job.id(), "SUCCEEDED", rows, clock.instant()))
+            .failures(0)
+            .build();
+    return onceDone(p);
+  }
+
+  private Next onceDone(ReconcilePass p) {
+    TableStatus.Once run = p.status.once();
+    String message =
+        "Ran once (job "
+            + run.jobId()
+            + (run.rows() == null ? "" : ", " + run.rows() + " rows")
+            + ", finished "
+            + run.finishedAt()
+            + ")";
+    TableStatus s =
+        p.status
+            .with(TableStatus.JOB_RUNNING, false, Reason.Completed, message)
+            .with(TableStatus.READY, true, Reason.Completed, message);
+    return p.save(Phase.RUNNING, s, p.resync());
+  }
+
+  /**
+   * Before an INSERT ONCE flow first runs, the end offsets of its sources: it reads up to them, on
+   * every attempt, so that a restart reads the same rows. Recorded before the job is submitted.
+   */
+  private Map<String, Map<Integer, Long>> onceBounds(ReconcilePass p) {
+    if (p.status.once() != null) {
+      return p.status.once().bounds();
+    }
+    Map<String, Map<Integer, Long>> bounds = new TreeMap<>();
+    for (Statement.CreateSourceTable source :
+        planner.sourceDeclarations(p.table.name(), p.table.spec().definition().query())) {
+      String topic = source.options().get("topic");
+      if (topic != null && "kafka".equals(source.options().get("connector"))) {
+        bounds.put(topic, topics.endOffsets(topic));
+      }
+    }
+    p.status =
+        p.status.toBuilder().once(new TableStatus.Once(bounds, null, null, null, null)).build();
+    p.event("NORMAL", "OnceBounded", "The INSERT ONCE run reads its sources up to " + bounds);
+    return bounds;
+  }
+
+  /** Expectations' counters of a running job, folded into the table's counts. */
+  private void countExpectations(
+      ReconcilePass p, PipelinePlan plan, JobSummary job, TableStatus.Builder b) {
+    if (plan.expectations().isEmpty()) {
+      return;
+    }
+    TableStatus.Quality before = p.status.quality();
+    Map<String, Long> counters = jobs.operatorCounters(job.id(), EXPECTATION_METRICS);
+    boolean sameJob = before != null && job.id().equals(before.jobId());
+    List<TableStatus.Count> current = new ArrayList<>();
+    for (TableSchema.Expectation e : plan.expectations()) {
+      String metric = metricName(e.name());
+      long passed = counters.getOrDefault(metric + ".passed", 0L);
+      long failed = counters.getOrDefault(metric + ".failed", 0L);
+      if (sameJob) {
+        // A job's counters only grow: a read that misses them (metrics not fetched yet) keeps
+        // what was seen.
+        for (TableStatus.Count seen : before.job()) {
+          if (seen.name().equals(e.name())) {
+            passed = Math.max(passed, seen.passed());
+            failed = Math.max(failed, seen.failed());
+          }
+        }
+      }
+      current.add(new TableStatus.Count(e.name(), passed, failed));
+    }
+    List<TableStatus.Count> earlier =
+        before == null ? List.of() : sameJob ? before.before() : before.totals();
+    TableStatus.Quality next = new TableStatus.Quality(job.id(), current, earlier, clock.instant());
+    if (before != null && sameJob && before.job().equals(current)) {
+      return;
+    }
+    b.quality(next);
+    p.event(
+        "NORMAL",
+        "ExpectationProgress",
+        next.totals().stream()
+            .map(c -> c.name() + ": " + c.passed() + " passed, " + c.failed() + " failed")
+            .collect(Collectors.joining("; ")));
+  }
+
+  /** The metric group the expectations function counts in (dev.tributary.flinkformat). */
+  static final String EXPECTATION_METRICS = "tributary_expectation";
+
+  /** An expectation's name as the function names its metric group (see Expectations). */
+  static String metricName(String name) {
+    return name.replaceAll("[^A-Za-z0-9_]", "_");
+  }
+
+  /** The marker of a FAIL UPDATE violation in a job's failure cause. */
+  static final String VIOLATION = "EXPECTATION_VIOLATION";
+
+  private Next observeRunning(ReconcilePass p, PipelinePlan plan, JobSummary job) {
     Phase next =
         switch (job.state()) {
           case RUNNING -> Phase.RUNNING;
@@ -206,6 +351,7 @@ final class JobSteps {
     TableStatus.Builder b = p.status.toBuilder();
     if (running) {
       recordCheckpoint(p, job, b);
+      countExpectations(p, plan, job, b);
     }
     b.job(job.id(), job.startTime())
         .failures(stable ? 0 : p.status.consecutiveFailures())
@@ -276,6 +422,20 @@ final class JobSteps {
       return p.waitingForSlots(cause, Duration.ofSeconds(5));
     }
     int failures = p.status.consecutiveFailures() + (failed.id().equals(p.status.jobId()) ? 1 : 0);
+    if (cause.contains(VIOLATION)) {
+      // FAIL UPDATE: the data broke a rule; restarting would only fail on the same row again.
+      if (p.phase != Phase.FAILED) {
+        p.event("WARNING", "ExpectationViolated", cause);
+      }
+      TableStatus s =
+          p.stoppedTrying(
+              failures,
+              cause,
+              Reason.ExpectationViolated,
+              "Stopped by a FAIL UPDATE expectation; fix the data or change the expectation,"
+                  + " then RESUME");
+      return p.save(Phase.FAILED, s, p.resync());
+    }
     if (failures >= Reconciler.MAX_FAILURES) {
       if (p.phase != Phase.FAILED) {
         p.event(
@@ -284,18 +444,11 @@ final class JobSteps {
             "Failed " + failures + " times in a row; last cause: " + cause);
       }
       TableStatus s =
-          p.status.toBuilder()
-              .failures(failures)
-              .failedAt(p.table.generation())
-              .detail(cause)
-              .job(null, null)
-              .build()
-              .with(TableStatus.JOB_RUNNING, false, Reason.RetriesExhausted, cause)
-              .with(
-                  TableStatus.READY,
-                  false,
-                  Reason.RetriesExhausted,
-                  "Failed " + failures + " times; resume or change the table to try again");
+          p.stoppedTrying(
+              failures,
+              cause,
+              Reason.RetriesExhausted,
+              "Failed " + failures + " times; resume or change the table to try again");
       return p.save(Phase.FAILED, s, p.resync());
     }
     Duration backoff = Reconciler.failureBackoff(failures);
@@ -392,6 +545,7 @@ final class JobSteps {
     // failure), anything else is CREATING until the new job is seen running.
     Phase submitting =
         p.phase == Phase.ALTERING || p.phase == Phase.FAILING ? p.phase : Phase.CREATING;
+    Map<String, Map<Integer, Long>> bounds = once(p) ? onceBounds(p) : Map.of();
     p.save(
         submitting,
         p.status.toBuilder()
@@ -405,6 +559,14 @@ final class JobSteps {
     p.step("submit");
     Map<String, String> properties = new LinkedHashMap<>(plan.sessionProperties(restorePath));
     properties.put(FIXED_JOB_ID, fixedId);
+    if (restorePath != null && restorePath.equals(imported(p))) {
+      // Another job's state: what does not map onto this job's operators is left behind.
+      properties.put("execution.state-recovery.ignore-unclaimed-state", "true");
+    }
+    if (once(p)) {
+      // Unchained, the sink's writer is a vertex of its own, whose input count is the rows written.
+      properties.put("pipeline.operator-chaining.enabled", "false");
+    }
     Map<String, String> positions = new LinkedHashMap<>();
     String jobId;
     try {
@@ -412,7 +574,7 @@ final class JobSteps {
           planner.inSession(
               p.table.name(),
               p.table.spec().definition().query(),
-              starts(p, plan, restorePath != null, positions),
+              starts(p, plan, restorePath != null, positions, bounds),
               properties,
               session -> {
                 for (String statement : plan.jobStatements(topics.transactionMaxTimeout())) {
@@ -446,8 +608,13 @@ final class JobSteps {
                 ? "; sources start at " + positions
                 : " restoring " + restorePath));
     p.step("submitted");
+    TableStatus.Builder submitted = p.status.toBuilder();
+    if (once(p)) {
+      TableStatus.Once run = p.status.once();
+      submitted.once(new TableStatus.Once(run.bounds(), jobId, null, null, null));
+    }
     TableStatus s =
-        p.status.toBuilder()
+        submitted
             .job(jobId, null)
             .restoredFrom(
                 restorePath == null
@@ -467,7 +634,11 @@ final class JobSteps {
    * and the FROM_* modes, start where START_MODE says. Restored state always wins.
    */
   private QueryPlanner.SourceOptions starts(
-      ReconcilePass p, PipelinePlan plan, boolean restoring, Map<String, String> positions) {
+      ReconcilePass p,
+      PipelinePlan plan,
+      boolean restoring,
+      Map<String, String> positions,
+      Map<String, Map<Integer, Long>> bounds) {
     String group = group(p.table.id());
     Clauses.StartMode mode = plan.effective().startMode();
     boolean resume = mode.kind().resumes();
@@ -482,6 +653,10 @@ final class JobSteps {
       String topic = options.get("topic");
       if (!"kafka".equals(options.get("connector")) || topic == null) {
         return extra;
+      }
+      if (bounds.containsKey(topic)) {
+        extra.put("scan.bounded.mode", "specific-offsets");
+        extra.put("scan.bounded.specific-offsets", PipelinePlan.specificOffsets(bounds.get(topic)));
       }
       // Exact: where the old job's sources were at its final savepoint. Else the offsets they
       // committed, which can lag the savepoint by up to one checkpoint (rows read again).

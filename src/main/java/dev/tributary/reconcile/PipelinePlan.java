@@ -97,6 +97,10 @@ public record PipelinePlan(
             String.valueOf(effective.options().get("changelog.mode")),
             String.valueOf(effective.options().get("key.format")),
             String.valueOf(effective.options().get("value.format")));
+    if (effective.schema() != null && !effective.schema().expectations().isEmpty()) {
+      // Only then: the job names of tables without expectations stay what they were.
+      shape += "\n" + effective.schema().expectations();
+    }
     try {
       byte[] hash =
           MessageDigest.getInstance("SHA-256").digest(shape.getBytes(StandardCharsets.UTF_8));
@@ -190,7 +194,16 @@ public record PipelinePlan(
    * a restart does not abort them (the plan refuses an interval that cannot fit).
    */
   public List<String> jobStatements(Duration transactionMaxTimeout) {
-    return List.of(sinkTable(transactionMaxTimeout));
+    if (expectations().isEmpty()) {
+      return List.of(sinkTable(transactionMaxTimeout));
+    }
+    return List.of(
+        sinkTable(transactionMaxTimeout),
+        "CREATE TEMPORARY SYSTEM FUNCTION "
+            + EXPECTATIONS_FUNCTION
+            + " AS "
+            + Printer.string(EXPECTATIONS_CLASS)
+            + " LANGUAGE JAVA");
   }
 
   /**
@@ -251,19 +264,85 @@ public record PipelinePlan(
   }
 
   public String insert() {
+    return "INSERT INTO " + SINK + "\n" + checked(select());
+  }
+
+  private String select() {
     if (TableSchema.namesOnly(effective.schema())) {
       // The column list orders the query's columns: select them by name, in that order.
-      return "INSERT INTO "
-          + SINK
-          + "\nSELECT "
-          + columns.stream()
-              .map(c -> Printer.identifier(c.name()))
-              .collect(Collectors.joining(", "))
-          + " FROM (\n"
-          + effective.query()
-          + "\n)";
+      return "SELECT " + columnList() + " FROM (\n" + effective.query() + "\n)";
     }
-    return "INSERT INTO " + SINK + "\n" + effective.query();
+    return effective.query();
+  }
+
+  private String columnList() {
+    return columns.stream()
+        .map(c -> Printer.identifier(c.name()))
+        .collect(Collectors.joining(", "));
+  }
+
+  /** The table's data quality expectations (CONSTRAINT ... EXPECT), in declaration order. */
+  public List<TableSchema.Expectation> expectations() {
+    return effective.schema() == null ? List.of() : effective.schema().expectations();
+  }
+
+  /** The function that evaluates and counts expectations (dev.tributary.flinkformat). */
+  static final String EXPECTATIONS_FUNCTION = "tributary_expectations";
+
+  static final String EXPECTATIONS_CLASS = "dev.tributary.flinkformat.Expectations";
+
+  /**
+   * The rows of {@code select} that pass the expectations the table declares: each row is checked
+   * against all of them in one call, which counts passed and failed rows per expectation, drops the
+   * row for a DROP ROW violation and fails the job for a FAIL UPDATE one (with the row as JSON).
+   */
+  String checked(String select) {
+    List<TableSchema.Expectation> expectations = expectations();
+    if (expectations.isEmpty()) {
+      return select;
+    }
+    String spec =
+        expectations.stream()
+            .map(e -> action(e.onViolation()) + ":" + e.name())
+            .collect(Collectors.joining("\n"));
+    boolean fails =
+        expectations.stream().anyMatch(e -> e.onViolation() == TableSchema.OnViolation.FAIL_UPDATE);
+    String sample =
+        fails
+            ? "JSON_OBJECT("
+                + columns.stream()
+                    .map(
+                        c ->
+                            "KEY "
+                                + Printer.string(c.name())
+                                + " VALUE CAST("
+                                + Printer.identifier(c.name())
+                                + " AS STRING)")
+                    .collect(Collectors.joining(", "))
+                + " NULL ON NULL)"
+            : "CAST(NULL AS STRING)";
+    return "SELECT "
+        + columnList()
+        + " FROM (\n"
+        + select
+        + "\n) WHERE "
+        + EXPECTATIONS_FUNCTION
+        + "("
+        + Printer.string(spec)
+        + ", "
+        + sample
+        + expectations.stream().map(e -> ", (" + e.expression() + ")").collect(Collectors.joining())
+        + ")";
+  }
+
+  private static String action(TableSchema.OnViolation onViolation) {
+    if (onViolation == null) {
+      return "keep";
+    }
+    return switch (onViolation) {
+      case DROP_ROW -> "drop";
+      case FAIL_UPDATE -> "fail";
+    };
   }
 
   /**

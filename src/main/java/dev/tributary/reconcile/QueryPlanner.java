@@ -114,6 +114,17 @@ public class QueryPlanner {
     }
 
     /** Flink itself refused the query (rather than a check of the table's definition). */
+    /** The problems, and where Flink found the first one in the query, for a problem response. */
+    public Map<String, Object> properties() {
+      Map<String, Object> properties = new LinkedHashMap<>();
+      properties.put("problems", problems);
+      if (line > 0) {
+        properties.put("queryLine", line);
+        properties.put("queryColumn", column);
+      }
+      return properties;
+    }
+
     public boolean byFlink() {
       return byFlink;
     }
@@ -530,7 +541,10 @@ public class QueryPlanner {
     for (int i = 0; i < declared.size(); i++) {
       Column d = declared.get(i);
       FlinkSql.Column p = produced.get(i);
-      if (!normalize(d.type()).equals(normalize(p.type()))) {
+      // The sink declares the column's type: a narrower one is cast on INSERT (Flink drops a
+      // widening CAST from the query's type, so the query shows the narrower one).
+      if (!normalize(d.type()).equals(normalize(p.type()))
+          && !widens(normalize(p.type()), normalize(d.type()))) {
         problems.add(
             "Column '"
                 + d.name()
@@ -544,6 +558,36 @@ public class QueryPlanner {
       }
     }
     return problems;
+  }
+
+  private static final List<String> INTEGERS = List.of("TINYINT", "SMALLINT", "INT", "BIGINT");
+
+  /**
+   * A type that goes into another without loss, as an INSERT casts implicitly: text into longer or
+   * unbounded text, an integer into a wider integer or a floating point, FLOAT into DOUBLE.
+   */
+  public static boolean widens(String from, String to) {
+    String fromBase = from.replaceAll("\\(.*", "");
+    String toBase = to.replaceAll("\\(.*", "");
+    if (Set.of("CHAR", "VARCHAR", "STRING").contains(fromBase)) {
+      if (to.equals("STRING") || to.equals("VARCHAR(2147483647)")) {
+        return true;
+      }
+      return toBase.equals("VARCHAR") && length(to) >= length(from);
+    }
+    if (INTEGERS.contains(fromBase)) {
+      return (INTEGERS.contains(toBase) && INTEGERS.indexOf(toBase) >= INTEGERS.indexOf(fromBase))
+          || toBase.equals("DOUBLE")
+          || toBase.equals("FLOAT");
+    }
+    return fromBase.equals("FLOAT") && toBase.equals("DOUBLE");
+  }
+
+  private static int length(String type) {
+    int open = type.indexOf('(');
+    return open < 0
+        ? Integer.MAX_VALUE
+        : Integer.parseInt(type.substring(open + 1, type.indexOf(')')).strip());
   }
 
   /** A Flink type in canonical form, so that the same type compares equal however written. */

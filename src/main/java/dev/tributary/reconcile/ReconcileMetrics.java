@@ -1,5 +1,6 @@
 package dev.tributary.reconcile;
 
+import dev.tributary.system.Json;
 import dev.tributary.table.Phase;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -20,7 +21,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 /**
  * The reconciler on /actuator/prometheus: tables per phase, pass duration by outcome, the tables'
  * events by type and reason (job failures and restarts, rollbacks, failed operations), and per
- * table the age of the newest checkpoint the reconciler has seen and of the last savepoint.
+ * table the age of the newest checkpoint the reconciler has seen and of the last savepoint, and the
+ * rows each expectation passed and failed.
  */
 public class ReconcileMetrics {
 
@@ -33,6 +35,7 @@ public class ReconcileMetrics {
   private final MultiGauge checkpointAge;
   private final MultiGauge savepointAge;
   private final MultiGauge freshnessLag;
+  private final MultiGauge expectationRows;
   private volatile long lastRefresh = System.nanoTime() - Duration.ofMinutes(1).toNanos();
 
   public ReconcileMetrics(MeterRegistry registry, JdbcTemplate jdbc) {
@@ -64,7 +67,14 @@ public class ReconcileMetrics {
                       + " last completed checkpoint the reconciler has seen. Compare with its FRESHNESS")
               .baseUnit("seconds")
               .register(registry);
+      expectationRows =
+          MultiGauge.builder("tributary.expectation.records")
+              .description(
+                  "Rows a table's expectation (CONSTRAINT ... EXPECT) passed or failed, summed over"
+                      + " the jobs of the table or flow, as their counters were last read")
+              .register(registry);
     } else {
+      expectationRows = null;
       checkpointAge = null;
       savepointAge = null;
       freshnessLag = null;
@@ -105,7 +115,7 @@ public class ReconcileMetrics {
     lastRefresh = now;
     phases.values().forEach(c -> c.set(0));
     jdbc.query(
-        "SELECT phase, count(*) AS n FROM materialized_table GROUP BY phase",
+        "SELECT phase, count(*) AS n FROM materialized_table WHERE flow_of IS NULL GROUP BY phase",
         rs -> {
           phases.get(Phase.valueOf(rs.getString("phase"))).set(rs.getLong("n"));
         });
@@ -125,7 +135,8 @@ public class ReconcileMetrics {
                 WHERE r.table_id = t.id AND r.state = 'SUCCEEDED') AS refreshed_at
         FROM materialized_table t JOIN catalog_database d ON d.id = t.database_id
           JOIN catalog c ON c.id = d.catalog_id
-        WHERE t.phase IN ('RUNNING', 'DEGRADED', 'ALTERING', 'STOPPING', 'STOPPED')""",
+        WHERE t.phase IN ('RUNNING', 'DEGRADED', 'ALTERING', 'STOPPING', 'STOPPED')
+          AND t.flow_of IS NULL""",
         rs -> {
           Tags table = Tags.of("table", rs.getString("qualified"));
           age(rs.getString("checkpoint_at"))
@@ -146,6 +157,29 @@ public class ReconcileMetrics {
     checkpointAge.register(checkpoints, true);
     savepointAge.register(savepoints, true);
     freshnessLag.register(lags, true);
+    List<MultiGauge.Row<?>> quality = new ArrayList<>();
+    jdbc.query(
+        """
+        SELECT c.name || '.' || d.name || '.' || coalesce(p.name, t.name) AS qualified,
+               CASE WHEN t.flow_of IS NULL THEN '' ELSE t.name END AS flow,
+               t.status -> 'quality' AS quality
+        FROM materialized_table t JOIN catalog_database d ON d.id = t.database_id
+          JOIN catalog c ON c.id = d.catalog_id
+          LEFT JOIN materialized_table p ON p.id = t.flow_of
+        WHERE t.status -> 'quality' IS NOT NULL AND jsonb_typeof(t.status -> 'quality') = 'object'""",
+        rs -> {
+          TableStatus.Quality q = Json.read(rs.getString("quality"), TableStatus.Quality.class);
+          for (TableStatus.Count c : q.totals()) {
+            Tags tags =
+                Tags.of(
+                    "table", rs.getString("qualified"),
+                    "flow", rs.getString("flow"),
+                    "expectation", c.name());
+            quality.add(MultiGauge.Row.of(tags.and("result", "passed"), c.passed()));
+            quality.add(MultiGauge.Row.of(tags.and("result", "failed"), c.failed()));
+          }
+        });
+    expectationRows.register(quality, true);
   }
 
   /** An instant of the stored status (ISO-8601, as the status JSON writes it). */

@@ -92,6 +92,21 @@ final class ReconcilePass {
     return "tributary-" + table.id() + "-" + fingerprint.value();
   }
 
+  /**
+   * The status of a table that stopped trying: {@code failures} in a row, FAILED at this generation
+   * (a change or RESUME makes a fresh round of attempts), no job, the cause as detail.
+   */
+  TableStatus stoppedTrying(int failures, String cause, TableStatus.Reason reason, String ready) {
+    return status.toBuilder()
+        .failures(failures)
+        .failedAt(table.generation())
+        .detail(cause)
+        .job(null, null)
+        .build()
+        .with(TableStatus.JOB_RUNNING, false, reason, cause)
+        .with(TableStatus.READY, false, reason, ready);
+  }
+
   /** Writes status only when it differs from what is stored. */
   Next save(Phase newPhase, TableStatus newStatus, Next next) {
     // observedGeneration reaches generation on every pass, also for changes with no net effect.

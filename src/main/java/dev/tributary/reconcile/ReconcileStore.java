@@ -75,6 +75,13 @@ public interface ReconcileStore {
    */
   int pruneEvents(Duration maxAge, int keepPerTable);
 
+  /** A flow of a pipeline table, as the table's pass aggregates it. */
+  record FlowState(
+      UUID id, String name, Phase phase, TableStatus status, boolean deletionRequested) {}
+
+  /** The flows of pipeline table {@code table}, by name. */
+  List<FlowState> flows(UUID table);
+
   /** The end of a DROP: the definition goes; versions and events stay as history. */
   void delete(UUID id, UUID token);
 }

@@ -11,6 +11,7 @@ import dev.tributary.reconcile.port.Topics;
 import dev.tributary.sql.Clauses;
 import dev.tributary.sql.Defaults;
 import dev.tributary.sql.MaterializedTableDefinition;
+import dev.tributary.sql.ObjectName;
 import dev.tributary.table.Phase;
 import dev.tributary.table.RefreshLedger;
 import dev.tributary.table.TableSpec;
@@ -71,6 +72,7 @@ public class Reconciler {
   private final JobSteps jobSteps;
   private final Transitions transitions;
   private final RefreshSteps refreshSteps;
+  private final PipelineSteps pipelineSteps;
   private final Faults faults;
 
   /** Where things go and how often to look. */
@@ -102,6 +104,7 @@ public class Reconciler {
     this.jobSteps = new JobSteps(sql, jobs, topics, planner, transitions, settings, clock);
     this.refreshSteps =
         new RefreshSteps(sql, jobs, topics, registry, planner, ledger, schedules, clock);
+    this.pipelineSteps = new PipelineSteps(store);
   }
 
   /** Flink could not be observed: the table waits, and says so. */
@@ -175,21 +178,38 @@ public class Reconciler {
 
   /** The next step towards the spec: each branch is one concern of the table's lifecycle. */
   private Next run(ReconcilePass p) {
+    TableSpec.Kind kind = p.table.spec().kind();
     if (p.table.deletionRequested()) {
       if (p.status.refreshScheduled() && refreshSteps.stop(p, "the table is being dropped")) {
         return Next.soon(); // its refresh job is being cancelled
       }
+      if (kind == TableSpec.Kind.PIPELINE_TABLE) {
+        Next waiting = pipelineSteps.awaitFlowsDropped(p);
+        if (waiting != null) {
+          return waiting;
+        }
+      }
+      // A flow's status names no topic or subjects: only its job and state go.
       return transitions.delete(p);
     }
-    if (p.table.spec().kind() == TableSpec.Kind.PIPELINE_TABLE) {
+    if (kind == TableSpec.Kind.PIPELINE_TABLE && p.table.spec().definition() == null) {
       return p.save(
           Phase.PENDING,
           p.status.with(
               TableStatus.READY,
               false,
               Reason.Provisioning,
-              "Pipeline tables are stored and versioned; running their flows is not supported yet"),
+              "Stored by an earlier version that did not run flows: drop the table and create"
+                  + " it again"),
           p.resync());
+    }
+    // A flow writes as its table: into its topic, with the schemas registered under its name.
+    ObjectName writesAs = p.table.name();
+    if (kind == TableSpec.Kind.FLOW) {
+      writesAs = pipelineSteps.readyTable(p);
+      if (writesAs == null) {
+        return new Next(PipelineSteps.TABLE_WAIT, false);
+      }
     }
     MaterializedTableDefinition effective = Defaults.effective(p.table.spec().definition());
     boolean full = effective.refreshMode() == Clauses.RefreshMode.FULL;
@@ -228,7 +248,7 @@ public class Reconciler {
     }
     PipelinePlan plan =
         new PipelinePlan(
-            p.table.name(),
+            writesAs,
             p.table.topic(),
             p.pipelineName(PipelinePlan.fingerprint(effective, p.status.schema())),
             effective,
@@ -256,11 +276,16 @@ public class Reconciler {
     if (live.isEmpty()) {
       transitions.recoverSavepointPath(p);
     }
-    Next provisioned = provisioning.ensureTopic(p, plan);
-    if (provisioned != null) {
-      return provisioned;
+    if (kind != TableSpec.Kind.FLOW) {
+      Next provisioned = provisioning.ensureTopic(p, plan);
+      if (provisioned != null) {
+        return provisioned;
+      }
+      provisioning.ensureSubjects(p, plan);
     }
-    provisioning.ensureSubjects(p, plan);
+    if (kind == TableSpec.Kind.PIPELINE_TABLE) {
+      return pipelineSteps.aggregate(p); // its flows run the jobs
+    }
     if (full) {
       return refreshSteps.run(p, plan);
     }

@@ -353,15 +353,7 @@ final class RefreshSteps {
       p.event("WARNING", "RefreshRetriesExhausted", message);
       p.step("schedule-pause");
       schedules.ensure(p.table.id(), schedule(RefreshSchedule.of(plan.effective())), true);
-      TableStatus s =
-          p.status.toBuilder()
-              .failures(failures)
-              .failedAt(p.table.generation())
-              .detail(cause)
-              .job(null, null)
-              .build()
-              .with(TableStatus.JOB_RUNNING, false, Reason.RetriesExhausted, cause)
-              .with(TableStatus.READY, false, Reason.RetriesExhausted, message);
+      TableStatus s = p.stoppedTrying(failures, cause, Reason.RetriesExhausted, message);
       return p.save(Phase.FAILED, s, p.resync());
     }
     Duration backoff = Reconciler.failureBackoff(failures);

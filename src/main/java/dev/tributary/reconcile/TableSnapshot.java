@@ -19,4 +19,36 @@ public record TableSnapshot(
     boolean deletionRequested,
     Phase phase,
     TableStatus status,
-    long observedGeneration) {}
+    long observedGeneration,
+    UUID flowOf) {
+
+  public TableSnapshot(
+      UUID id,
+      ObjectName name,
+      String topic,
+      long generation,
+      long definitionVersion,
+      TableSpec spec,
+      boolean deletionRequested,
+      Phase phase,
+      TableStatus status,
+      long observedGeneration) {
+    this(
+        id,
+        name,
+        topic,
+        generation,
+        definitionVersion,
+        spec,
+        deletionRequested,
+        phase,
+        status,
+        observedGeneration,
+        null);
+  }
+
+  /** A flow of a pipeline table (its own job, writing into the table's topic). */
+  public boolean flow() {
+    return flowOf != null;
+  }
+}

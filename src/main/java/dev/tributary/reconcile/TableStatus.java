@@ -4,7 +4,9 @@ import dev.tributary.reconcile.port.FlinkSql;
 import dev.tributary.system.Json;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What the reconciler knows about a table's world, stored as {@code materialized_table.status}.
@@ -40,6 +42,8 @@ public record TableStatus(
     boolean stopRequested,
     int consecutiveFailures,
     boolean refreshScheduled,
+    Quality quality,
+    Once once,
     String detail,
     List<Condition> conditions) {
 
@@ -51,7 +55,54 @@ public record TableStatus(
   public static TableStatus initial() {
     return new TableStatus(
         0, 0, 0, List.of(), null, null, null, null, null, null, null, 0, null, null, null, null,
-        null, null, null, null, null, 0, 0, 0, null, false, 0, false, null, List.of());
+        null, null, null, null, null, 0, 0, 0, null, false, 0, false, null, null, null, List.of());
+  }
+
+  /** Rows that passed and failed one expectation. */
+  public record Count(String name, long passed, long failed) {}
+
+  /**
+   * What the expectations counted: {@code job} as the counters of job {@code jobId} were last read
+   * (at {@code at}), {@code before} the sums of the table's earlier jobs. A restart from a
+   * checkpoint evaluates the rows after it again, which count again.
+   */
+  public record Quality(String jobId, List<Count> job, List<Count> before, Instant at) {
+    public Quality {
+      job = job == null ? List.of() : List.copyOf(job);
+      before = before == null ? List.of() : List.copyOf(before);
+    }
+
+    /** Per expectation: the earlier jobs' counts plus the current job's. */
+    public List<Count> totals() {
+      Map<String, Count> sums = new LinkedHashMap<>();
+      for (Count c : before) {
+        sums.merge(c.name(), c, Quality::add);
+      }
+      for (Count c : job) {
+        sums.merge(c.name(), c, Quality::add);
+      }
+      return List.copyOf(sums.values());
+    }
+
+    private static Count add(Count a, Count b) {
+      return new Count(a.name(), a.passed() + b.passed(), a.failed() + b.failed());
+    }
+  }
+
+  /**
+   * The one run of an INSERT ONCE flow: the source offsets it reads up to (captured before it first
+   * starts, so that a restart reads the same rows), its job, and how it ended ({@code SUCCEEDED},
+   * {@code FAILED}; null while it runs) with the rows it wrote.
+   */
+  public record Once(
+      Map<String, Map<Integer, Long>> bounds,
+      String jobId,
+      String state,
+      Long rows,
+      Instant finishedAt) {
+    public boolean done() {
+      return "SUCCEEDED".equals(state);
+    }
   }
 
   /**
@@ -123,6 +174,7 @@ public record TableStatus(
     DuplicateJob,
     WaitingForUpstream,
     Completed,
+    ExpectationViolated,
     Scheduled,
     Refreshing,
     Refreshed,
@@ -191,6 +243,8 @@ public record TableStatus(
     private boolean stopRequested;
     private int consecutiveFailures;
     private boolean refreshScheduled;
+    private Quality quality;
+    private Once once;
     private String detail;
     private List<Condition> conditions;
 
@@ -223,6 +277,8 @@ public record TableStatus(
       stopRequested = s.stopRequested;
       consecutiveFailures = s.consecutiveFailures;
       refreshScheduled = s.refreshScheduled;
+      quality = s.quality;
+      once = s.once;
       detail = s.detail;
       conditions = s.conditions;
     }
@@ -336,6 +392,16 @@ public record TableStatus(
       return this;
     }
 
+    public Builder quality(Quality value) {
+      quality = value;
+      return this;
+    }
+
+    public Builder once(Once value) {
+      once = value;
+      return this;
+    }
+
     public Builder detail(String text) {
       detail = text;
       return this;
@@ -376,6 +442,8 @@ public record TableStatus(
           stopRequested,
           consecutiveFailures,
           refreshScheduled,
+          quality,
+          once,
           detail,
           conditions);
     }

@@ -61,6 +61,17 @@ public final class Capabilities {
       return Optional.of(
           "a materialized table is stored in its own Kafka topic; 'connector' can only be 'kafka'");
     }
+    if (key.equals("error-handling.mode") && !"fail".equals(value)) {
+      return Optional.of(
+          "only 'fail' is supported: a record a source cannot deserialize fails the job, with the"
+              + " cause in the table's status; 'ignore' and 'log' (a dead-letter table) are not"
+              + " supported yet");
+    }
+    if (key.equals("error-handling.log.target")) {
+      return Optional.of(
+          "dead-letter tables ('error-handling.mode' = 'log') are not supported yet; only 'fail'"
+              + " is");
+    }
     if (key.equals("value.fields-include") && !"all".equals(value)) {
       return Optional.of(
           "the value holds every column, key columns included; only 'all' is supported");

@@ -148,14 +148,14 @@ final class CreateTableParser {
     return new Statement.CreateSourceTable(name, ifNotExists, schema, comment, options);
   }
 
-  /** FLOW already consumed: [IMPORT CHECKPOINT 'path'] INSERT [ONCE] BY NAME query. */
+  /** FLOW already consumed: [IMPORT CHECKPOINT 'path'] INSERT [ONCE] [BY NAME] query. */
   private Statement.Flow flow() {
     String checkpoint =
         in.acceptWords("IMPORT", "CHECKPOINT") ? in.string("checkpoint path") : null;
     in.expectWord("INSERT");
     boolean once = in.acceptWord("ONCE");
-    in.expectWords("BY", "NAME");
-    String query = in.captureUntil(t -> false, false, "query");
-    return new Statement.Flow(null, checkpoint, once, query);
+    boolean byName = in.acceptWords("BY", "NAME");
+    String query = Parser.flowQuery(in);
+    return new Statement.Flow(checkpoint, once, byName, query);
   }
 }

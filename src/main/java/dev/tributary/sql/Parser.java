@@ -498,6 +498,9 @@ public final class Parser {
   }
 
   private Statement drop() {
+    if (in.acceptWord("FLOW")) {
+      return dropFlow();
+    }
     if (in.acceptWord("MATERIALIZED")) {
       in.expectWord("TABLE");
       boolean ifExists = in.acceptWords("IF", "EXISTS");
@@ -523,8 +526,12 @@ public final class Parser {
     if (in.acceptWord("TABLES")) {
       return new Statement.ShowTables(fromDatabase());
     }
+    if (in.acceptWord("FLOWS")) {
+      boolean ofTable = in.acceptWord("IN") || in.acceptWord("FROM");
+      return new Statement.ShowFlows(ofTable ? in.objectName("table name") : null);
+    }
     throw in.expected(
-        "MATERIALIZED TABLES, MATERIALIZED TABLE, CREATE MATERIALIZED TABLE or TABLES");
+        "MATERIALIZED TABLES, MATERIALIZED TABLE, CREATE MATERIALIZED TABLE, TABLES or FLOWS");
   }
 
   /** [FROM | IN] [catalog.]database, as an ObjectName whose name is the database. */
@@ -550,15 +557,89 @@ public final class Parser {
     return new Statement.Use(null, first);
   }
 
+  /**
+   * CREATE FLOW already consumed: name [COMMENT 'c'] AS INSERT [ONCE] INTO [ONCE] table [BY NAME]
+   * query (Databricks writes ONCE after INTO; before it is accepted too).
+   */
   private Statement createFlow() {
     ObjectName name = in.objectName("flow name");
+    String comment = in.acceptWord("COMMENT") ? in.string("comment") : null;
     in.expectWord("AS");
+    if (in.atWord("AUTO")) {
+      Token auto = in.peek();
+      throw in.error(
+          ErrorCode.UNSUPPORTED_CLAUSE,
+          "AUTO CDC flows are not supported yet: a pipeline table is an append-only topic, and"
+              + " keeping the latest row per key needs an upsert table. Use a materialized table"
+              + " over the change stream (PRIMARY KEY ... NOT ENFORCED, ROW_NUMBER() OVER"
+              + " (PARTITION BY key ORDER BY sequence DESC) = 1) meanwhile",
+          auto,
+          "INSERT");
+    }
     in.expectWord("INSERT");
     boolean once = in.acceptWord("ONCE");
     in.expectWord("INTO");
+    once |= in.acceptWord("ONCE");
     ObjectName target = in.objectName("table name");
-    in.expectWords("BY", "NAME");
-    String query = in.captureUntil(t -> false, false, "query");
-    return new Statement.CreateFlow(name, target, once, query);
+    boolean byName = in.acceptWords("BY", "NAME");
+    String query = flowQuery(in);
+    return new Statement.CreateFlow(name, comment, target, null, once, byName, query);
+  }
+
+  /**
+   * A flow's query: a SELECT (or WITH ... SELECT), verbatim except for Databricks' {@code
+   * STREAM(t)} and {@code STREAM t} after FROM, JOIN or a comma, which become {@code t}: a Kafka
+   * table is always read as a stream.
+   */
+  static String flowQuery(Cursor in) {
+    if (!in.atWord("SELECT") && !in.atWord("WITH") && !in.atSymbol("(")) {
+      throw in.expected("the flow's query (SELECT ...)");
+    }
+    int mark = in.mark();
+    String text = in.captureUntil(t -> false, false, "query");
+    List<Token> tokens = in.tokensSince(mark);
+    int base = tokens.get(0).start();
+    boolean[] cut = new boolean[text.length()];
+    for (int i = 1; i + 1 < tokens.size(); i++) {
+      Token previous = tokens.get(i - 1);
+      Token stream = tokens.get(i);
+      Token next = tokens.get(i + 1);
+      boolean afterTableKeyword =
+          previous.isWord("FROM") || previous.isWord("JOIN") || previous.isSymbol(",");
+      if (!stream.isWord("STREAM") || !afterTableKeyword) {
+        continue;
+      }
+      if (next.isSymbol("(")) {
+        int depth = 0;
+        for (int j = i + 1; j < tokens.size(); j++) {
+          depth += tokens.get(j).isSymbol("(") ? 1 : tokens.get(j).isSymbol(")") ? -1 : 0;
+          if (depth == 0) {
+            cutOut(cut, tokens.get(j).start() - base, tokens.get(j).end() - base);
+            break;
+          }
+        }
+        cutOut(cut, stream.start() - base, next.end() - base);
+      } else if (next.isIdentifier()) {
+        cutOut(cut, stream.start() - base, next.start() - base);
+      }
+    }
+    StringBuilder query = new StringBuilder();
+    for (int i = 0; i < text.length(); i++) {
+      if (!cut[i]) {
+        query.append(text.charAt(i));
+      }
+    }
+    return query.toString();
+  }
+
+  private static void cutOut(boolean[] cut, int from, int to) {
+    for (int i = Math.max(0, from); i < Math.min(cut.length, to); i++) {
+      cut[i] = true;
+    }
+  }
+
+  private Statement dropFlow() {
+    boolean ifExists = in.acceptWords("IF", "EXISTS");
+    return new Statement.DropFlow(in.objectName("flow name"), ifExists);
   }
 }

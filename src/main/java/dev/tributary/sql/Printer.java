@@ -135,7 +135,8 @@ public final class Printer implements Statement.Visitor<String> {
     }
     return sql.append("INSERT ")
         .append(flow.once() ? "ONCE " : "")
-        .append("BY NAME\n")
+        .append(flow.byName() ? "BY NAME" : "")
+        .append('\n')
         .append(flow.query())
         .toString();
   }
@@ -144,12 +145,23 @@ public final class Printer implements Statement.Visitor<String> {
   public String createFlow(Statement.CreateFlow s) {
     return "CREATE FLOW "
         + s.name().sql()
-        + " AS INSERT "
+        + (s.comment() == null ? "" : " COMMENT " + string(s.comment()))
+        + " AS INSERT INTO "
         + (s.once() ? "ONCE " : "")
-        + "INTO "
         + s.target().sql()
-        + " BY NAME\n"
+        + (s.byName() ? " BY NAME" : "")
+        + "\n"
         + s.query();
+  }
+
+  @Override
+  public String dropFlow(Statement.DropFlow s) {
+    return "DROP FLOW " + (s.ifExists() ? "IF EXISTS " : "") + s.name().sql();
+  }
+
+  @Override
+  public String showFlows(Statement.ShowFlows s) {
+    return "SHOW FLOWS" + (s.table() == null ? "" : " IN " + s.table().sql());
   }
 
   @Override

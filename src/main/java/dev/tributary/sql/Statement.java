@@ -36,6 +36,10 @@ public sealed interface Statement {
 
     R createFlow(CreateFlow s);
 
+    R dropFlow(DropFlow s);
+
+    R showFlows(ShowFlows s);
+
     R createSourceTable(CreateSourceTable s);
 
     R dropTable(DropTable s);
@@ -627,10 +631,25 @@ public sealed interface Statement {
   }
 
   /** A flow into a pipeline table; the inline flow of CREATE TABLE has no name of its own. */
-  record Flow(String name, String importCheckpoint, boolean once, String query) {}
+  /**
+   * The flow clause of CREATE TABLE ... FLOW: [IMPORT CHECKPOINT 'path'] INSERT [ONCE] [BY NAME]
+   * query.
+   */
+  record Flow(String importCheckpoint, boolean once, boolean byName, String query) {}
 
-  /** CREATE FLOW name AS INSERT [ONCE] INTO table BY NAME query. */
-  record CreateFlow(ObjectName name, ObjectName target, boolean once, String query)
+  /**
+   * CREATE FLOW name [COMMENT 'c'] AS INSERT INTO [ONCE] table [BY NAME] query; also the flow a
+   * CREATE TABLE ... FLOW defines, which has the table's name. {@code STREAM(s)} and {@code STREAM
+   * s} in the query are kept as written; Kafka tables are read as streams anyway.
+   */
+  record CreateFlow(
+      ObjectName name,
+      String comment,
+      ObjectName target,
+      String importCheckpoint,
+      boolean once,
+      boolean byName,
+      String query)
       implements Statement {
     public <R> R accept(Visitor<R> v) {
       return v.createFlow(this);
@@ -638,6 +657,38 @@ public sealed interface Statement {
 
     public String kind() {
       return "CREATE_FLOW";
+    }
+
+    /** The flow a CREATE TABLE ... FLOW defines: named as its table. */
+    public static CreateFlow of(ObjectName table, Flow flow) {
+      return new CreateFlow(
+          table, null, table, flow.importCheckpoint(), flow.once(), flow.byName(), flow.query());
+    }
+
+    public CreateFlow withNames(ObjectName newName, ObjectName newTarget) {
+      return new CreateFlow(newName, comment, newTarget, importCheckpoint, once, byName, query);
+    }
+  }
+
+  /** DROP FLOW [IF EXISTS] name. */
+  record DropFlow(ObjectName name, boolean ifExists) implements Statement {
+    public <R> R accept(Visitor<R> v) {
+      return v.dropFlow(this);
+    }
+
+    public String kind() {
+      return "DROP_FLOW";
+    }
+  }
+
+  /** SHOW FLOWS [IN | FROM table]: a table's flows, or all flows of the current database. */
+  record ShowFlows(ObjectName table) implements Statement {
+    public <R> R accept(Visitor<R> v) {
+      return v.showFlows(this);
+    }
+
+    public String kind() {
+      return "SHOW_FLOWS";
     }
   }
 

@@ -5,6 +5,7 @@ import dev.tributary.catalog.SourceTable;
 import dev.tributary.catalog.SourceTableDefinition;
 import dev.tributary.plan.ChangePlan;
 import dev.tributary.plan.ChangePlanner;
+import dev.tributary.plan.FlowPlanner;
 import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.sql.Parser;
@@ -15,8 +16,12 @@ import dev.tributary.system.ErrorCode;
 import dev.tributary.table.MaterializedTable;
 import dev.tributary.table.MaterializedTableService;
 import dev.tributary.table.TableChange;
+import dev.tributary.table.TableSpec;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.springframework.stereotype.Component;
 
 /**
@@ -30,6 +35,8 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
   private final TableQueries queries;
   private final ChangePlanner planner;
   private final RemoteReads remote;
+  private final FlowPlanner flows;
+  private final Set<ObjectName> createdHere = new HashSet<>();
   private String catalog;
   private String database;
   private Parser.Parsed current;
@@ -39,9 +46,11 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
       CatalogService catalogs,
       TableQueries queries,
       ChangePlanner planner,
+      FlowPlanner flows,
       RemoteReads remote,
       String catalog,
       String database) {
+    this.flows = flows;
     this.tables = tables;
     this.catalogs = catalogs;
     this.queries = queries;
@@ -58,12 +67,15 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
     private final CatalogService catalogs;
     private final TableQueries queries;
     private final ChangePlanner planner;
+    private final FlowPlanner flows;
 
     Factory(
         MaterializedTableService tables,
         CatalogService catalogs,
         TableQueries queries,
-        ChangePlanner planner) {
+        ChangePlanner planner,
+        FlowPlanner flows) {
+      this.flows = flows;
       this.tables = tables;
       this.catalogs = catalogs;
       this.queries = queries;
@@ -71,7 +83,8 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
     }
 
     StatementExecutor create(String catalog, String database, RemoteReads remote) {
-      return new StatementExecutor(tables, catalogs, queries, planner, remote, catalog, database);
+      return new StatementExecutor(
+          tables, catalogs, queries, planner, flows, remote, catalog, database);
     }
   }
 
@@ -207,6 +220,11 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
   public StatementResult showCreateMaterializedTable(Statement.ShowCreateMaterializedTable s) {
     MaterializedTable table = tables.get(resolve(s.name()));
     String ddl = MaterializedTableService.showCreate(table.objectName(), tables.spec(table));
+    for (MaterializedTable flow : tables.flows(table)) {
+      if (!flow.getName().equals(table.getName())) { // that one is the CREATE TABLE's FLOW clause
+        ddl += ";\n" + flow.getDefinition();
+      }
+    }
     return rows(List.of("create_statement"), List.of(List.of(ddl)));
   }
 
@@ -252,13 +270,75 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
   @Override
   public StatementResult createPipelineTable(Statement.CreatePipelineTable s) {
     ObjectName name = resolve(s.name());
-    return changed(name, "PIPELINE_TABLE", tables.createPipelineTable(name, s));
+    if (tables.find(name).isPresent() || catalogs.findSourceTable(name).isPresent()) {
+      throw new ApiException(ErrorCode.ALREADY_EXISTS, "Table " + name + " already exists");
+    }
+    if (tables.findFlow(name).isPresent()) {
+      throw new ApiException(
+          ErrorCode.ALREADY_EXISTS,
+          "A flow named "
+              + name
+              + " already exists; the flow of CREATE TABLE ... FLOW is named as its table");
+    }
+    Statement.CreateFlow flow = Statement.CreateFlow.of(name, s.flow());
+    FlowPlanner.Request request = flows.request(name, tables.topicFor(name), s, null, flow);
+    FlowPlanner.Planned planned = remote.ask(current.index(), request, flows::plan);
+    createdHere.add(name);
+    TableChange change =
+        planned == null
+            ? tables.createPipelineTable(name, s, placeholder(s), placeholder(s))
+            : tables.createPipelineTable(name, s, planned.table(), planned.job());
+    return changed(name, "PIPELINE_TABLE", change)
+        .withPlan(planned == null ? null : ChangePlanner.approved(planned.plan()));
+  }
+
+  /**
+   * Stands in for the planned definitions in a script's first run, whose remote reads are collected
+   * and not answered: that run is rolled back, and the second one stores the plan.
+   */
+  private static MaterializedTableDefinition placeholder(Statement.CreatePipelineTable s) {
+    return new MaterializedTableDefinition(
+        null, null, List.of(), null, Map.of(), null, null, null, s.flow().query());
   }
 
   @Override
   public StatementResult createFlow(Statement.CreateFlow s) {
     ObjectName target = resolve(s.target());
-    return changed(target, "PIPELINE_TABLE", tables.addFlow(target, s));
+    MaterializedTable table = tables.pipelineTable(target);
+    ObjectName named = new ObjectName(target.catalog(), target.database(), s.name().name());
+    if (tables.findFlow(named).isPresent()) {
+      throw new ApiException(
+          ErrorCode.ALREADY_EXISTS,
+          "A flow named " + named + " already exists; flow names are unique in a database");
+    }
+    TableSpec spec = tables.spec(table);
+    // A table created earlier in this script is planned from its statement in both runs.
+    MaterializedTableDefinition stored = createdHere.contains(target) ? null : spec.definition();
+    FlowPlanner.Request request =
+        flows.request(target, table.getTopicName(), spec.pipeline(), stored, s);
+    FlowPlanner.Planned planned = remote.ask(current.index(), request, flows::plan);
+    ObjectName flowName = new ObjectName(target.catalog(), target.database(), s.name().name());
+    TableChange change =
+        tables.addFlow(target, s, planned == null ? placeholder(spec.pipeline()) : planned.job());
+    return changed(flowName, "FLOW", change)
+        .withPlan(planned == null ? null : ChangePlanner.approved(planned.plan()));
+  }
+
+  @Override
+  public StatementResult dropFlow(Statement.DropFlow s) {
+    ObjectName name = resolve(s.name());
+    return changed(name, "FLOW", tables.dropFlow(name, s.ifExists()));
+  }
+
+  @Override
+  public StatementResult showFlows(Statement.ShowFlows s) {
+    List<MaterializedTable> found;
+    if (s.table() != null) {
+      found = tables.flows(tables.pipelineTable(resolve(s.table())));
+    } else {
+      found = tables.flowsIn(catalog, database);
+    }
+    return rows(TableQueries.FLOW_COLUMNS, found.stream().map(queries::flowRow).toList());
   }
 
   @Override
@@ -284,7 +364,11 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
     ObjectName name = resolve(s.name());
     SourceTable table = catalogs.findSourceTable(name).orElse(null);
     if (table == null) {
-      if (tables.find(name).isPresent()) {
+      Optional<MaterializedTable> stored = tables.find(name);
+      if (stored.isPresent() && tables.spec(stored.get()).kind() == TableSpec.Kind.PIPELINE_TABLE) {
+        return changed(name, "PIPELINE_TABLE", tables.drop(name, s.ifExists()));
+      }
+      if (stored.isPresent()) {
         throw new ApiException(
             ErrorCode.CONFLICT, name + " is a materialized table; use DROP MATERIALIZED TABLE");
       }

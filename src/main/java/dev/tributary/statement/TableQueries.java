@@ -54,6 +54,23 @@ class TableQueries {
   static final List<String> SHOW_COLUMNS =
       List.of("table_name", "refresh_mode", "freshness", "status", "last_refresh", "next_refresh");
 
+  /** SHOW FLOWS. */
+  static final List<String> FLOW_COLUMNS =
+      List.of("flow_name", "table_name", "flow_type", "status", "job_id", "comment");
+
+  List<Object> flowRow(MaterializedTable flow) {
+    Statement.CreateFlow statement = tables.spec(flow).flowStatement();
+    JsonNode status = Json.read(flow.getStatus(), JsonNode.class);
+    List<Object> row = new ArrayList<>();
+    row.add(flow.getName());
+    row.add(statement.target().name());
+    row.add(statement.once() ? "INSERT_ONCE" : "APPEND");
+    row.add(flow.isDeletionRequested() ? "DELETING" : flow.getPhase().name());
+    row.add(status.path("jobId").isString() ? status.path("jobId").asString() : null);
+    row.add(statement.comment());
+    return row;
+  }
+
   /** A result set. */
   record Rows(List<String> columns, List<List<Object>> rows) {}
 
@@ -92,7 +109,7 @@ class TableQueries {
           spec.kind() == TableSpec.Kind.MATERIALIZED_TABLE
               ? withInferredColumns(
                   Defaults.withDerivedKey(spec.definition()).schema(), table.get())
-              : spec.pipeline().schema();
+              : spec.definition() != null ? spec.definition().schema() : spec.pipeline().schema();
       if (!TableSchema.hasDeclaredTypes(schema)) {
         throw new ApiException(
             ErrorCode.CONFLICT,
@@ -164,6 +181,11 @@ class TableQueries {
     for (ObjectName read : reads(table)) {
       rows.add(List.of("reads", read.toString(), typeOf(read)));
     }
+    if (tables.spec(table).kind() == TableSpec.Kind.PIPELINE_TABLE) {
+      for (MaterializedTable flow : tables.flows(table)) {
+        rows.add(List.of("written_by", flow.qualifiedName(), "FLOW"));
+      }
+    }
     for (String reader : readersOf(self)) {
       rows.add(List.of("read_by", reader, "MATERIALIZED_TABLE"));
     }
@@ -216,7 +238,14 @@ class TableQueries {
       }
     }
     List<List<Object>> rows = new ArrayList<>();
+    List<MaterializedTable> all = new ArrayList<>();
     for (MaterializedTable t : tables.all()) {
+      all.add(t);
+      if (tables.spec(t).kind() == TableSpec.Kind.PIPELINE_TABLE) {
+        all.addAll(tables.flows(t)); // a flow is a row of type FLOW, named as the flow
+      }
+    }
+    for (MaterializedTable t : all) {
       if (!t.getDatabase().getCatalog().getName().equals(catalog)) {
         continue;
       }
@@ -249,7 +278,7 @@ class TableQueries {
     row.put("table_schema", t.getDatabase().getName());
     row.put("table_name", t.getName());
     row.put("table_type", spec.kind().name());
-    if (spec.kind() == TableSpec.Kind.MATERIALIZED_TABLE) {
+    if (spec.definition() != null) {
       MaterializedTableDefinition effective = Defaults.effective(spec.definition());
       row.put("refresh_mode", effective.refreshMode().name());
       row.put("freshness", effective.freshness().sql());
@@ -285,9 +314,12 @@ class TableQueries {
     List<String> queries = new ArrayList<>();
     if (spec.kind() == TableSpec.Kind.MATERIALIZED_TABLE) {
       queries.add(spec.definition().query());
+    } else if (spec.kind() == TableSpec.Kind.FLOW) {
+      queries.add(spec.flowStatement().query());
     } else {
       queries.add(spec.pipeline().flow().query());
       spec.flows().forEach(f -> queries.add(f.query()));
+      tables.flows(table).forEach(f -> queries.add(tables.spec(f).flowStatement().query()));
     }
     ObjectName self = table.objectName();
     return queries.stream()

@@ -39,6 +39,10 @@ public class MaterializedTable {
   @Column(name = "topic_name", nullable = false, updatable = false)
   private String topicName;
 
+  /** For a flow: the pipeline table it writes into (and whose topic it shares); else null. */
+  @Column(name = "flow_of", updatable = false)
+  private UUID flowOf;
+
   @JdbcTypeCode(SqlTypes.JSON)
   @Column(nullable = false)
   private String spec;
@@ -109,6 +113,19 @@ public class MaterializedTable {
     this.createdAt = Instant.now();
     this.updatedAt = createdAt;
     this.nextAttemptAt = createdAt;
+  }
+
+  /** A flow of {@code table}: named {@code name}, writing into the table's topic. */
+  public static MaterializedTable flow(
+      UUID id, MaterializedTable table, String name, String specJson, String definition) {
+    MaterializedTable flow =
+        new MaterializedTable(id, table.database, name, table.topicName, specJson, definition);
+    flow.flowOf = table.id;
+    return flow;
+  }
+
+  public UUID getFlowOf() {
+    return flowOf;
   }
 
   /** A new desired state: bumps the generation so the reconciler acts on it. */

@@ -82,34 +82,213 @@ public class MaterializedTableService {
     return insert(name, TableSpec.of(definition));
   }
 
+  /**
+   * A pipeline table and its first flow (named as the table): {@code table} is what its topic
+   * holds, {@code job} what the flow runs, both as planned at submit.
+   */
   @Transactional
-  public TableChange createPipelineTable(ObjectName name, Statement.CreatePipelineTable statement) {
+  public TableChange createPipelineTable(
+      ObjectName name,
+      Statement.CreatePipelineTable statement,
+      MaterializedTableDefinition table,
+      MaterializedTableDefinition job) {
     if (find(name).isPresent()) {
       throw new ApiException(ErrorCode.ALREADY_EXISTS, "Table " + name + " already exists");
     }
-    return insert(name, TableSpec.of(statement));
+    requireFlowNameFree(name);
+    TableChange created = insert(name, TableSpec.of(statement, table));
+    insertFlow(created.table(), Statement.CreateFlow.of(name, statement.flow()), job);
+    return new TableChange(
+        created.table(),
+        TableChange.Outcome.CREATED,
+        "Pipeline table "
+            + name
+            + " created with flow "
+            + name.name()
+            + (statement.flow().once() ? " (INSERT ONCE)" : "")
+            + ": topic, subjects, and a job for the flow");
   }
 
+  /** A flow into pipeline table {@code target}, running {@code job} (planned at submit). */
   @Transactional
-  public TableChange addFlow(ObjectName target, Statement.CreateFlow flow) {
-    MaterializedTable table = get(target);
+  public TableChange addFlow(
+      ObjectName target, Statement.CreateFlow flow, MaterializedTableDefinition job) {
+    MaterializedTable table = pipelineTable(target);
+    ObjectName flowName = new ObjectName(target.catalog(), target.database(), flow.name().name());
+    requireFlowNameFree(flowName);
+    MaterializedTable row = insertFlow(table, flow.withNames(flowName, target), job);
+    event(table, TableEvent.Type.NORMAL, "FlowAdded", "Flow " + flowName.name() + " added");
+    return new TableChange(
+        row,
+        TableChange.Outcome.CREATED,
+        "Flow "
+            + flowName.name()
+            + " into "
+            + target
+            + " created"
+            + (flow.once() ? " (INSERT ONCE: runs once)" : "")
+            + "; its job starts, the table's other flows run on");
+  }
+
+  /** The stored pipeline table {@code name} that flows can write into. */
+  @Transactional(readOnly = true)
+  public MaterializedTable pipelineTable(ObjectName name) {
+    MaterializedTable table =
+        find(name)
+            .orElseThrow(
+                () ->
+                    new ApiException(
+                        ErrorCode.NOT_FOUND,
+                        "Table "
+                            + name
+                            + " does not exist; a flow writes into a pipeline table (CREATE TABLE"
+                            + " ... FLOW)"));
     requireNotDeleting(table);
     TableSpec spec = spec(table);
-    if (spec.kind() != TableSpec.Kind.PIPELINE_TABLE) {
+    if (spec.kind() != TableSpec.Kind.PIPELINE_TABLE || spec.definition() == null) {
       throw new ApiException(
           ErrorCode.CONFLICT,
-          target
-              + " is a materialized table; flows write into pipeline tables (CREATE TABLE ... FLOW)");
+          name
+              + (spec.kind() == TableSpec.Kind.PIPELINE_TABLE
+                  ? " was stored by an earlier version that did not run flows; drop it and create"
+                      + " it again"
+                  : " is a materialized table; flows write into pipeline tables (CREATE TABLE ..."
+                      + " FLOW)"));
     }
-    String flowName = flow.name().name();
-    boolean taken =
-        flowName.equals(target.name())
-            || spec.flows().stream().anyMatch(f -> f.name().name().equals(flowName));
-    if (taken) {
+    return table;
+  }
+
+  /**
+   * SUSPEND / RESUME of a pipeline table: each of its flows stops with a savepoint / resumes from
+   * it. A failed flow is restarted by RESUME.
+   */
+  private TableChange suspendFlows(MaterializedTable table, boolean stop) {
+    int changed = 0;
+    for (MaterializedTable flow : flows(table)) {
+      if (flow.isDeletionRequested()) {
+        continue;
+      }
+      TableSpec spec = spec(flow);
+      if (spec.stopped() != stop || (!stop && flow.getPhase() == Phase.FAILED)) {
+        flow.respecify(Json.write(spec.withStopped(stop)), flow.getDefinition());
+        tables.saveAndFlush(flow);
+        event(
+            flow,
+            TableEvent.Type.NORMAL,
+            stop ? "SuspendRequested" : "ResumeRequested",
+            (stop ? "Suspend" : "Resume") + " requested with table " + table.objectName());
+        changed++;
+      }
+    }
+    if (changed == 0) {
+      return unchanged(
+          table,
+          table.objectName()
+              + (stop ? " has no running flow" : " has no suspended or failed flow"));
+    }
+    event(
+        table,
+        TableEvent.Type.NORMAL,
+        stop ? "SuspendRequested" : "ResumeRequested",
+        (stop ? "Suspending " : "Resuming ") + changed + " flow(s)");
+    return new TableChange(
+        table,
+        TableChange.Outcome.REQUESTED,
+        (stop ? "Suspend" : "Resume")
+            + " requested for "
+            + changed
+            + " flow(s) of "
+            + table.objectName());
+  }
+
+  /** DROP FLOW: its job is cancelled (rows it wrote stay in the table), then the flow goes. */
+  @Transactional
+  public TableChange dropFlow(ObjectName name, boolean ifExists) {
+    Optional<MaterializedTable> flow = findFlow(name);
+    if (flow.isEmpty()) {
+      if (ifExists) {
+        return new TableChange(
+            null, TableChange.Outcome.SKIPPED, "Flow " + name + " does not exist; nothing done");
+      }
+      throw new ApiException(ErrorCode.NOT_FOUND, "Flow " + name + " does not exist");
+    }
+    if (flow.get().isDeletionRequested()) {
+      return new TableChange(
+          flow.get(), TableChange.Outcome.UNCHANGED, "Flow " + name + " is already being dropped");
+    }
+    requestDeletion(flow.get());
+    tables
+        .findById(flow.get().getFlowOf())
+        .ifPresent(
+            t ->
+                event(
+                    t, TableEvent.Type.NORMAL, "FlowDropped", "Flow " + name.name() + " dropped"));
+    return new TableChange(
+        flow.get(),
+        TableChange.Outcome.REQUESTED,
+        "Dropping flow "
+            + name
+            + ": its job is cancelled; the rows it wrote stay, the table's other flows run on");
+  }
+
+  @Transactional(readOnly = true)
+  public Optional<MaterializedTable> findFlow(ObjectName name) {
+    return catalogs
+        .findDatabase(name.catalog(), name.database())
+        .flatMap(db -> tables.findByDatabaseAndNameAndFlowOfIsNotNull(db, name.name()));
+  }
+
+  /** The flows of a pipeline table, by name. */
+  @Transactional(readOnly = true)
+  public List<MaterializedTable> flows(MaterializedTable table) {
+    return tables.findByFlowOfOrderByName(table.getId());
+  }
+
+  /** Every flow of a database, by name. */
+  @Transactional(readOnly = true)
+  public List<MaterializedTable> flowsIn(String catalog, String database) {
+    return catalogs
+        .findDatabase(catalog, database)
+        .map(tables::findByDatabaseAndFlowOfIsNotNullOrderByName)
+        .orElse(List.of());
+  }
+
+  private void requireFlowNameFree(ObjectName name) {
+    if (findFlow(name).isPresent()) {
       throw new ApiException(
-          ErrorCode.ALREADY_EXISTS, "Flow " + flowName + " into " + target + " already exists");
+          ErrorCode.ALREADY_EXISTS,
+          "A flow named "
+              + name
+              + " already exists; flow names are unique in a database (DROP FLOW it first)");
     }
-    return write(table, spec.withFlow(flow), true, "FlowAdded", "Flow " + flowName + " added");
+  }
+
+  private MaterializedTable insertFlow(
+      MaterializedTable table, Statement.CreateFlow flow, MaterializedTableDefinition job) {
+    TableSpec spec = TableSpec.flow(flow, job);
+    MaterializedTable row =
+        MaterializedTable.flow(
+            UUID.randomUUID(), table, flow.name().name(), Json.write(spec), Printer.print(flow));
+    try {
+      tables.saveAndFlush(row);
+    } catch (DataIntegrityViolationException e) {
+      throw new ApiException(
+          ErrorCode.CONFLICT, "Flow " + flow.name() + " was created concurrently; read and retry");
+    }
+    versions.save(new MaterializedTableVersion(row));
+    event(
+        row, TableEvent.Type.NORMAL, "Created", "Flow stored as version 1; waiting for its table");
+    return row;
+  }
+
+  private void requestDeletion(MaterializedTable row) {
+    row.requestDeletion();
+    tables.saveAndFlush(row);
+    event(
+        row,
+        TableEvent.Type.NORMAL,
+        "DropRequested",
+        "Drop requested (generation " + row.getGeneration() + ")");
   }
 
   @Transactional
@@ -117,6 +296,11 @@ public class MaterializedTableService {
     MaterializedTable table = get(name);
     requireNotDeleting(table);
     TableSpec spec = spec(table);
+    if (spec.kind() == TableSpec.Kind.PIPELINE_TABLE
+        && (action.effect() == Statement.AlterAction.Effect.SUSPEND
+            || action.effect() == Statement.AlterAction.Effect.RESUME)) {
+      return suspendFlows(table, action.effect() == Statement.AlterAction.Effect.SUSPEND);
+    }
     return switch (action.effect()) {
       case SUSPEND ->
           spec.stopped()
@@ -184,14 +368,13 @@ public class MaterializedTableService {
           table.get(), TableChange.Outcome.UNCHANGED, name + " is already being dropped");
     }
     // The reconciler cancels the job, deletes topic and subjects, then removes the row; versions
-    // and events stay as history.
-    table.get().requestDeletion();
-    tables.saveAndFlush(table.get());
-    event(
-        table.get(),
-        TableEvent.Type.NORMAL,
-        "DropRequested",
-        "Drop requested (generation " + table.get().getGeneration() + ")");
+    // and events stay as history. A pipeline table's flows go first.
+    for (MaterializedTable flow : flows(table.get())) {
+      if (!flow.isDeletionRequested()) {
+        requestDeletion(flow);
+      }
+    }
+    requestDeletion(table.get());
     return new TableChange(
         table.get(),
         TableChange.Outcome.REQUESTED,
@@ -202,7 +385,7 @@ public class MaterializedTableService {
   public Optional<MaterializedTable> find(ObjectName name) {
     return catalogs
         .findDatabase(name.catalog(), name.database())
-        .flatMap(db -> tables.findByDatabaseAndName(db, name.name()));
+        .flatMap(db -> tables.findByDatabaseAndNameAndFlowOfIsNull(db, name.name()));
   }
 
   @Transactional(readOnly = true)
@@ -214,13 +397,13 @@ public class MaterializedTableService {
   public List<MaterializedTable> list(String catalog, String database) {
     return catalogs
         .findDatabase(catalog, database)
-        .map(tables::findByDatabaseOrderByName)
+        .map(tables::findByDatabaseAndFlowOfIsNullOrderByName)
         .orElse(List.of());
   }
 
   @Transactional(readOnly = true)
   public List<MaterializedTable> all() {
-    return tables.findAll();
+    return tables.findByFlowOfIsNull();
   }
 
   /**
@@ -269,6 +452,9 @@ public class MaterializedTableService {
       StringBuilder sql = new StringBuilder(Printer.print(spec.pipeline()));
       spec.flows().forEach(f -> sql.append(";\n").append(Printer.print(f)));
       return sql.toString();
+    }
+    if (spec.kind() == TableSpec.Kind.FLOW) {
+      return Printer.print(spec.flowStatement());
     }
     return Printer.print(
         new Statement.CreateMaterializedTable(
@@ -346,7 +532,7 @@ public class MaterializedTableService {
 
   private void requireTopicFree(ObjectName name, String topic) {
     tables
-        .findByTopicName(topic)
+        .findByTopicNameAndFlowOfIsNull(topic)
         .ifPresent(
             owner -> {
               throw new ApiException(

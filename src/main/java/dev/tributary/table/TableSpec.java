@@ -2,12 +2,15 @@ package dev.tributary.table;
 
 import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The desired state of a table as stored in {@code materialized_table.spec}: its definition (a
- * materialized table's, or a pipeline table's with its flows) and whether it should run.
+ * The desired state of a row of {@code materialized_table}, as stored in its {@code spec}: a
+ * materialized table (its definition), a pipeline table (its CREATE TABLE ... FLOW statement, and
+ * as {@code definition} what its topic holds: columns and table options, the first flow's query),
+ * or a flow of a pipeline table (its CREATE FLOW statement as the only element of {@code flows},
+ * and as {@code definition} the job that writes its rows into the table's topic); and whether it
+ * should run. Pipeline tables stored before flows ran have no definition, and flows in the list.
  */
 public record TableSpec(
     Kind kind,
@@ -16,10 +19,14 @@ public record TableSpec(
     List<Statement.CreateFlow> flows,
     boolean stopped) {
 
-  /** Materialized table (Confluent/Flink) or pipeline table (CREATE TABLE ... FLOW). */
+  /**
+   * Materialized table (Confluent/Flink), pipeline table (CREATE TABLE ... FLOW) or one of its
+   * flows.
+   */
   public enum Kind {
     MATERIALIZED_TABLE,
-    PIPELINE_TABLE
+    PIPELINE_TABLE,
+    FLOW
   }
 
   public TableSpec {
@@ -30,8 +37,20 @@ public record TableSpec(
     return new TableSpec(Kind.MATERIALIZED_TABLE, definition, null, List.of(), false);
   }
 
-  public static TableSpec of(Statement.CreatePipelineTable pipeline) {
-    return new TableSpec(Kind.PIPELINE_TABLE, null, pipeline, List.of(), false);
+  /** A pipeline table: what its topic holds, and the statement that created it. */
+  public static TableSpec of(
+      Statement.CreatePipelineTable pipeline, MaterializedTableDefinition table) {
+    return new TableSpec(Kind.PIPELINE_TABLE, table, pipeline, List.of(), false);
+  }
+
+  /** A flow: its statement, and its job's definition. */
+  public static TableSpec flow(Statement.CreateFlow flow, MaterializedTableDefinition job) {
+    return new TableSpec(Kind.FLOW, job, null, List.of(flow), false);
+  }
+
+  /** The statement of a flow. */
+  public Statement.CreateFlow flowStatement() {
+    return kind == Kind.FLOW ? flows.get(0) : null;
   }
 
   public TableSpec withDefinition(MaterializedTableDefinition newDefinition) {
@@ -40,11 +59,5 @@ public record TableSpec(
 
   public TableSpec withStopped(boolean newStopped) {
     return new TableSpec(kind, definition, pipeline, flows, newStopped);
-  }
-
-  public TableSpec withFlow(Statement.CreateFlow flow) {
-    List<Statement.CreateFlow> all = new ArrayList<>(flows);
-    all.add(flow);
-    return new TableSpec(kind, definition, pipeline, all, stopped);
   }
 }

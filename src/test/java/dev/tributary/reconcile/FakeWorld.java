@@ -231,6 +231,11 @@ final class FakeWorld {
       return claims;
     }
 
+    @Override
+    public List<FlowState> flows(UUID table) {
+      return List.of(); // the fake holds materialized tables only
+    }
+
     /** Another replica takes the row over, as after an expired lease. */
     void stealClaim(UUID id) {
       tokens.put(id, UUID.randomUUID());
@@ -630,6 +635,19 @@ final class FakeWorld {
     /** Completed checkpoints per job, newest last; a job without any has chk-7. */
     final Map<String, List<String>> checkpoints = new HashMap<>();
 
+    @Override
+    public synchronized Map<String, Long> operatorCounters(String jobId, String group) {
+      check();
+      return Map.of(); // the fake's jobs run no operators
+    }
+
+    @Override
+    public synchronized Optional<Long> recordsReceived(String jobId, String vertexName) {
+      check();
+      return Optional.empty();
+    }
+
+    @Override
     public synchronized Optional<Completed> latestCompleted(String jobId) {
       check();
       Job j = jobs.get(jobId);

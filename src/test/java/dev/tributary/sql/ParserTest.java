@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tributary.sql.Clauses.StartMode;
 import dev.tributary.sql.Statement.CreateMaterializedTable;
+import dev.tributary.system.ErrorCode;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -296,16 +297,82 @@ class ParserTest {
 
     assertThat(pipeline.kind()).isEqualTo("CREATE_PIPELINE_TABLE");
     assertThat(((Statement.CreatePipelineTable) pipeline).flow())
-        .isEqualTo(new Statement.Flow(null, null, true, "SELECT id FROM s"));
+        .isEqualTo(new Statement.Flow(null, true, true, "SELECT id FROM s"));
     assertThat(flow)
         .isEqualTo(
             new Statement.CreateFlow(
-                ObjectName.of("f"), ObjectName.of("t"), true, "SELECT * FROM s2"));
+                ObjectName.of("f"),
+                null,
+                ObjectName.of("t"),
+                null,
+                true,
+                true,
+                "SELECT * FROM s2"));
     assertThat(((Statement.CreateSourceTable) source).options())
         .containsEntry("connector", "kafka");
     assertRoundTrip(pipeline);
     assertRoundTrip(flow);
     assertRoundTrip(source);
+  }
+
+  @Test
+  void shouldParseTheFlowFormsOfDatabricksDocs() {
+    Statement commented =
+        Parser.parse(
+            "CREATE FLOW f COMMENT 'backfill' AS INSERT INTO ONCE t SELECT * FROM STREAM(s)");
+    Statement positional = Parser.parse("CREATE TABLE t FLOW INSERT SELECT a, b FROM STREAM s");
+    Statement imported =
+        Parser.parse(
+            "CREATE TABLE t FLOW IMPORT CHECKPOINT '/ckpt/x' INSERT BY NAME SELECT * FROM s");
+
+    assertThat(commented)
+        .isEqualTo(
+            new Statement.CreateFlow(
+                ObjectName.of("f"),
+                "backfill",
+                ObjectName.of("t"),
+                null,
+                true,
+                false,
+                "SELECT * FROM s"));
+    assertThat(((Statement.CreatePipelineTable) positional).flow())
+        .isEqualTo(new Statement.Flow(null, false, false, "SELECT a, b FROM s"));
+    assertThat(
+            ((Statement.CreatePipelineTable)
+                    Parser.parse(
+                        "CREATE TABLE t FLOW INSERT SELECT * FROM STREAM (c.d.s) AS x JOIN"
+                            + " STREAM `y` ON x.id = `y`.id WHERE x.stream = 'STREAM(s)'"))
+                .flow()
+                .query())
+        .isEqualTo(
+            "SELECT * FROM c.d.s AS x JOIN `y` ON x.id = `y`.id WHERE x.stream = 'STREAM(s)'");
+    assertThat(((Statement.CreatePipelineTable) imported).flow().importCheckpoint())
+        .isEqualTo("/ckpt/x");
+    assertThat(Parser.parse("DROP FLOW IF EXISTS f"))
+        .isEqualTo(new Statement.DropFlow(ObjectName.of("f"), true));
+    assertThat(Parser.parse("SHOW FLOWS IN t"))
+        .isEqualTo(new Statement.ShowFlows(ObjectName.of("t")));
+    assertThat(Parser.parse("SHOW FLOWS")).isEqualTo(new Statement.ShowFlows(null));
+    assertRoundTrip(commented);
+    assertRoundTrip(positional);
+    assertRoundTrip(imported);
+    assertRoundTrip(Parser.parse("DROP FLOW f"));
+  }
+
+  @Test
+  void shouldRefuseAutoCdcFlowsAtTheirClause() {
+    assertThatThrownBy(
+            () ->
+                Parser.parse(
+                    "CREATE FLOW f AS\nAUTO CDC INTO t FROM STREAM s KEYS (id) SEQUENCE BY seq"))
+        .isInstanceOfSatisfying(
+            SqlException.class,
+            e -> {
+              assertThat(e.code()).isEqualTo(ErrorCode.UNSUPPORTED_CLAUSE);
+              assertThat(e.line()).isEqualTo(2);
+              assertThat(e.column()).isEqualTo(1);
+              assertThat(e.getMessage()).contains("AUTO CDC");
+            });
   }
 
   @Test

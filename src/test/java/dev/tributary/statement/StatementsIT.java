@@ -232,22 +232,28 @@ class StatementsIT {
   @Test
   void shouldKeepPipelineTablesWithTheirFlowsAndSourceTables() {
     ok(
-        "CREATE TABLE raw (id INT, ts TIMESTAMP(3)) WITH ('connector' = 'datagen');"
+        "CREATE TABLE clicks (id INT, ts TIMESTAMP(3)) WITH ('connector' = 'datagen',"
+            + " 'number-of-rows' = '10');"
             + " CREATE TABLE events (CONSTRAINT positive_id EXPECT (id > 0) ON VIOLATION DROP ROW)"
-            + " FLOW INSERT BY NAME SELECT id FROM raw;"
-            + " CREATE FLOW backfill AS INSERT ONCE INTO events BY NAME SELECT id FROM raw");
+            + " FLOW INSERT BY NAME SELECT id FROM clicks;"
+            + " CREATE FLOW backfill AS INSERT ONCE INTO events BY NAME SELECT id FROM clicks");
 
     String ddl =
         ok("SHOW CREATE MATERIALIZED TABLE events").path(0).path("rows").path(0).path(0).asString();
     JsonNode tables = ok("SHOW TABLES").path(0);
-    Answer dropRead = sql("DROP TABLE raw");
+    Answer dropRead = sql("DROP TABLE clicks");
     Answer secondFlow = sql("CREATE FLOW backfill AS INSERT INTO events BY NAME SELECT 1");
 
     assertThat(ddl)
         .contains("FLOW INSERT BY NAME")
-        .contains("CREATE FLOW `backfill` AS INSERT ONCE INTO `events` BY NAME");
+        .contains(
+            "CREATE FLOW `"
+                + catalog
+                + "`.`db`.`backfill` AS INSERT INTO ONCE `"
+                + catalog
+                + "`.`db`.`events` BY NAME");
     assertThat(tables.path("rows").toString())
-        .isEqualTo("[[\"events\",\"PIPELINE_TABLE\"],[\"raw\",\"SOURCE_TABLE\"]]");
+        .isEqualTo("[[\"clicks\",\"SOURCE_TABLE\"],[\"events\",\"PIPELINE_TABLE\"]]");
     assertThat(dropRead.status()).isEqualTo(409);
     assertThat(dropRead.body().path("detail").asString())
         .contains("is read by " + catalog + ".db.events");

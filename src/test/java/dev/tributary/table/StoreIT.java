@@ -60,7 +60,8 @@ class StoreIT {
     versions.save(new MaterializedTableVersion(table));
     events.save(new TableEvent(table.getId(), TableEvent.Type.NORMAL, "Accepted", "Stored"));
 
-    MaterializedTable read = tables.findByDatabaseAndName(db, "orders_by_customer").orElseThrow();
+    MaterializedTable read =
+        tables.findByDatabaseAndNameAndFlowOfIsNull(db, "orders_by_customer").orElseThrow();
 
     assertThat(read.getPhase()).isEqualTo(Phase.PENDING);
     assertThat(read.getGeneration()).isEqualTo(1);

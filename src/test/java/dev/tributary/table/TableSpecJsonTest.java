@@ -23,7 +23,7 @@ class TableSpecJsonTest {
           if (parsed.statement() instanceof Statement.CreateMaterializedTable create) {
             spec = TableSpec.of(create.definition()).withStopped(true);
           } else if (parsed.statement() instanceof Statement.CreatePipelineTable pipeline) {
-            spec = TableSpec.of(pipeline);
+            spec = TableSpec.of(pipeline, null);
           }
           if (spec != null) {
             assertThat(Json.read(Json.write(spec), TableSpec.class)).isEqualTo(spec);

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import org.springframework.web.client.RestClient;
 import tools.jackson.databind.JsonNode;
 
@@ -125,6 +126,71 @@ public class RestFlinkJobs implements FlinkJobs {
     return FlinkHttp.text(newest, "external_path")
         .filter(p -> !p.isBlank() && !p.equals("<checkpoint-not-externally-addressable>"))
         .map(p -> new Completed(p, at, isSavepoint));
+  }
+
+  @Override
+  public Map<String, Long> operatorCounters(String jobId, String group) {
+    FlinkHttp.Answer answer = FlinkHttp.send(http.get().uri("/jobs/{id}", jobId), "read job");
+    if (answer.status() == 404) {
+      return Map.of();
+    }
+    if (!answer.ok()) {
+      throw answer.failure("read job " + jobId);
+    }
+    String marker = "." + group + ".";
+    Map<String, Long> counters = new TreeMap<>();
+    for (JsonNode vertex : answer.body().path("vertices")) {
+      String vertexId = vertex.path("id").asString();
+      JsonNode available =
+          FlinkHttp.expectOk(
+              http.get().uri("/jobs/{id}/vertices/{v}/subtasks/metrics", jobId, vertexId),
+              "list metrics of job " + jobId);
+      List<String> ids = new ArrayList<>();
+      for (JsonNode metric : available) {
+        String id = metric.path("id").asString();
+        if (id.contains(marker)) {
+          ids.add(id);
+        }
+      }
+      if (ids.isEmpty()) {
+        continue;
+      }
+      JsonNode values =
+          FlinkHttp.expectOk(
+              http.get()
+                  .uri(
+                      "/jobs/{id}/vertices/{v}/subtasks/metrics?get={ids}&agg=sum",
+                      jobId,
+                      vertexId,
+                      String.join(",", ids)),
+              "read metrics of job " + jobId);
+      for (JsonNode metric : values) {
+        String id = metric.path("id").asString();
+        String name = id.substring(id.indexOf(marker) + marker.length());
+        counters.merge(name, (long) metric.path("sum").asDouble(0), Long::sum);
+      }
+    }
+    return counters;
+  }
+
+  @Override
+  public Optional<Long> recordsReceived(String jobId, String vertexName) {
+    FlinkHttp.Answer answer = FlinkHttp.send(http.get().uri("/jobs/{id}", jobId), "read job");
+    if (answer.status() == 404) {
+      return Optional.empty();
+    }
+    if (!answer.ok()) {
+      throw answer.failure("read job " + jobId);
+    }
+    long records = 0;
+    boolean found = false;
+    for (JsonNode vertex : answer.body().path("vertices")) {
+      if (vertex.path("name").asString("").contains(vertexName)) {
+        found = true;
+        records += vertex.path("metrics").path("read-records").asLong(0);
+      }
+    }
+    return found ? Optional.of(records) : Optional.empty();
   }
 
   /** Cluster overview (task managers and slots), for the health indicator. */

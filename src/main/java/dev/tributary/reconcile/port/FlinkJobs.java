@@ -90,6 +90,21 @@ public interface FlinkJobs {
     }
   }
 
+  /**
+   * The counters a running job's operators registered in the metric group {@code group}, summed
+   * over subtasks (and over vertices): {@code <subgroups>.<counter>} to its value, as the
+   * JobManager's metric store last fetched them (every few seconds). Empty for a job that is not
+   * running.
+   */
+  Map<String, Long> operatorCounters(String jobId, String group);
+
+  /**
+   * The records that reached the vertices of the job whose name contains {@code vertexName}, as its
+   * vertices' {@code read-records} report them (also once the job finished); empty if the job is
+   * not known.
+   */
+  Optional<Long> recordsReceived(String jobId, String vertexName);
+
   /** A job as listed by the overview. */
   record JobSummary(String id, String name, JobState state, Instant startTime) {}
 

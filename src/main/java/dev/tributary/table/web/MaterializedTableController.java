@@ -2,12 +2,14 @@ package dev.tributary.table.web;
 
 import dev.tributary.plan.ChangePlan;
 import dev.tributary.plan.ChangePlanner;
+import dev.tributary.reconcile.TableStatus;
 import dev.tributary.reconcile.port.SchemaRegistry;
 import dev.tributary.reconcile.port.Topics;
 import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.sql.Parser;
 import dev.tributary.sql.Statement;
+import dev.tributary.sql.TableSchema;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
 import dev.tributary.system.Json;
@@ -22,6 +24,7 @@ import dev.tributary.table.TableSpec;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -282,6 +285,57 @@ class MaterializedTableController {
         .body(tables.refresh(new ObjectName(catalog, database, name), partition));
   }
 
+  @GetMapping("/{name}/flows")
+  @Operation(
+      summary =
+          "The flows of a pipeline table, each with its own job, phase, checkpoints and (for"
+              + " INSERT ONCE) its one run")
+  List<Resource> flows(
+      @PathVariable String catalog, @PathVariable String database, @PathVariable String name) {
+    MaterializedTable table = tables.pipelineTable(new ObjectName(catalog, database, name));
+    return tables.flows(table).stream().map(this::resource).toList();
+  }
+
+  @GetMapping("/{name}/expectations")
+  @Operation(
+      summary =
+          "Rows that passed and failed each expectation (CONSTRAINT ... EXPECT), per flow of a"
+              + " pipeline table or for the materialized table's job, summed over its jobs")
+  ExpectationsResponse expectations(
+      @PathVariable String catalog, @PathVariable String database, @PathVariable String name) {
+    ObjectName id = new ObjectName(catalog, database, name);
+    MaterializedTable table = tables.get(id);
+    TableSpec spec = tables.spec(table);
+    List<MaterializedTable> writers =
+        spec.kind() == TableSpec.Kind.PIPELINE_TABLE ? tables.flows(table) : List.of(table);
+    List<ExpectationCount> counts = new ArrayList<>();
+    for (MaterializedTable writer : writers) {
+      TableSpec writes = tables.spec(writer);
+      if (writes.definition() == null || writes.definition().schema() == null) {
+        continue;
+      }
+      TableStatus.Quality quality = TableStatus.parse(writer.getStatus()).quality();
+      List<TableStatus.Count> totals = quality == null ? List.of() : quality.totals();
+      for (TableSchema.Expectation e : writes.definition().schema().expectations()) {
+        TableStatus.Count c =
+            totals.stream()
+                .filter(t -> t.name().equals(e.name()))
+                .findFirst()
+                .orElse(new TableStatus.Count(e.name(), 0, 0));
+        counts.add(
+            new ExpectationCount(
+                writes.kind() == TableSpec.Kind.FLOW ? writer.getName() : null,
+                e.name(),
+                e.expression(),
+                e.onViolation() == null ? "KEEP" : e.onViolation().name(),
+                c.passed(),
+                c.failed(),
+                quality == null ? null : quality.at()));
+      }
+    }
+    return new ExpectationsResponse(id.toString(), counts);
+  }
+
   @GetMapping("/{name}/preview")
   @Operation(
       summary =
@@ -377,7 +431,11 @@ class MaterializedTableController {
     JsonNode status = Json.read(t.getStatus(), JsonNode.class);
     return new Resource(
         "tributary.dev/v1",
-        "MaterializedTable",
+        switch (spec.kind()) {
+          case MATERIALIZED_TABLE -> "MaterializedTable";
+          case PIPELINE_TABLE -> "PipelineTable";
+          case FLOW -> "Flow";
+        },
         metadata,
         specResponse,
         new StatusResponse(
@@ -462,4 +520,19 @@ class MaterializedTableController {
   record PreviewRow(int partition, long offset, Instant timestamp, JsonNode key, JsonNode value) {}
 
   record PreviewResponse(String topic, List<PreviewRow> rows) {}
+
+  /**
+   * One expectation of one writer of the table (a flow, or the materialized table's job: flow
+   * null): rows that passed and failed it, as its jobs' counters were last read ({@code asOf}).
+   */
+  record ExpectationCount(
+      String flow,
+      String expectation,
+      String expression,
+      String onViolation,
+      long passedRecords,
+      long failedRecords,
+      Instant asOf) {}
+
+  record ExpectationsResponse(String table, List<ExpectationCount> expectations) {}
 }

@@ -1,0 +1,436 @@
+package dev.tributary.plan;
+
+import dev.tributary.reconcile.QueryPlanner;
+import dev.tributary.reconcile.port.FlinkSql;
+import dev.tributary.sql.Clauses;
+import dev.tributary.sql.Column;
+import dev.tributary.sql.MaterializedTableDefinition;
+import dev.tributary.sql.ObjectName;
+import dev.tributary.sql.Printer;
+import dev.tributary.sql.Statement;
+import dev.tributary.sql.TableOptions;
+import dev.tributary.sql.TableSchema;
+import dev.tributary.system.ApiException;
+import dev.tributary.system.ErrorCode;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.springframework.stereotype.Component;
+
+/**
+ * Plans a flow of a pipeline table: the table's columns (declared, else those of its first flow's
+ * query), the flow's query matched onto them (by name or by position) and checked with Flink, and
+ * the job that appends the flow's rows to the table's topic, planned as a materialized table that
+ * writes into a topic it does not own. Pure apart from the Flink checks: equal requests, equal
+ * plans.
+ */
+@Component
+public class FlowPlanner {
+
+  /** TBLPROPERTIES a pipeline table carries out; Databricks' trigger interval sets freshness. */
+  static final String TRIGGER_INTERVAL = "pipelines.trigger.interval";
+
+  static final Set<String> TABLE_PROPERTIES =
+      Set.of(
+          TRIGGER_INTERVAL,
+          "value.format",
+          "key.format",
+          "kafka.retention.time",
+          "kafka.retention.size",
+          "kafka.max-message-size",
+          "error-handling.mode");
+
+  private final QueryPlanner queries;
+  private final ChangePlanner changes;
+
+  public FlowPlanner(QueryPlanner queries, ChangePlanner changes) {
+    this.queries = queries;
+    this.changes = changes;
+  }
+
+  /**
+   * Everything a flow's plan reads: the table (its statement, and its stored definition unless it
+   * is created by the same script), the flow and a snapshot of the catalog.
+   */
+  public record Request(
+      ObjectName table,
+      String topic,
+      Statement.CreatePipelineTable pipeline,
+      MaterializedTableDefinition stored,
+      Statement.CreateFlow flow,
+      QueryPlanner.Snapshot catalog) {}
+
+  /** What is stored: the table's definition (for a new table) and the flow's job. */
+  public record Planned(
+      MaterializedTableDefinition table, MaterializedTableDefinition job, ChangePlan plan) {}
+
+  public Request request(
+      ObjectName table,
+      String topic,
+      Statement.CreatePipelineTable pipeline,
+      MaterializedTableDefinition stored,
+      Statement.CreateFlow flow) {
+    List<String> reads = new ArrayList<>();
+    reads.add(flow.query());
+    if (stored == null) {
+      reads.add(pipeline.flow().query());
+    }
+    return new Request(table, topic, pipeline, stored, flow, queries.snapshot(table, reads));
+  }
+
+  public Planned plan(Request request) {
+    QueryPlanner q = queries.over(request.catalog());
+    Statement.CreatePipelineTable pipeline = request.pipeline();
+    if (request.stored() == null) {
+      refuseUnsupported(pipeline);
+    }
+    ObjectName flowName =
+        new ObjectName(
+            request.table().catalog(), request.table().database(), request.flow().name().name());
+    MaterializedTableDefinition base = base(pipeline, request.stored());
+    List<FlinkSql.Column> tableColumns =
+        request.stored() != null
+            ? columns(request.stored().schema())
+            : declaredColumns(pipeline.schema())
+                .orElseGet(
+                    () -> shape(q, request.table(), base, pipeline.flow().query()).columns());
+    if (request.flow().once()) {
+      requireBounded(q, flowName, request.flow().query());
+    }
+    QueryPlanner.QueryShape flowShape = shape(q, flowName, base, request.flow().query());
+    if (!flowShape.changelogMode().insertOnly()) {
+      throw new ApiException(
+          ErrorCode.INVALID_QUERY,
+          "Flow "
+              + flowName.name()
+              + " appends rows to "
+              + request.table()
+              + ", but its query produces updates ("
+              + flowShape.changelogMode()
+              + "); a flow's query must be insert-only (no aggregation without windows, no"
+              + " joins of updating tables)");
+    }
+    String mapped = mapped(request.flow(), request.table(), flowShape.columns(), tableColumns);
+    List<TableSchema.Expectation> expectations =
+        request.stored() != null
+            ? request.stored().schema().expectations()
+            : pipeline.schema() == null ? List.of() : pipeline.schema().expectations();
+    TableSchema schema =
+        new TableSchema(
+            tableColumns.stream()
+                .map(c -> Column.physical(c.name(), c.type(), !c.nullable(), null))
+                .toList(),
+            null,
+            null,
+            expectations);
+    MaterializedTableDefinition job =
+        new MaterializedTableDefinition(
+            schema,
+            request.flow().comment(),
+            List.of(),
+            base.distribution(),
+            base.options(),
+            base.freshness(),
+            Clauses.RefreshMode.CONTINUOUS,
+            // A flow reads its sources from the beginning; a new shape of the flow goes on from
+            // where the previous one stopped.
+            new Clauses.StartMode(Clauses.StartMode.Kind.RESUME_OR_FROM_BEGINNING, null, null),
+            mapped);
+    ChangePlan plan =
+        changes.plan(
+            new ChangePlanner.Request(
+                flowName, request.topic(), null, job, request.catalog(), true));
+    MaterializedTableDefinition table =
+        request.stored() != null
+            ? request.stored()
+            : new MaterializedTableDefinition(
+                schema,
+                pipeline.comment(),
+                List.of(),
+                base.distribution(),
+                base.options(),
+                base.freshness(),
+                Clauses.RefreshMode.CONTINUOUS,
+                job.startMode(),
+                mapped);
+    return new Planned(table, job, plan);
+  }
+
+  /**
+   * INSERT ONCE reads each Kafka source up to the end offsets it finds when it starts; another
+   * source must end by itself (datagen with 'number-of-rows'), or the run would never be done.
+   */
+  private static void requireBounded(QueryPlanner q, ObjectName flow, String query) {
+    for (Statement.CreateSourceTable source : q.sourceDeclarations(flow, query)) {
+      Map<String, String> options = source.options();
+      boolean bounded =
+          "kafka".equals(options.get("connector"))
+              || options.containsKey("number-of-rows")
+              || options.containsKey("scan.bounded.mode");
+      if (!bounded) {
+        throw new ApiException(
+            ErrorCode.INVALID_DEFINITION,
+            "INSERT ONCE runs once to its end, but source "
+                + source.name()
+                + " ('connector' = '"
+                + options.get("connector")
+                + "') never ends: a Kafka source is read up to its end offsets at the start of"
+                + " the run; give this one an end (e.g. datagen's 'number-of-rows')");
+      }
+    }
+  }
+
+  /** Clauses of Databricks' CREATE TABLE that have no meaning for a table in a Kafka topic. */
+  private static void refuseUnsupported(Statement.CreatePipelineTable s) {
+    if (!s.clusterBy().isEmpty()) {
+      throw unsupported(
+          "CLUSTER BY is not supported: a pipeline table is a Kafka topic, which has no"
+              + " clustering; PARTITIONED BY (columns) keys its records by those columns");
+    }
+    if (s.location() != null) {
+      throw unsupported(
+          "LOCATION is not supported: a pipeline table's rows are in its own Kafka topic, named"
+              + " after the table");
+    }
+    if (s.rowFilter() != null) {
+      throw unsupported(
+          "WITH ROW FILTER is not supported: the topic holds every row, and readers of Kafka are"
+              + " not filtered");
+    }
+    for (Map.Entry<String, String> p : s.tableProperties().entrySet()) {
+      if (!TABLE_PROPERTIES.contains(p.getKey())) {
+        throw new ApiException(
+            ErrorCode.INVALID_DEFINITION,
+            "TBLPROPERTIES '"
+                + p.getKey()
+                + "' has no effect on a pipeline table; it takes "
+                + TABLE_PROPERTIES.stream().sorted().toList(),
+            Map.of("property", p.getKey()));
+      }
+    }
+    String interval = s.tableProperties().get(TRIGGER_INTERVAL);
+    if (interval != null && TableOptions.duration(interval).isEmpty()) {
+      throw new ApiException(
+          ErrorCode.INVALID_DEFINITION,
+          "TBLPROPERTIES '"
+              + TRIGGER_INTERVAL
+              + "' = '"
+              + interval
+              + "' is not a duration; write e.g. '10 seconds' or '1 min'",
+          Map.of("property", TRIGGER_INTERVAL));
+    }
+  }
+
+  private static ApiException unsupported(String message) {
+    return new ApiException(ErrorCode.UNSUPPORTED_CLAUSE, message);
+  }
+
+  /**
+   * Options, freshness and key of the table's topic: an append-only topic; PARTITIONED BY keys its
+   * records (rows with equal values land in one partition); the trigger interval is how often the
+   * flows commit (their checkpoint interval, as a materialized table's FRESHNESS).
+   */
+  private static MaterializedTableDefinition base(
+      Statement.CreatePipelineTable s, MaterializedTableDefinition stored) {
+    if (stored != null) {
+      return stored;
+    }
+    Map<String, String> options = new LinkedHashMap<>(s.tableProperties());
+    String interval = options.remove(TRIGGER_INTERVAL);
+    options.put("changelog.mode", "append");
+    Clauses.Interval freshness =
+        interval == null
+            ? null
+            : new Clauses.Interval(
+                Math.max(1, TableOptions.duration(interval).orElseThrow().toSeconds()),
+                Clauses.TimeUnit.SECOND);
+    Clauses.Distribution distribution =
+        s.partitionedBy().isEmpty()
+            ? null
+            : new Clauses.Distribution(
+                Clauses.Distribution.Algorithm.HASH, s.partitionedBy(), null);
+    return new MaterializedTableDefinition(
+        null,
+        s.comment(),
+        List.of(),
+        distribution,
+        options,
+        freshness,
+        Clauses.RefreshMode.CONTINUOUS,
+        null,
+        s.flow().query());
+  }
+
+  private static QueryPlanner.QueryShape shape(
+      QueryPlanner q, ObjectName name, MaterializedTableDefinition base, String query) {
+    MaterializedTableDefinition probe =
+        new MaterializedTableDefinition(
+            null,
+            null,
+            List.of(),
+            null,
+            Map.of("changelog.mode", "append"),
+            base.freshness(),
+            Clauses.RefreshMode.CONTINUOUS,
+            null,
+            query);
+    try {
+      return q.validate(name, probe);
+    } catch (QueryPlanner.InvalidQueryException e) {
+      throw new ApiException(
+          ErrorCode.INVALID_QUERY,
+          "Invalid query for flow " + name.name() + ": " + e.getMessage(),
+          e.properties());
+    }
+  }
+
+  private static Optional<List<FlinkSql.Column>> declaredColumns(TableSchema schema) {
+    if (schema == null || !TableSchema.hasDeclaredTypes(schema)) {
+      return Optional.empty();
+    }
+    return Optional.of(columns(schema));
+  }
+
+  private static List<FlinkSql.Column> columns(TableSchema schema) {
+    return schema.columns().stream()
+        .filter(c -> c.kind() == Column.Kind.PHYSICAL)
+        .map(c -> new FlinkSql.Column(c.name(), c.type(), !c.notNull()))
+        .toList();
+  }
+
+  /**
+   * The flow's query as rows of the table: by name, each query column goes into the table column of
+   * its name and a table column the query lacks is NULL (it must be nullable); by position, the
+   * i-th query column goes into the i-th table column. Types must be the table's; a nullable column
+   * cannot go into a NOT NULL one. Every mismatch is a 400 naming the column.
+   */
+  static String mapped(
+      Statement.CreateFlow flow,
+      ObjectName table,
+      List<FlinkSql.Column> produced,
+      List<FlinkSql.Column> columns) {
+    List<String> problems = new ArrayList<>();
+    List<String> select = new ArrayList<>();
+    if (flow.byName()) {
+      for (FlinkSql.Column p : produced) {
+        if (columns.stream().noneMatch(c -> c.name().equals(p.name()))) {
+          Optional<FlinkSql.Column> nearly =
+              columns.stream().filter(c -> c.name().equalsIgnoreCase(p.name())).findFirst();
+          problems.add(
+              "the query's column '"
+                  + p.name()
+                  + "' is not a column of "
+                  + table
+                  + nearly.map(c -> " (did you mean '" + c.name() + "'?)").orElse("")
+                  + "; its columns are "
+                  + columns.stream().map(FlinkSql.Column::name).toList());
+        }
+      }
+      for (FlinkSql.Column c : columns) {
+        Optional<FlinkSql.Column> p =
+            produced.stream().filter(x -> x.name().equals(c.name())).findFirst();
+        if (p.isEmpty()) {
+          if (!c.nullable()) {
+            problems.add(
+                "column '"
+                    + c.name()
+                    + "' of "
+                    + table
+                    + " is NOT NULL and the query does not produce it");
+          }
+          select.add("CAST(NULL AS " + c.type() + ") AS " + Printer.identifier(c.name()));
+        } else {
+          check(p.get(), c, table, problems);
+          select.add(cast(p.get(), c));
+        }
+      }
+    } else {
+      if (produced.size() != columns.size()) {
+        problems.add(
+            "the query produces "
+                + produced.size()
+                + " columns and "
+                + table
+                + " has "
+                + columns.size()
+                + " "
+                + columns.stream().map(FlinkSql.Column::name).toList()
+                + "; without BY NAME columns are matched by position");
+      } else {
+        for (int i = 0; i < columns.size(); i++) {
+          check(produced.get(i), columns.get(i), table, problems);
+          select.add(cast(produced.get(i), columns.get(i)));
+        }
+      }
+    }
+    if (!problems.isEmpty()) {
+      throw new ApiException(
+          ErrorCode.INVALID_QUERY,
+          "Flow "
+              + flow.name().name()
+              + " does not fit "
+              + table
+              + ": "
+              + String.join("; ", problems),
+          Map.of("problems", problems));
+    }
+    boolean identity =
+        produced.size() == columns.size()
+            && produced.stream()
+                .map(FlinkSql.Column::name)
+                .toList()
+                .equals(columns.stream().map(FlinkSql.Column::name).toList());
+    if (identity) {
+      return flow.query();
+    }
+    return "SELECT " + String.join(", ", select) + " FROM (\n" + flow.query() + "\n)";
+  }
+
+  /** The query's column as the table's: renamed, and cast where the type widens. */
+  private static String cast(FlinkSql.Column produced, FlinkSql.Column column) {
+    String name = Printer.identifier(produced.name());
+    boolean same =
+        QueryPlanner.normalize(produced.type()).equals(QueryPlanner.normalize(column.type()));
+    String value = same ? name : "CAST(" + name + " AS " + column.type() + ")";
+    return value.equals(Printer.identifier(column.name()))
+        ? value
+        : value + " AS " + Printer.identifier(column.name());
+  }
+
+  /** Whether the query's column goes into the table's column; problems are added if not. */
+  private static boolean check(
+      FlinkSql.Column produced, FlinkSql.Column column, ObjectName table, List<String> problems) {
+    String from = QueryPlanner.normalize(produced.type());
+    String to = QueryPlanner.normalize(column.type());
+    if (!from.equals(to) && !QueryPlanner.widens(from, to)) {
+      problems.add(
+          "column '"
+              + column.name()
+              + "' is "
+              + column.type()
+              + " in "
+              + table
+              + " but the query's '"
+              + produced.name()
+              + "' is "
+              + produced.type()
+              + "; CAST it in the query");
+      return false;
+    }
+    if (produced.nullable() && !column.nullable()) {
+      problems.add(
+          "column '"
+              + column.name()
+              + "' of "
+              + table
+              + " is NOT NULL but the query's '"
+              + produced.name()
+              + "' can be NULL; filter or COALESCE it in the query");
+      return false;
+    }
+    return true;
+  }
+}

@@ -1,0 +1,425 @@
+package dev.tributary.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.tributary.Api;
+import dev.tributary.TributaryIT;
+import dev.tributary.local.LocalStack;
+import dev.tributary.local.TopicReader;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.stream.IntStream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Pipeline tables (seed 002) on the real stack: flows as jobs of their own into one topic, INSERT
+ * ONCE backfills, expectations with their counts, refusals at submit. Rows are checked in the
+ * table's topic against the source rows written here.
+ */
+@TributaryIT
+class PipelineIT {
+
+  static final String DATABASE = "pipelines";
+
+  @LocalServerPort int port;
+  Api api;
+  String suffix;
+  String kafka;
+
+  @BeforeEach
+  void setUp() {
+    api = new Api(port);
+    kafka = LocalStack.get().kafkaBootstrapServers();
+    suffix = UUID.randomUUID().toString().substring(0, 6);
+  }
+
+  @AfterEach
+  void dropTables() {
+    api.dropMaterializedTables("examples", DATABASE);
+  }
+
+  @Test
+  void shouldAppendTheRowsOfTwoFlowsAndDropOneWithoutTouchingTheOther() throws Exception {
+    String a = source("web", 100);
+    String b = source("shop", 50);
+    String t = "orders_" + suffix;
+    ok(
+        "CREATE TABLE "
+            + t
+            + " (id STRING, amount DOUBLE, origin STRING)"
+            + " TBLPROPERTIES ('pipelines.trigger.interval' = '1 s')"
+            + " FLOW INSERT BY NAME SELECT id, amount, 'web' AS origin FROM STREAM("
+            + a
+            + ")");
+    JsonNode second =
+        ok(
+            "CREATE FLOW shop_"
+                + suffix
+                + " COMMENT 'the shop' AS INSERT INTO "
+                + t
+                + " BY NAME SELECT amount, id FROM STREAM "
+                + b);
+    assertThat(second.path(0).path("resource").path("type").asString()).isEqualTo("FLOW");
+    api.awaitPhase(DATABASE, t, "RUNNING");
+
+    String topic = status(t).path("topic").asString();
+    List<Map<String, Object>> rows = rows(topic, 150);
+    Map<String, String> origins = new TreeMap<>();
+    rows.forEach(r -> origins.put((String) r.get("id"), String.valueOf(r.get("origin"))));
+    assertThat(rows).hasSize(150);
+    assertThat(origins).hasSize(150);
+    for (int i = 0; i < 100; i++) {
+      assertThat(origins).containsEntry("web-" + i, "web");
+    }
+    for (int i = 0; i < 50; i++) {
+      assertThat(origins).containsEntry("shop-" + i, "null"); // BY NAME: a missing column is NULL
+    }
+
+    Map<String, String> jobs = flowJobs(t);
+    assertThat(jobs).containsOnlyKeys(t, "shop_" + suffix);
+    assertThat(
+            api.sql("SHOW FLOWS IN " + t, "examples", DATABASE)
+                .body()
+                .path("results")
+                .path(0)
+                .path("rows")
+                .size())
+        .isEqualTo(2);
+    ok("DROP FLOW shop_" + suffix);
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(() -> assertThat(flowJobs(t)).containsOnlyKeys(t));
+    assertThat(flowJobs(t).get(t)).isEqualTo(jobs.get(t));
+    api.awaitPhase(DATABASE, t, "RUNNING");
+    write("web", 100, 10); // the remaining flow goes on
+    assertThat(rows(topic, 160)).hasSize(160);
+    assertThat(rows(topic, 161)).hasSize(160); // and nothing else arrives
+  }
+
+  @Test
+  void shouldRefuseAFlowThatDoesNotFitItsTableAtSubmit() throws Exception {
+    String a = source("fit", 1);
+    String t = "fit_" + suffix;
+    ok(
+        "CREATE TABLE "
+            + t
+            + " (id STRING, amount DOUBLE) FLOW INSERT BY NAME SELECT id, amount FROM "
+            + a);
+
+    Api.Answer unknown =
+        api.sql(
+            "CREATE FLOW f_"
+                + suffix
+                + " AS INSERT INTO "
+                + t
+                + " BY NAME SELECT id, amount AS AMOUNT_EUR FROM "
+                + a
+                + " WHERE id IS NOT NULL",
+            "examples",
+            DATABASE);
+    Api.Answer typed =
+        api.sql(
+            "CREATE FLOW f_"
+                + suffix
+                + " AS INSERT INTO "
+                + t
+                + " BY NAME SELECT id, CAST(amount AS STRING) AS amount FROM "
+                + a
+                + " WHERE id IS NOT NULL",
+            "examples",
+            DATABASE);
+    Api.Answer nosuch =
+        api.sql(
+            "CREATE TABLE bad_" + suffix + " FLOW INSERT BY NAME SELECT nosuch FROM " + a,
+            "examples",
+            DATABASE);
+    Api.Answer positional =
+        api.sql(
+            "CREATE FLOW f_" + suffix + " AS INSERT INTO " + t + " SELECT id FROM " + a,
+            "examples",
+            DATABASE);
+
+    assertThat(unknown.status()).as(unknown.text()).isEqualTo(400);
+    assertThat(unknown.text()).contains("AMOUNT_EUR").contains("is not a column of");
+    assertThat(typed.status()).as(typed.text()).isEqualTo(400);
+    assertThat(typed.text()).contains("'amount' is DOUBLE").contains("STRING");
+    assertThat(nosuch.status()).as(nosuch.text()).isEqualTo(400);
+    assertThat(nosuch.text()).contains("nosuch");
+    assertThat(positional.status()).as(positional.text()).isEqualTo(400);
+    assertThat(positional.text()).contains("by position");
+    assertThat(api.get(tables() + "bad_" + suffix).status()).isEqualTo(404);
+    assertThat(flowJobs(t)).containsOnlyKeys(t); // nothing stored by the refused ones
+  }
+
+  @Test
+  void shouldRunAnInsertOnceBackfillExactlyOnce() throws Exception {
+    String live = source("live", 20);
+    String history = source("history", 40);
+    String t = "backfilled_" + suffix;
+    ok(
+        "CREATE TABLE "
+            + t
+            + " (id STRING, amount DOUBLE) TBLPROPERTIES ('pipelines.trigger.interval' = '1 s')"
+            + " FLOW INSERT BY NAME SELECT id, amount FROM "
+            + live);
+    ok(
+        "CREATE FLOW backfill_"
+            + suffix
+            + " AS INSERT INTO ONCE "
+            + t
+            + " BY NAME SELECT id, amount FROM "
+            + history);
+    String topic = awaitTopic(t);
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .untilAsserted(
+            () ->
+                assertThat(flow(t, "backfill_" + suffix).path("once").path("state").asString())
+                    .isEqualTo("SUCCEEDED"));
+    JsonNode once = flow(t, "backfill_" + suffix).path("once");
+    assertThat(once.path("rows").asLong()).isEqualTo(40);
+    write("history", 40, 25); // after the run: never read
+    ok(
+        "CREATE FLOW more_"
+            + suffix
+            + " AS INSERT INTO "
+            + t
+            + " BY NAME SELECT id, amount FROM "
+            + live
+            + " WHERE amount < 0"); // another flow changes: the backfill stays done
+    api.awaitPhase(DATABASE, t, "RUNNING");
+    List<Map<String, Object>> rows = rows(topic, 61);
+    long fromHistory =
+        rows.stream().filter(r -> ((String) r.get("id")).startsWith("history-")).count();
+    assertThat(rows).hasSize(60);
+    assertThat(fromHistory).isEqualTo(40);
+    assertThat(flow(t, "backfill_" + suffix).path("once").path("jobId").asString())
+        .isEqualTo(once.path("jobId").asString());
+  }
+
+  @Test
+  void shouldDropAndCountRowsThatViolateAnExpectation() throws Exception {
+    String a = source("checked", 200);
+    long violating = IntStream.range(0, 200).filter(i -> amount(i) <= 50).count();
+    String mt = "pricey_" + suffix;
+    ok(
+        "CREATE MATERIALIZED TABLE "
+            + mt
+            + " (CONSTRAINT pricey EXPECT (amount > 50) ON VIOLATION DROP ROW,"
+            + " CONSTRAINT named EXPECT (id LIKE 'checked-%'))"
+            + " FRESHNESS = INTERVAL '1' SECOND AS SELECT id, amount FROM "
+            + a);
+    api.awaitPhase(DATABASE, mt, "RUNNING");
+    String topic = status(mt).path("topic").asString();
+    List<Map<String, Object>> rows = rows(topic, (int) (200 - violating));
+    assertThat(rows).hasSize((int) (200 - violating));
+    assertThat(rows).allSatisfy(r -> assertThat((Double) r.get("amount")).isGreaterThan(50));
+    long kept = 200 - violating;
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .untilAsserted(
+            () -> {
+              Map<String, long[]> counts = expectationCounts(mt);
+              assertThat(counts.get("pricey")).containsExactly(kept, violating);
+              assertThat(counts.get("named")).containsExactly(200L, 0L);
+            });
+    assertThat(rows(topic, (int) kept + 1)).hasSize((int) kept);
+  }
+
+  @Test
+  void shouldStopAFlowAtAFailUpdateViolationNamingItAndTheRow() throws Exception {
+    String a = source("strict", 30);
+    String t = "strict_" + suffix;
+    ok(
+        "CREATE TABLE "
+            + t
+            + " (id STRING, amount DOUBLE, CONSTRAINT small EXPECT (amount < 90) ON VIOLATION FAIL UPDATE)"
+            + " TBLPROPERTIES ('pipelines.trigger.interval' = '1 s')"
+            + " FLOW INSERT BY NAME SELECT id, amount FROM "
+            + a);
+    api.awaitPhase(DATABASE, t, "FAILED");
+    JsonNode flow = flow(t, t);
+    assertThat(flow.path("detail").asString())
+        .contains("EXPECTATION_VIOLATION")
+        .contains("'small'")
+        .contains("\"id\"")
+        .contains("\"amount\"");
+    String reason =
+        api.get(tables() + t + "/flows").body().path(0).path("status").path("phase").asString();
+    assertThat(reason).isEqualTo("FAILED");
+    long jobFailures = 0;
+    for (JsonNode e : api.get(tables() + t + "/flows").body()) {
+      jobFailures += e.path("status").path("details").path("consecutiveFailures").asLong();
+    }
+    assertThat(jobFailures).isLessThanOrEqualTo(1); // stopped, not restarted in a loop
+  }
+
+  @Test
+  void shouldRefuseWhatIsNotCarriedOutAtSubmit() throws Exception {
+    String a = source("refused", 1);
+    Api.Answer cdc =
+        api.sql(
+            "CREATE FLOW cdc_"
+                + suffix
+                + " AS AUTO CDC INTO x FROM STREAM "
+                + a
+                + " KEYS (id) SEQUENCE BY amount",
+            "examples",
+            DATABASE);
+    Api.Answer ignore =
+        api.sql(
+            "CREATE MATERIALIZED TABLE ignoring_"
+                + suffix
+                + " WITH ('error-handling.mode' = 'ignore') AS SELECT id FROM "
+                + a,
+            "examples",
+            DATABASE);
+    Api.Answer location =
+        api.sql(
+            "CREATE TABLE located_"
+                + suffix
+                + " LOCATION '/tmp/x' FLOW INSERT BY NAME SELECT id FROM "
+                + a,
+            "examples",
+            DATABASE);
+    Api.Answer property =
+        api.sql(
+            "CREATE TABLE props_"
+                + suffix
+                + " TBLPROPERTIES ('delta.appendOnly' = 'true') FLOW INSERT BY NAME SELECT id FROM "
+                + a,
+            "examples",
+            DATABASE);
+
+    assertThat(cdc.status()).as(cdc.text()).isEqualTo(400);
+    assertThat(cdc.text()).contains("AUTO CDC");
+    assertThat(ignore.status()).as(ignore.text()).isEqualTo(400);
+    assertThat(ignore.text()).contains("error-handling.mode");
+    assertThat(location.status()).as(location.text()).isEqualTo(400);
+    assertThat(location.text()).contains("LOCATION");
+    assertThat(property.status()).as(property.text()).isEqualTo(400);
+    assertThat(property.text()).contains("delta.appendOnly");
+  }
+
+  // --- helpers
+
+  private JsonNode ok(String statement) {
+    Api.Answer answer = api.sql(statement, "examples", DATABASE);
+    assertThat(answer.status()).as(answer.text()).isEqualTo(200);
+    return answer.body().path("results");
+  }
+
+  private static String tables() {
+    return "/v1/catalogs/examples/databases/" + DATABASE + "/materialized-tables/";
+  }
+
+  private JsonNode status(String table) {
+    return api.get(tables() + table).body().path("status").path("details");
+  }
+
+  private String awaitTopic(String table) {
+    await().atMost(Duration.ofSeconds(60)).until(() -> status(table).path("topic").isString());
+    return status(table).path("topic").asString();
+  }
+
+  /** The status details of one flow of the table. */
+  private JsonNode flow(String table, String flow) {
+    for (JsonNode f : api.get(tables() + table + "/flows").body()) {
+      if (f.path("metadata").path("name").asString().equals(flow)) {
+        return f.path("status").path("details");
+      }
+    }
+    throw new AssertionError("no flow " + flow + " of " + table);
+  }
+
+  /** Flow name to its running job's id, once every flow runs. */
+  private Map<String, String> flowJobs(String table) {
+    Map<String, String> jobs = new TreeMap<>();
+    for (JsonNode f : api.get(tables() + table + "/flows").body()) {
+      jobs.put(
+          f.path("metadata").path("name").asString(),
+          f.path("status").path("details").path("jobId").asString(null));
+    }
+    return jobs;
+  }
+
+  private Map<String, long[]> expectationCounts(String table) {
+    Map<String, long[]> counts = new HashMap<>();
+    for (JsonNode e : api.get(tables() + table + "/expectations").body().path("expectations")) {
+      counts.put(
+          e.path("expectation").asString(),
+          new long[] {e.path("passedRecords").asLong(), e.path("failedRecords").asLong()});
+    }
+    return counts;
+  }
+
+  static double amount(int i) {
+    return (i * 37 % 100) + 0.5;
+  }
+
+  /** A one-partition topic with {@code count} JSON rows {@code <prefix>-<i>}, and its table. */
+  private String source(String prefix, int count) throws Exception {
+    String topic = "pipeline-" + prefix + "-" + suffix;
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka))) {
+      admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+    }
+    String table = prefix + "_src_" + suffix;
+    ok(
+        "CREATE TABLE "
+            + table
+            + " (id STRING, amount DOUBLE) WITH ('connector' = 'kafka', 'topic' = '"
+            + topic
+            + "', 'properties.bootstrap.servers' = '"
+            + kafka
+            + "', 'scan.startup.mode' = 'earliest-offset', 'format' = 'json')");
+    write(prefix, 0, count);
+    return table;
+  }
+
+  /** Rows {@code from} to {@code from + count - 1} into the topic of source {@code prefix}. */
+  private void write(String prefix, int from, int count) throws Exception {
+    String topic = "pipeline-" + prefix + "-" + suffix;
+    try (KafkaProducer<String, String> producer =
+        new KafkaProducer<>(
+            Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka),
+            new StringSerializer(),
+            new StringSerializer())) {
+      for (int i = from; i < from + count; i++) {
+        producer.send(
+            new ProducerRecord<>(
+                topic,
+                null,
+                JsonMapper.shared()
+                    .writeValueAsString(Map.of("id", prefix + "-" + i, "amount", amount(i)))));
+      }
+    }
+  }
+
+  /** The table's rows, read committed, until {@code count} arrived or 20 s passed. */
+  @SuppressWarnings("unchecked")
+  private List<Map<String, Object>> rows(String topic, int count) {
+    List<Map<String, Object>> rows = new ArrayList<>();
+    for (String value : TopicReader.values(kafka, topic, count, Duration.ofSeconds(20), true)) {
+      rows.add(JsonMapper.shared().readValue(value, Map.class));
+    }
+    return rows;
+  }
+}
