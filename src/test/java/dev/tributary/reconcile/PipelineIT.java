@@ -273,6 +273,44 @@ class PipelineIT {
   }
 
   @Test
+  void shouldGoOnWhereAnImportedSavepointStopped() throws Exception {
+    String a = source("moved", 40);
+    String before = "moving_" + suffix;
+    ok(
+        "CREATE MATERIALIZED TABLE "
+            + before
+            + " FRESHNESS = INTERVAL '1' SECOND AS SELECT id, amount FROM "
+            + a);
+    api.awaitPhase(DATABASE, before, "RUNNING");
+    assertThat(rows(status(before).path("topic").asString(), 40)).hasSize(40);
+    ok("ALTER MATERIALIZED TABLE " + before + " SUSPEND");
+    api.awaitPhase(DATABASE, before, "STOPPED");
+    String savepoint = status(before).path("savepointPath").asString();
+    assertThat(savepoint).isNotBlank();
+    write("moved", 40, 15); // arrives while no job reads the source
+
+    String after = "moved_" + suffix;
+    ok(
+        "CREATE TABLE "
+            + after
+            + " TBLPROPERTIES ('pipelines.trigger.interval' = '1 s')"
+            + " FLOW IMPORT CHECKPOINT '"
+            + savepoint
+            + "' INSERT BY NAME SELECT id, amount FROM "
+            + a);
+    api.awaitPhase(DATABASE, after, "RUNNING");
+
+    List<Map<String, Object>> rows = rows(awaitTopic(after), 16);
+    assertThat(rows).hasSize(15); // only what came after the savepoint: nothing read twice
+    assertThat(rows)
+        .allSatisfy(
+            r ->
+                assertThat(Integer.parseInt(((String) r.get("id")).substring("moved-".length())))
+                    .isGreaterThanOrEqualTo(40));
+    assertThat(flow(after, after).path("restoredFrom").asString()).contains(savepoint);
+  }
+
+  @Test
   void shouldRefuseWhatIsNotCarriedOutAtSubmit() throws Exception {
     String a = source("refused", 1);
     Api.Answer cdc =
