@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Collectors;
 import org.springframework.stereotype.Component;
 
 /**
@@ -60,6 +61,7 @@ public class FlowPlanner {
       String topic,
       Statement.CreatePipelineTable pipeline,
       MaterializedTableDefinition stored,
+      Statement.CreateFlow first,
       Statement.CreateFlow flow,
       QueryPlanner.Snapshot catalog) {}
 
@@ -67,18 +69,26 @@ public class FlowPlanner {
   public record Planned(
       MaterializedTableDefinition table, MaterializedTableDefinition job, ChangePlan plan) {}
 
+  /**
+   * {@code first} is the first flow of a declared streaming table created by the same script (null
+   * otherwise): the table's columns are that flow's.
+   */
   public Request request(
       ObjectName table,
       String topic,
       Statement.CreatePipelineTable pipeline,
       MaterializedTableDefinition stored,
+      Statement.CreateFlow first,
       Statement.CreateFlow flow) {
     List<String> reads = new ArrayList<>();
     reads.add(flow.query());
-    if (stored == null) {
+    if (stored == null && pipeline.flow() != null) {
       reads.add(pipeline.flow().query());
     }
-    return new Request(table, topic, pipeline, stored, flow, queries.snapshot(table, reads));
+    if (first != null) {
+      reads.add(first.query());
+    }
+    return new Request(table, topic, pipeline, stored, first, flow, queries.snapshot(table, reads));
   }
 
   public Planned plan(Request request) {
@@ -90,13 +100,20 @@ public class FlowPlanner {
     ObjectName flowName =
         new ObjectName(
             request.table().catalog(), request.table().database(), request.flow().name().name());
+    if (request.flow().cdc() != null) {
+      return planCdc(request, q, flowName);
+    }
     MaterializedTableDefinition base = base(pipeline, request.stored());
+    // A table's columns: stored, declared, or those of its first flow's query.
+    String first =
+        pipeline.flow() != null
+            ? pipeline.flow().query()
+            : request.first() != null ? request.first().query() : request.flow().query();
     List<FlinkSql.Column> tableColumns =
         request.stored() != null
             ? columns(request.stored().schema())
             : declaredColumns(pipeline.schema())
-                .orElseGet(
-                    () -> shape(q, request.table(), base, pipeline.flow().query()).columns());
+                .orElseGet(() -> shape(q, request.table(), base, first).columns());
     if (request.flow().once()) {
       requireBounded(q, flowName, request.flow().query());
     }
@@ -247,6 +264,7 @@ public class FlowPlanner {
             : new Clauses.Interval(
                 Math.max(1, TableOptions.duration(interval).orElseThrow().toSeconds()),
                 Clauses.TimeUnit.SECOND);
+    String query = s.flow() == null ? null : s.flow().query();
     Clauses.Distribution distribution =
         s.partitionedBy().isEmpty()
             ? null
@@ -261,7 +279,137 @@ public class FlowPlanner {
         freshness,
         Clauses.RefreshMode.CONTINUOUS,
         null,
-        s.flow().query());
+        query);
+  }
+
+  /** The name of the rank column of an AUTO CDC flow's query (never written). */
+  static final String CDC_RANK = "tributary_cdc_rank";
+
+  /**
+   * AUTO CDC: the latest row of each key by the sequence column (ROW_NUMBER() = 1, so a row that
+   * arrives late with an older sequence changes nothing), left out when the delete condition holds
+   * for it (the key's previous row is retracted: a tombstone). The table is an upsert table keyed
+   * by KEYS, in a compacted topic; it has this one flow.
+   */
+  private Planned planCdc(Request request, QueryPlanner q, ObjectName flowName) {
+    Statement.Cdc cdc = request.flow().cdc();
+    Statement.CreatePipelineTable pipeline = request.pipeline();
+    if (request.stored() != null || pipeline.flow() != null || request.first() != null) {
+      throw new ApiException(
+          ErrorCode.CONFLICT,
+          "AUTO CDC writes the latest row of each key into a table of its own: "
+              + request.table()
+              + " already has a flow (MANAGED_TABLE_DOES_NOT_SUPPORT_CDC). Declare the target with"
+              + " CREATE STREAMING TABLE, and give it no other flow");
+    }
+    refuseUnsupported(pipeline);
+    MaterializedTableDefinition base = base(pipeline, null);
+    QueryPlanner.QueryShape source = shape(q, flowName, base, request.flow().query());
+    if (!source.changelogMode().insertOnly()) {
+      throw new ApiException(
+          ErrorCode.INVALID_QUERY,
+          "AUTO CDC reads a stream of change rows (one row per change, with the key, the sequence"
+              + " and the operation); "
+              + cdc.source()
+              + " is an updating table");
+    }
+    List<String> names = source.columns().stream().map(FlinkSql.Column::name).toList();
+    List<String> problems = new ArrayList<>();
+    for (String column : cdc.keys()) {
+      if (!names.contains(column)) {
+        problems.add("KEYS names '" + column + "', which " + cdc.source() + " does not have");
+      }
+    }
+    if (!names.contains(cdc.sequenceBy())) {
+      problems.add(
+          "SEQUENCE BY names '" + cdc.sequenceBy() + "', which " + cdc.source() + " does not have");
+    }
+    for (String column : cdc.columns().isEmpty() ? cdc.except() : cdc.columns()) {
+      if (!names.contains(column)) {
+        problems.add("COLUMNS names '" + column + "', which " + cdc.source() + " does not have");
+      }
+    }
+    List<FlinkSql.Column> out =
+        cdc.columns().isEmpty()
+            ? source.columns().stream().filter(c -> !cdc.except().contains(c.name())).toList()
+            : cdc.columns().stream()
+                .flatMap(n -> source.columns().stream().filter(c -> c.name().equals(n)))
+                .toList();
+    for (String key : cdc.keys()) {
+      if (out.stream().noneMatch(c -> c.name().equals(key))) {
+        problems.add("key column '" + key + "' must be one of the COLUMNS written");
+      }
+    }
+    if (!problems.isEmpty()) {
+      throw new ApiException(
+          ErrorCode.INVALID_DEFINITION,
+          "AUTO CDC flow " + flowName.name() + ": " + String.join("; ", problems),
+          Map.of("problems", problems));
+    }
+    String keys = cdc.keys().stream().map(Printer::identifier).collect(Collectors.joining(", "));
+    String query =
+        "SELECT "
+            + out.stream().map(c -> Printer.identifier(c.name())).collect(Collectors.joining(", "))
+            + " FROM (\nSELECT * FROM (\nSELECT *, ROW_NUMBER() OVER (PARTITION BY "
+            + keys
+            + " ORDER BY "
+            + Printer.identifier(cdc.sequenceBy())
+            + " DESC) AS "
+            + CDC_RANK
+            + "\nFROM "
+            + cdc.source().sql()
+            + " WHERE "
+            + cdc.keys().stream()
+                .map(k -> Printer.identifier(k) + " IS NOT NULL")
+                .collect(Collectors.joining(" AND "))
+            + "\n) WHERE "
+            + CDC_RANK
+            + " = 1\n)"
+            + (cdc.deleteWhen() == null
+                ? ""
+                : " WHERE NOT COALESCE((" + cdc.deleteWhen() + "), FALSE)");
+    Map<String, String> options = new LinkedHashMap<>(base.options());
+    options.put("changelog.mode", "upsert");
+    options.put("kafka.cleanup-policy", "compact");
+    TableSchema schema =
+        new TableSchema(
+            out.stream()
+                .map(
+                    c ->
+                        // As the source has it: the sink declares the key NOT NULL, and the
+                        // query leaves out changes without a key.
+                        Column.physical(c.name(), c.type(), !c.nullable(), null))
+                .toList(),
+            null,
+            new TableSchema.PrimaryKey(null, cdc.keys()),
+            pipeline.schema() == null ? List.of() : pipeline.schema().expectations());
+    MaterializedTableDefinition job =
+        new MaterializedTableDefinition(
+            schema,
+            request.flow().comment(),
+            List.of(),
+            null,
+            options,
+            base.freshness(),
+            Clauses.RefreshMode.CONTINUOUS,
+            new Clauses.StartMode(Clauses.StartMode.Kind.RESUME_OR_FROM_BEGINNING, null, null),
+            query);
+    ChangePlan plan =
+        changes.plan(
+            new ChangePlanner.Request(
+                flowName, request.topic(), null, job, request.catalog(), true));
+    MaterializedTableDefinition table =
+        new MaterializedTableDefinition(
+            schema,
+            pipeline.comment(),
+            List.of(),
+            null,
+            options,
+            base.freshness(),
+            Clauses.RefreshMode.CONTINUOUS,
+            job.startMode(),
+            query);
+    return new Planned(table, job, plan);
   }
 
   private static QueryPlanner.QueryShape shape(

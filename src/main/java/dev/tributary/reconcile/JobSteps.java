@@ -414,8 +414,23 @@ final class JobSteps {
     return p.save(next, s, after);
   }
 
+  /** When a failed job was first seen without a cause (the JobManager records it a bit later). */
+  private final Map<String, Instant> causeAwaited = new ConcurrentHashMap<>();
+
+  static final Duration CAUSE_WAIT = Duration.ofSeconds(10);
+
   private Next restartFailed(ReconcilePass p, PipelinePlan plan, JobSummary failed) {
-    String cause = failureCause(failed);
+    Optional<String> known = jobs.job(failed.id()).flatMap(FlinkJobs.JobDetail::failureCause);
+    if (known.isEmpty() && failed.id().equals(p.status.jobId())) {
+      // The cause decides what happens next (a FAIL UPDATE violation is not restarted): wait for
+      // it a little before taking the failure as one to restart from.
+      Instant first = causeAwaited.computeIfAbsent(failed.id(), id -> clock.instant());
+      if (clock.instant().isBefore(first.plus(CAUSE_WAIT))) {
+        return new Next(Duration.ofMillis(500), false);
+      }
+    }
+    causeAwaited.remove(failed.id());
+    String cause = known.orElse("the job failed");
     if (ReconcilePass.waitingForSlots(cause) && failed.id().equals(p.status.jobId())) {
       // The cluster is full: wait with backoff and resubmit; this is not the table's failure.
       p.status = p.status.toBuilder().job(null, null).build();

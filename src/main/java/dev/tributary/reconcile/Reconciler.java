@@ -193,14 +193,20 @@ public class Reconciler {
       return transitions.delete(p);
     }
     if (kind == TableSpec.Kind.PIPELINE_TABLE && p.table.spec().definition() == null) {
+      boolean declared = p.table.spec().pipeline().flow() == null;
       return p.save(
           Phase.PENDING,
           p.status.with(
               TableStatus.READY,
               false,
               Reason.Provisioning,
-              "Stored by an earlier version that did not run flows: drop the table and create"
-                  + " it again"),
+              declared
+                  ? "Declared: the table gets its columns, topic and subjects with its first flow"
+                      + " (CREATE FLOW ... INTO "
+                      + p.table.name().name()
+                      + ")"
+                  : "Stored by an earlier version that did not run flows: drop the table and"
+                      + " create it again"),
           p.resync());
     }
     // A flow writes as its table: into its topic, with the schemas registered under its name.

@@ -20,7 +20,19 @@ final class CreateTableParser {
     this.parts = parts;
   }
 
+  /**
+   * CREATE [OR REFRESH] STREAMING TABLE name [(schema)] [clauses] [AS query]: Databricks' streaming
+   * table, a pipeline table whose flow (if any) is its query, or that is fed by CREATE FLOW.
+   */
+  Statement createStreamingTable() {
+    return createTable(true);
+  }
+
   Statement createTable() {
+    return createTable(false);
+  }
+
+  private Statement createTable(boolean streaming) {
     Token start = in.previous();
     boolean ifNotExists = in.acceptWords("IF", "NOT", "EXISTS");
     ObjectName name = in.objectName("table name");
@@ -34,7 +46,7 @@ final class CreateTableParser {
     Map<String, String> options = null;
     Token pipelineOnly = null;
     Set<String> seen = new HashSet<>();
-    while (!in.atEnd() && !in.atWord("FLOW")) {
+    while (!in.atEnd() && !in.atWord("FLOW") && !(streaming && in.atWord("AS"))) {
       Token clause = in.peek();
       String clauseName;
       if (in.acceptWords("PARTITIONED", "BY")) {
@@ -79,7 +91,8 @@ final class CreateTableParser {
           start,
           null);
     }
-    if (in.acceptWord("FLOW")) {
+    boolean query = streaming && in.acceptWord("AS");
+    if (query || streaming || in.acceptWord("FLOW")) {
       if (options != null) {
         throw in.error(
             ErrorCode.INVALID_DEFINITION,
@@ -94,8 +107,12 @@ final class CreateTableParser {
             start,
             null);
       }
+      Statement.Flow flow =
+          query
+              ? new Statement.Flow(null, false, true, Parser.flowQuery(in))
+              : streaming && !in.acceptWord("FLOW") ? null : flow();
       return new Statement.CreatePipelineTable(
-          name, schema, partitionedBy, clusterBy, location, comment, properties, rowFilter, flow());
+          name, schema, partitionedBy, clusterBy, location, comment, properties, rowFilter, flow);
     }
     return sourceTable(
         start, name, ifNotExists, schema, comment, options, partitionedBy, pipelineOnly);

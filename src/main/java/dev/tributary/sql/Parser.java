@@ -245,6 +245,13 @@ public final class Parser {
   }
 
   private Statement create() {
+    if (in.acceptWords("OR", "REFRESH")) {
+      in.expectWords("STREAMING", "TABLE");
+      return new CreateTableParser(in, parts).createStreamingTable();
+    }
+    if (in.acceptWords("STREAMING", "TABLE")) {
+      return new CreateTableParser(in, parts).createStreamingTable();
+    }
     boolean orAlter = in.acceptWords("OR", "ALTER");
     if (in.acceptWord("MATERIALIZED")) {
       in.expectWord("TABLE");
@@ -565,16 +572,8 @@ public final class Parser {
     ObjectName name = in.objectName("flow name");
     String comment = in.acceptWord("COMMENT") ? in.string("comment") : null;
     in.expectWord("AS");
-    if (in.atWord("AUTO")) {
-      Token auto = in.peek();
-      throw in.error(
-          ErrorCode.UNSUPPORTED_CLAUSE,
-          "AUTO CDC flows are not supported yet: a pipeline table is an append-only topic, and"
-              + " keeping the latest row per key needs an upsert table. Use a materialized table"
-              + " over the change stream (PRIMARY KEY ... NOT ENFORCED, ROW_NUMBER() OVER"
-              + " (PARTITION BY key ORDER BY sequence DESC) = 1) meanwhile",
-          auto,
-          "INSERT");
+    if (in.acceptWords("AUTO", "CDC")) {
+      return autoCdc(name, comment);
     }
     in.expectWord("INSERT");
     boolean once = in.acceptWord("ONCE");
@@ -636,6 +635,110 @@ public final class Parser {
     for (int i = Math.max(0, from); i < Math.min(cut.length, to); i++) {
       cut[i] = true;
     }
+  }
+
+  /** AUTO CDC consumed; INTO table FROM source KEYS ... SEQUENCE BY ... and the other clauses. */
+  private Statement autoCdc(ObjectName name, String comment) {
+    in.expectWord("INTO");
+    ObjectName target = in.objectName("table name");
+    in.expectWord("FROM");
+    boolean parenthesized = false;
+    if (in.acceptWord("STREAM")) {
+      parenthesized = in.acceptSymbol("(");
+    }
+    ObjectName source = in.objectName("source table");
+    if (parenthesized) {
+      in.expectSymbol(")");
+    }
+    List<String> keys = null;
+    String deleteWhen = null;
+    String sequenceBy = null;
+    List<String> columns = List.of();
+    List<String> except = List.of();
+    Set<String> seen = new HashSet<>();
+    while (!in.atEnd()) {
+      Token clause = in.peek();
+      String clauseName;
+      if (in.acceptWord("KEYS")) {
+        clauseName = "KEYS";
+        keys = in.identifierList("key column");
+      } else if (in.acceptWords("IGNORE", "NULL", "UPDATES")) {
+        throw in.error(
+            ErrorCode.UNSUPPORTED_CLAUSE,
+            "IGNORE NULL UPDATES is not supported: an update replaces the whole row",
+            clause,
+            null);
+      } else if (in.acceptWords("APPLY", "AS")) {
+        if (in.acceptWord("TRUNCATE")) {
+          throw in.error(
+              ErrorCode.UNSUPPORTED_CLAUSE,
+              "APPLY AS TRUNCATE WHEN is not supported: a truncate cannot be written to a Kafka"
+                  + " topic as one record",
+              clause,
+              null);
+        }
+        in.expectWords("DELETE", "WHEN");
+        clauseName = "APPLY AS DELETE WHEN";
+        deleteWhen =
+            in.captureUntil(
+                t ->
+                    t.isWord("SEQUENCE")
+                        || t.isWord("APPLY")
+                        || t.isWord("COLUMNS")
+                        || t.isWord("STORED")
+                        || t.isWord("TRACK")
+                        || t.isWord("KEYS")
+                        || t.isWord("IGNORE"),
+                false,
+                "delete condition");
+      } else if (in.acceptWords("SEQUENCE", "BY")) {
+        clauseName = "SEQUENCE BY";
+        sequenceBy = in.identifier("sequence column");
+      } else if (in.acceptWord("COLUMNS")) {
+        clauseName = "COLUMNS";
+        if (in.acceptSymbol("*")) {
+          in.expectWord("EXCEPT");
+          except = in.identifierList("column");
+        } else {
+          columns = in.identifierList("column");
+        }
+      } else if (in.acceptWords("STORED", "AS")) {
+        clauseName = "STORED AS";
+        in.expectWords("SCD", "TYPE");
+        Token type = in.next();
+        if (type.text().equals("2")) {
+          throw in.error(
+              ErrorCode.UNSUPPORTED_CLAUSE,
+              "STORED AS SCD TYPE 2 is not supported: a table's topic is keyed by KEYS and holds"
+                  + " the latest row of each key (SCD TYPE 1); history rows would need a key of"
+                  + " their own",
+              clause,
+              "SCD TYPE 1");
+        }
+        if (!type.text().equals("1")) {
+          throw in.error(ErrorCode.SQL_SYNTAX_ERROR, "Expected SCD TYPE 1 or 2", type, "1 or 2");
+        }
+      } else if (in.acceptWords("TRACK", "HISTORY")) {
+        throw in.error(
+            ErrorCode.UNSUPPORTED_CLAUSE,
+            "TRACK HISTORY ON belongs to SCD TYPE 2, which is not supported",
+            clause,
+            null);
+      } else {
+        throw in.expected(
+            "KEYS, APPLY AS DELETE WHEN, SEQUENCE BY, COLUMNS, STORED AS or the end of the"
+                + " statement");
+      }
+      if (!seen.add(clauseName)) {
+        throw in.error(ErrorCode.INVALID_DEFINITION, clauseName + " is given twice", clause, null);
+      }
+    }
+    if (keys == null || sequenceBy == null) {
+      throw in.expected(keys == null ? "KEYS (column, ...)" : "SEQUENCE BY column");
+    }
+    Statement.Cdc cdc = new Statement.Cdc(source, keys, deleteWhen, sequenceBy, columns, except);
+    return new Statement.CreateFlow(
+        name, comment, target, null, false, true, "SELECT * FROM " + source.sql(), cdc);
   }
 
   private Statement dropFlow() {

@@ -129,6 +129,9 @@ public final class Printer implements Statement.Visitor<String> {
           .append(names(s.rowFilter().columns()));
     }
     Statement.Flow flow = s.flow();
+    if (flow == null) {
+      return "CREATE STREAMING TABLE" + sql.substring("CREATE TABLE".length());
+    }
     sql.append("\nFLOW ");
     if (flow.importCheckpoint() != null) {
       sql.append("IMPORT CHECKPOINT ").append(string(flow.importCheckpoint())).append(' ');
@@ -143,6 +146,24 @@ public final class Printer implements Statement.Visitor<String> {
 
   @Override
   public String createFlow(Statement.CreateFlow s) {
+    if (s.cdc() != null) {
+      Statement.Cdc cdc = s.cdc();
+      return "CREATE FLOW "
+          + s.name().sql()
+          + (s.comment() == null ? "" : " COMMENT " + string(s.comment()))
+          + " AS AUTO CDC INTO "
+          + s.target().sql()
+          + "\nFROM STREAM "
+          + cdc.source().sql()
+          + "\nKEYS "
+          + names(cdc.keys())
+          + (cdc.deleteWhen() == null ? "" : "\nAPPLY AS DELETE WHEN " + cdc.deleteWhen())
+          + "\nSEQUENCE BY "
+          + identifier(cdc.sequenceBy())
+          + (cdc.columns().isEmpty() ? "" : "\nCOLUMNS " + names(cdc.columns()))
+          + (cdc.except().isEmpty() ? "" : "\nCOLUMNS * EXCEPT " + names(cdc.except()))
+          + "\nSTORED AS SCD TYPE 1";
+    }
     return "CREATE FLOW "
         + s.name().sql()
         + (s.comment() == null ? "" : " COMMENT " + string(s.comment()))

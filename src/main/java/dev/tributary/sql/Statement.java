@@ -595,7 +595,8 @@ public sealed interface Statement {
 
   /**
    * CREATE TABLE name [(schema)] [clauses] FLOW [IMPORT CHECKPOINT 'p'] INSERT [ONCE] BY NAME
-   * query.
+   * query; also CREATE [OR REFRESH] STREAMING TABLE name [(schema)] [clauses] [AS query], whose
+   * flow is null when it has no query (its flows come with CREATE FLOW).
    */
   record CreatePipelineTable(
       ObjectName name,
@@ -649,8 +650,22 @@ public sealed interface Statement {
       String importCheckpoint,
       boolean once,
       boolean byName,
-      String query)
+      String query,
+      Cdc cdc)
       implements Statement {
+
+    /** An INSERT flow. */
+    public CreateFlow(
+        ObjectName name,
+        String comment,
+        ObjectName target,
+        String importCheckpoint,
+        boolean once,
+        boolean byName,
+        String query) {
+      this(name, comment, target, importCheckpoint, once, byName, query, null);
+    }
+
     public <R> R accept(Visitor<R> v) {
       return v.createFlow(this);
     }
@@ -666,7 +681,28 @@ public sealed interface Statement {
     }
 
     public CreateFlow withNames(ObjectName newName, ObjectName newTarget) {
-      return new CreateFlow(newName, comment, newTarget, importCheckpoint, once, byName, query);
+      return new CreateFlow(
+          newName, comment, newTarget, importCheckpoint, once, byName, query, cdc);
+    }
+  }
+
+  /**
+   * AUTO CDC INTO table FROM source KEYS (k, ...) [APPLY AS DELETE WHEN condition] SEQUENCE BY
+   * column [COLUMNS (c, ...) | COLUMNS * EXCEPT (c, ...)] [STORED AS SCD TYPE 1]: the latest row of
+   * each key by the sequence column, deleted when the condition holds for it. {@code columns} empty
+   * means all (but {@code except}).
+   */
+  record Cdc(
+      ObjectName source,
+      List<String> keys,
+      String deleteWhen,
+      String sequenceBy,
+      List<String> columns,
+      List<String> except) {
+    public Cdc {
+      keys = List.copyOf(keys);
+      columns = List.copyOf(columns);
+      except = List.copyOf(except);
     }
   }
 

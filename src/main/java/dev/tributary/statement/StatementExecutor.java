@@ -17,6 +17,7 @@ import dev.tributary.table.MaterializedTable;
 import dev.tributary.table.MaterializedTableService;
 import dev.tributary.table.TableChange;
 import dev.tributary.table.TableSpec;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -37,6 +38,7 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
   private final RemoteReads remote;
   private final FlowPlanner flows;
   private final Set<ObjectName> createdHere = new HashSet<>();
+  private final Map<ObjectName, Statement.CreateFlow> firstFlows = new HashMap<>();
   private String catalog;
   private String database;
   private Parser.Parsed current;
@@ -221,7 +223,8 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
     MaterializedTable table = tables.get(resolve(s.name()));
     String ddl = MaterializedTableService.showCreate(table.objectName(), tables.spec(table));
     for (MaterializedTable flow : tables.flows(table)) {
-      if (!flow.getName().equals(table.getName())) { // that one is the CREATE TABLE's FLOW clause
+      // The flow named as the table is the CREATE TABLE's FLOW clause, if it has one.
+      if (!flow.getName().equals(table.getName()) || tables.spec(table).pipeline().flow() == null) {
         ddl += ";\n" + flow.getDefinition();
       }
     }
@@ -280,13 +283,18 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
               + name
               + " already exists; the flow of CREATE TABLE ... FLOW is named as its table");
     }
+    if (s.flow() == null) {
+      createdHere.add(name);
+      return changed(name, "PIPELINE_TABLE", tables.createPipelineTable(name, s, null, null));
+    }
     Statement.CreateFlow flow = Statement.CreateFlow.of(name, s.flow());
-    FlowPlanner.Request request = flows.request(name, tables.topicFor(name), s, null, flow);
+    FlowPlanner.Request request = flows.request(name, tables.topicFor(name), s, null, null, flow);
     FlowPlanner.Planned planned = remote.ask(current.index(), request, flows::plan);
     createdHere.add(name);
     TableChange change =
         planned == null
-            ? tables.createPipelineTable(name, s, placeholder(s), placeholder(s))
+            ? tables.createPipelineTable(
+                name, s, placeholder(s.flow().query()), placeholder(s.flow().query()))
             : tables.createPipelineTable(name, s, planned.table(), planned.job());
     return changed(name, "PIPELINE_TABLE", change)
         .withPlan(planned == null ? null : ChangePlanner.approved(planned.plan()));
@@ -296,15 +304,16 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
    * Stands in for the planned definitions in a script's first run, whose remote reads are collected
    * and not answered: that run is rolled back, and the second one stores the plan.
    */
-  private static MaterializedTableDefinition placeholder(Statement.CreatePipelineTable s) {
+  private static MaterializedTableDefinition placeholder(String query) {
     return new MaterializedTableDefinition(
-        null, null, List.of(), null, Map.of(), null, null, null, s.flow().query());
+        null, null, List.of(), null, Map.of(), null, null, null, query);
   }
 
   @Override
   public StatementResult createFlow(Statement.CreateFlow s) {
     ObjectName target = resolve(s.target());
     MaterializedTable table = tables.pipelineTable(target);
+    tables.requireFlowAllowed(table, s);
     ObjectName named = new ObjectName(target.catalog(), target.database(), s.name().name());
     if (tables.findFlow(named).isPresent()) {
       throw new ApiException(
@@ -312,14 +321,22 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
           "A flow named " + named + " already exists; flow names are unique in a database");
     }
     TableSpec spec = tables.spec(table);
-    // A table created earlier in this script is planned from its statement in both runs.
-    MaterializedTableDefinition stored = createdHere.contains(target) ? null : spec.definition();
+    // A table created earlier in this script is planned from its statements in both runs: the
+    // stored definition differs between them (the first run's plans are not answered).
+    boolean here = createdHere.contains(target);
+    MaterializedTableDefinition stored = here ? null : spec.definition();
+    Statement.CreateFlow first = here ? firstFlows.get(target) : null;
     FlowPlanner.Request request =
-        flows.request(target, table.getTopicName(), spec.pipeline(), stored, s);
+        flows.request(target, table.getTopicName(), spec.pipeline(), stored, first, s);
     FlowPlanner.Planned planned = remote.ask(current.index(), request, flows::plan);
+    if (spec.pipeline().flow() == null && stored == null) {
+      firstFlows.putIfAbsent(target, s);
+    }
     ObjectName flowName = new ObjectName(target.catalog(), target.database(), s.name().name());
     TableChange change =
-        tables.addFlow(target, s, planned == null ? placeholder(spec.pipeline()) : planned.job());
+        planned == null
+            ? tables.addFlow(target, s, placeholder(s.query()), placeholder(s.query()))
+            : tables.addFlow(target, s, planned.job(), planned.table());
     return changed(flowName, "FLOW", change)
         .withPlan(planned == null ? null : ChangePlanner.approved(planned.plan()));
   }

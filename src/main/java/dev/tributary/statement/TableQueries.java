@@ -317,7 +317,9 @@ class TableQueries {
     } else if (spec.kind() == TableSpec.Kind.FLOW) {
       queries.add(spec.flowStatement().query());
     } else {
-      queries.add(spec.pipeline().flow().query());
+      if (spec.pipeline().flow() != null) {
+        queries.add(spec.pipeline().flow().query());
+      }
       spec.flows().forEach(f -> queries.add(f.query()));
       tables.flows(table).forEach(f -> queries.add(tables.spec(f).flowStatement().query()));
     }

@@ -95,6 +95,19 @@ public class MaterializedTableService {
     if (find(name).isPresent()) {
       throw new ApiException(ErrorCode.ALREADY_EXISTS, "Table " + name + " already exists");
     }
+    if (statement.flow() == null) {
+      // CREATE STREAMING TABLE without a query: its first flow gives it columns and a topic.
+      TableChange declared = insert(name, TableSpec.of(statement, null));
+      return new TableChange(
+          declared.table(),
+          TableChange.Outcome.CREATED,
+          "Streaming table "
+              + name
+              + " declared; it gets its topic and subjects with its first flow (CREATE FLOW ..."
+              + " INTO "
+              + name.name()
+              + ")");
+    }
     requireFlowNameFree(name);
     TableChange created = insert(name, TableSpec.of(statement, table));
     insertFlow(created.table(), Statement.CreateFlow.of(name, statement.flow()), job);
@@ -109,15 +122,31 @@ public class MaterializedTableService {
             + ": topic, subjects, and a job for the flow");
   }
 
-  /** A flow into pipeline table {@code target}, running {@code job} (planned at submit). */
+  /**
+   * A flow into pipeline table {@code target}, running {@code job} (planned at submit); the first
+   * flow of a declared streaming table also gives the table its definition, {@code table}.
+   */
   @Transactional
   public TableChange addFlow(
-      ObjectName target, Statement.CreateFlow flow, MaterializedTableDefinition job) {
-    MaterializedTable table = pipelineTable(target);
+      ObjectName target,
+      Statement.CreateFlow flow,
+      MaterializedTableDefinition job,
+      MaterializedTableDefinition table) {
+    MaterializedTable stored = pipelineTable(target);
     ObjectName flowName = new ObjectName(target.catalog(), target.database(), flow.name().name());
     requireFlowNameFree(flowName);
-    MaterializedTable row = insertFlow(table, flow.withNames(flowName, target), job);
-    event(table, TableEvent.Type.NORMAL, "FlowAdded", "Flow " + flowName.name() + " added");
+    requireFlowAllowed(stored, flow);
+    TableSpec spec = spec(stored);
+    if (spec.definition() == null) {
+      write(
+          stored,
+          new TableSpec(spec.kind(), table, spec.pipeline(), spec.flows(), spec.stopped()),
+          true,
+          "Defined",
+          "Columns and key from the first flow, " + flowName.name());
+    }
+    MaterializedTable row = insertFlow(stored, flow.withNames(flowName, target), job);
+    event(stored, TableEvent.Type.NORMAL, "FlowAdded", "Flow " + flowName.name() + " added");
     return new TableChange(
         row,
         TableChange.Outcome.CREATED,
@@ -127,7 +156,28 @@ public class MaterializedTableService {
             + target
             + " created"
             + (flow.once() ? " (INSERT ONCE: runs once)" : "")
+            + (flow.cdc() != null ? " (AUTO CDC: the latest row per key)" : "")
             + "; its job starts, the table's other flows run on");
+  }
+
+  /**
+   * An AUTO CDC flow keeps the latest row per key, so it is its table's only flow: 409 for a CDC
+   * flow into a table with flows, and for any flow into a table with a CDC flow.
+   */
+  @Transactional(readOnly = true)
+  public void requireFlowAllowed(MaterializedTable table, Statement.CreateFlow flow) {
+    List<MaterializedTable> others =
+        flows(table).stream().filter(f -> !f.isDeletionRequested()).toList();
+    boolean cdcThere = others.stream().anyMatch(f -> spec(f).flowStatement().cdc() != null);
+    if ((flow.cdc() != null && !others.isEmpty()) || cdcThere) {
+      throw new ApiException(
+          ErrorCode.CONFLICT,
+          "An AUTO CDC flow keeps the latest row of each key of "
+              + table.objectName()
+              + ", and is the table's only flow: "
+              + (cdcThere ? "it has one already" : "it has other flows")
+              + " (MANAGED_TABLE_DOES_NOT_SUPPORT_CDC)");
+    }
   }
 
   /** The stored pipeline table {@code name} that flows can write into. */
@@ -145,7 +195,9 @@ public class MaterializedTableService {
                             + " ... FLOW)"));
     requireNotDeleting(table);
     TableSpec spec = spec(table);
-    if (spec.kind() != TableSpec.Kind.PIPELINE_TABLE || spec.definition() == null) {
+    boolean legacy =
+        spec.definition() == null && spec.pipeline() != null && spec.pipeline().flow() != null;
+    if (spec.kind() != TableSpec.Kind.PIPELINE_TABLE || legacy) {
       throw new ApiException(
           ErrorCode.CONFLICT,
           name

@@ -311,6 +311,85 @@ class PipelineIT {
   }
 
   @Test
+  void shouldKeepTheLatestRowPerKeyOfAChangeStream() throws Exception {
+    String topic = "pipeline-changes-" + suffix;
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka))) {
+      admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+    }
+    String source = "changes_src_" + suffix;
+    ok(
+        "CREATE TABLE "
+            + source
+            + " (id INT, name STRING, seq BIGINT, op STRING) WITH ('connector' = 'kafka', 'topic'"
+            + " = '"
+            + topic
+            + "', 'properties.bootstrap.servers' = '"
+            + kafka
+            + "', 'scan.startup.mode' = 'earliest-offset', 'format' = 'json')");
+    List<Object[]> changes =
+        List.of(
+            new Object[] {1, "a", 1, "UPSERT"},
+            new Object[] {2, "b", 1, "UPSERT"},
+            new Object[] {1, "a2", 3, "UPSERT"},
+            new Object[] {1, "older", 2, "UPSERT"}, // out of order: older than a2
+            new Object[] {3, "c", 1, "UPSERT"},
+            new Object[] {3, "c", 2, "DELETE"},
+            new Object[] {2, "b2", 2, "UPSERT"},
+            new Object[] {4, "d", 5, "DELETE"},
+            new Object[] {4, "late", 4, "UPSERT"}, // older than its delete: stays deleted
+            new Object[] {5, "e", 1, "UPSERT"});
+    try (KafkaProducer<String, String> producer =
+        new KafkaProducer<>(
+            Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka),
+            new StringSerializer(),
+            new StringSerializer())) {
+      for (Object[] c : changes) {
+        producer.send(
+            new ProducerRecord<>(
+                topic,
+                null,
+                JsonMapper.shared()
+                    .writeValueAsString(
+                        Map.of("id", c[0], "name", c[1], "seq", c[2], "op", c[3]))));
+      }
+    }
+    String t = "people_" + suffix;
+    ok(
+        "CREATE OR REFRESH STREAMING TABLE "
+            + t
+            + " TBLPROPERTIES ('pipelines.trigger.interval' = '1 s');"
+            + " CREATE FLOW people_cdc_"
+            + suffix
+            + " AS AUTO CDC INTO "
+            + t
+            + " FROM STREAM "
+            + source
+            + " KEYS (id) APPLY AS DELETE WHEN op = 'DELETE' SEQUENCE BY seq"
+            + " COLUMNS * EXCEPT (op, seq) STORED AS SCD TYPE 1");
+    api.awaitPhase(DATABASE, t, "RUNNING");
+    String table = awaitTopic(t);
+    Map<String, String> expected =
+        Map.of(
+            "{\"id\":1}", "{\"id\":1,\"name\":\"a2\"}",
+            "{\"id\":2}", "{\"id\":2,\"name\":\"b2\"}",
+            "{\"id\":5}", "{\"id\":5,\"name\":\"e\"}");
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(() -> assertThat(TopicReader.compacted(kafka, table)).isEqualTo(expected));
+    Api.Answer another =
+        api.sql(
+            "CREATE FLOW more_"
+                + suffix
+                + " AS INSERT INTO "
+                + t
+                + " BY NAME SELECT id, name FROM "
+                + source,
+            "examples",
+            DATABASE);
+    assertThat(another.status()).as(another.text()).isEqualTo(409);
+  }
+
+  @Test
   void shouldRefuseWhatIsNotCarriedOutAtSubmit() throws Exception {
     String a = source("refused", 1);
     Api.Answer cdc =
@@ -319,7 +398,7 @@ class PipelineIT {
                 + suffix
                 + " AS AUTO CDC INTO x FROM STREAM "
                 + a
-                + " KEYS (id) SEQUENCE BY amount",
+                + " KEYS (id) SEQUENCE BY amount STORED AS SCD TYPE 2",
             "examples",
             DATABASE);
     Api.Answer ignore =
@@ -348,7 +427,7 @@ class PipelineIT {
             DATABASE);
 
     assertThat(cdc.status()).as(cdc.text()).isEqualTo(400);
-    assertThat(cdc.text()).contains("AUTO CDC");
+    assertThat(cdc.text()).contains("SCD TYPE 2");
     assertThat(ignore.status()).as(ignore.text()).isEqualTo(400);
     assertThat(ignore.text()).contains("error-handling.mode");
     assertThat(location.status()).as(location.text()).isEqualTo(400);

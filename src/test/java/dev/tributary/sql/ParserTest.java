@@ -360,18 +360,46 @@ class ParserTest {
   }
 
   @Test
-  void shouldRefuseAutoCdcFlowsAtTheirClause() {
+  void shouldParseAutoCdcFlowsAndStreamingTables() {
+    Statement cdc =
+        Parser.parse(
+            "CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(s) KEYS (id, region)"
+                + " APPLY AS DELETE WHEN op = 'DELETE' SEQUENCE BY seq COLUMNS * EXCEPT (op, seq)"
+                + " STORED AS SCD TYPE 1");
+    Statement declared =
+        Parser.parse("CREATE OR REFRESH STREAMING TABLE t COMMENT 'c' TBLPROPERTIES ('a' = 'b')");
+    Statement streaming = Parser.parse("CREATE STREAMING TABLE t AS SELECT * FROM STREAM s");
+
+    assertThat(((Statement.CreateFlow) cdc).cdc())
+        .isEqualTo(
+            new Statement.Cdc(
+                ObjectName.of("s"),
+                List.of("id", "region"),
+                "op = 'DELETE'",
+                "seq",
+                List.of(),
+                List.of("op", "seq")));
+    assertThat(((Statement.CreatePipelineTable) declared).flow()).isNull();
+    assertThat(((Statement.CreatePipelineTable) streaming).flow())
+        .isEqualTo(new Statement.Flow(null, false, true, "SELECT * FROM s"));
+    assertRoundTrip(cdc);
+    assertRoundTrip(declared);
+  }
+
+  @Test
+  void shouldRefuseScdType2AtItsClause() {
     assertThatThrownBy(
             () ->
                 Parser.parse(
-                    "CREATE FLOW f AS\nAUTO CDC INTO t FROM STREAM s KEYS (id) SEQUENCE BY seq"))
+                    "CREATE FLOW f AS AUTO CDC INTO t FROM s KEYS (id) SEQUENCE BY seq\n"
+                        + "STORED AS SCD TYPE 2"))
         .isInstanceOfSatisfying(
             SqlException.class,
             e -> {
               assertThat(e.code()).isEqualTo(ErrorCode.UNSUPPORTED_CLAUSE);
               assertThat(e.line()).isEqualTo(2);
               assertThat(e.column()).isEqualTo(1);
-              assertThat(e.getMessage()).contains("AUTO CDC");
+              assertThat(e.getMessage()).contains("SCD TYPE 2");
             });
   }
 
