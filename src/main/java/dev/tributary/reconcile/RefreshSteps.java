@@ -341,19 +341,28 @@ final class RefreshSteps {
   private Next attemptFailed(ReconcilePass p, PipelinePlan plan, TableRefresh r, String cause) {
     int failures = p.status.consecutiveFailures() + 1;
     Instant now = clock.instant();
-    if (failures >= Reconciler.MAX_FAILURES) {
+    // A FAIL UPDATE expectation failed: the same rows would fail it again, so no retry.
+    boolean violation = cause.contains(JobSteps.VIOLATION);
+    if (failures >= Reconciler.MAX_FAILURES || violation) {
       ledger.save(
           r.toBuilder().state(TableRefresh.State.FAILED).ended(now, null, null, cause).build());
       String message =
-          "Suspended after "
-              + failures
-              + " failed refresh attempts in a row; last cause: "
+          (violation
+                  ? "Suspended: a FAIL UPDATE expectation failed; cause: "
+                  : "Suspended after "
+                      + failures
+                      + " failed refresh attempts in a row; last cause: ")
               + cause
               + ". ALTER MATERIALIZED TABLE ... RESUME to refresh again";
-      p.event("WARNING", "RefreshRetriesExhausted", message);
+      p.event("WARNING", violation ? "ExpectationViolated" : "RefreshRetriesExhausted", message);
       p.step("schedule-pause");
       schedules.ensure(p.table.id(), schedule(RefreshSchedule.of(plan.effective())), true);
-      TableStatus s = p.stoppedTrying(failures, cause, Reason.RetriesExhausted, message);
+      TableStatus s =
+          p.stoppedTrying(
+              failures,
+              cause,
+              violation ? Reason.ExpectationViolated : Reason.RetriesExhausted,
+              message);
       return p.save(Phase.FAILED, s, p.resync());
     }
     Duration backoff = Reconciler.failureBackoff(failures);

@@ -192,7 +192,7 @@ public class MaterializedTableService {
                         "Table "
                             + name
                             + " does not exist; a flow writes into a pipeline table (CREATE TABLE"
-                            + " ... FLOW)"));
+                            + " ... FLOW, or CREATE STREAMING TABLE for an AUTO CDC flow)"));
     requireNotDeleting(table);
     TableSpec spec = spec(table);
     boolean legacy =

@@ -390,6 +390,30 @@ class FullRefreshIT {
     assertThat(counts(table)).isEqualTo(Map.of(1, 1L));
   }
 
+  @Test
+  void shouldStopARefreshAtAFailUpdateViolationWithoutRetrying() throws Exception {
+    write(0, 15, i -> i % CUSTOMERS, "2024-01-01");
+    String table = "strict_full_" + suffix;
+    ok(
+        "CREATE MATERIALIZED TABLE "
+            + table
+            + " (CONSTRAINT single EXPECT (n < 2) ON VIOLATION FAIL UPDATE)"
+            + " FRESHNESS = INTERVAL '1' DAY AS SELECT customer_id, count(*) AS n FROM "
+            + source
+            + " GROUP BY customer_id");
+    api.awaitPhase(DATABASE, table, "RUNNING");
+    ok("ALTER MATERIALIZED TABLE " + table + " REFRESH");
+    api.awaitPhase(DATABASE, table, "FAILED");
+    JsonNode failed = refreshes(table).get(0);
+    assertThat(failed.path("state").asString()).isEqualTo("FAILED");
+    assertThat(failed.path("attempt").asInt()).isLessThanOrEqualTo(1); // not five attempts
+    assertThat(failed.path("error").asString())
+        .contains("EXPECTATION_VIOLATION")
+        .contains("single");
+    assertThat(condition(table, "Ready").path("reason").asString())
+        .isEqualTo("ExpectationViolated");
+  }
+
   // --- helpers ---
 
   private List<String> events(String table) {
