@@ -330,6 +330,43 @@ final class JobSteps {
   /** The marker of a FAIL UPDATE violation in a job's failure cause. */
   static final String VIOLATION = "EXPECTATION_VIOLATION";
 
+  /** The marker of an unreadable source record under 'error-handling.mode' = 'fail'. */
+  static final String UNREADABLE = "DESERIALIZATION_ERROR";
+
+  /** The metric group of the guarded format's counter of skipped records. */
+  static final String ERROR_METRICS = "tributary_error_handling";
+
+  /** Records the guarded format skipped in a running job, summed over the table's jobs. */
+  private void countSkipped(
+      ReconcilePass p, PipelinePlan plan, JobSummary job, TableStatus.Builder b) {
+    if (!"ignore".equals(plan.effective().options().get("error-handling.mode"))) {
+      return;
+    }
+    TableStatus.Quality before = p.status.skipped();
+    long skipped = jobs.operatorCounters(job.id(), ERROR_METRICS).getOrDefault("skipped", 0L);
+    boolean sameJob = before != null && job.id().equals(before.jobId());
+    if (sameJob && !before.job().isEmpty()) {
+      skipped = Math.max(skipped, before.job().get(0).failed());
+    }
+    List<TableStatus.Count> current = List.of(new TableStatus.Count("skipped", 0, skipped));
+    if (sameJob && before.job().equals(current)) {
+      return;
+    }
+    List<TableStatus.Count> earlier =
+        before == null ? List.of() : sameJob ? before.before() : before.totals();
+    TableStatus.Quality next = new TableStatus.Quality(job.id(), current, earlier, clock.instant());
+    b.skipped(next);
+    long total = next.totals().isEmpty() ? 0 : next.totals().get(0).failed();
+    if (total > 0) {
+      p.event(
+          "WARNING",
+          "RecordsSkipped",
+          total
+              + " source records could not be read and were skipped ('error-handling.mode' ="
+              + " 'ignore')");
+    }
+  }
+
   private Next observeRunning(ReconcilePass p, PipelinePlan plan, JobSummary job) {
     Phase next =
         switch (job.state()) {
@@ -352,6 +389,7 @@ final class JobSteps {
     if (running) {
       recordCheckpoint(p, job, b);
       countExpectations(p, plan, job, b);
+      countSkipped(p, plan, job, b);
     }
     b.job(job.id(), job.startTime())
         .failures(stable ? 0 : p.status.consecutiveFailures())
@@ -437,18 +475,24 @@ final class JobSteps {
       return p.waitingForSlots(cause, Duration.ofSeconds(5));
     }
     int failures = p.status.consecutiveFailures() + (failed.id().equals(p.status.jobId()) ? 1 : 0);
-    if (cause.contains(VIOLATION)) {
-      // FAIL UPDATE: the data broke a rule; restarting would only fail on the same row again.
+    if (cause.contains(VIOLATION) || cause.contains(UNREADABLE)) {
+      // FAIL UPDATE, or 'error-handling.mode' = 'fail': the data broke a rule; restarting would
+      // only fail on the same record again.
+      boolean violation = cause.contains(VIOLATION);
+      Reason reason = violation ? Reason.ExpectationViolated : Reason.RecordUnreadable;
       if (p.phase != Phase.FAILED) {
-        p.event("WARNING", "ExpectationViolated", cause);
+        p.event("WARNING", reason.name(), cause);
       }
       TableStatus s =
           p.stoppedTrying(
               failures,
               cause,
-              Reason.ExpectationViolated,
-              "Stopped by a FAIL UPDATE expectation; fix the data or change the expectation,"
-                  + " then RESUME");
+              reason,
+              violation
+                  ? "Stopped by a FAIL UPDATE expectation; fix the data or change the"
+                      + " expectation, then RESUME"
+                  : "Stopped at a source record that cannot be read ('error-handling.mode' ="
+                      + " 'fail'); remove it, or set 'ignore', then RESUME");
       return p.save(Phase.FAILED, s, p.resync());
     }
     if (failures >= Reconciler.MAX_FAILURES) {
@@ -669,6 +713,7 @@ final class JobSteps {
       if (!"kafka".equals(options.get("connector")) || topic == null) {
         return extra;
       }
+      extra.putAll(plan.errorHandling(options));
       if (bounds.containsKey(topic)) {
         extra.put("scan.bounded.mode", "specific-offsets");
         extra.put("scan.bounded.specific-offsets", PipelinePlan.specificOffsets(bounds.get(topic)));

@@ -345,6 +345,37 @@ public record PipelinePlan(
     };
   }
 
+  /** The source format that applies {@code error-handling.mode} (dev.tributary.flinkformat). */
+  static final String GUARDED = "guarded";
+
+  /**
+   * Options that read a Kafka source's values through the guarded format when the table sets {@code
+   * error-handling.mode}: its format becomes the guarded one's inner format, and that format's
+   * options move under it. Empty when the table does not set it.
+   */
+  Map<String, String> errorHandling(Map<String, String> source) {
+    String mode = effective.options().get("error-handling.mode");
+    if (mode == null) {
+      return Map.of();
+    }
+    String prefix = source.containsKey("value.format") ? "value." : "";
+    String format = source.get(prefix + "format");
+    if (format == null || format.equals(GUARDED)) {
+      return Map.of();
+    }
+    Map<String, String> options = new LinkedHashMap<>();
+    options.put(prefix + "format", GUARDED);
+    options.put(prefix + GUARDED + ".format", format);
+    options.put(prefix + GUARDED + ".mode", mode);
+    source.forEach(
+        (key, value) -> {
+          if (key.startsWith(prefix + format + ".")) {
+            options.put(prefix + GUARDED + "." + key.substring(prefix.length()), value);
+          }
+        });
+    return options;
+  }
+
   /**
    * Per-partition offsets as the Kafka connector's {@code scan.*.specific-offsets} options take
    * them: {@code partition:0,offset:42;partition:1,offset:7}.

@@ -445,6 +445,13 @@ public class QueryPlanner {
         if (extra.containsKey("scan.startup.mode")) {
           options.keySet().removeIf(k -> k.startsWith("scan.startup."));
         }
+        for (String prefix : new String[] {"", "value."}) {
+          String inner = extra.get(prefix + "guarded.format");
+          if (inner != null) {
+            // The inner format's options are given to the guarded format, under its name.
+            options.keySet().removeIf(k -> k.startsWith(prefix + inner + "."));
+          }
+        }
         options.putAll(extra);
       }
       statements.add(

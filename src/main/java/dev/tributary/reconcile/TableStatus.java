@@ -43,6 +43,7 @@ public record TableStatus(
     int consecutiveFailures,
     boolean refreshScheduled,
     Quality quality,
+    Quality skipped,
     Once once,
     String detail,
     List<Condition> conditions) {
@@ -55,7 +56,8 @@ public record TableStatus(
   public static TableStatus initial() {
     return new TableStatus(
         0, 0, 0, List.of(), null, null, null, null, null, null, null, 0, null, null, null, null,
-        null, null, null, null, null, 0, 0, 0, null, false, 0, false, null, null, null, List.of());
+        null, null, null, null, null, 0, 0, 0, null, false, 0, false, null, null, null, null,
+        List.of());
   }
 
   /** Rows that passed and failed one expectation. */
@@ -175,6 +177,7 @@ public record TableStatus(
     WaitingForUpstream,
     Completed,
     ExpectationViolated,
+    RecordUnreadable,
     Scheduled,
     Refreshing,
     Refreshed,
@@ -244,6 +247,7 @@ public record TableStatus(
     private int consecutiveFailures;
     private boolean refreshScheduled;
     private Quality quality;
+    private Quality skipped;
     private Once once;
     private String detail;
     private List<Condition> conditions;
@@ -278,6 +282,7 @@ public record TableStatus(
       consecutiveFailures = s.consecutiveFailures;
       refreshScheduled = s.refreshScheduled;
       quality = s.quality;
+      skipped = s.skipped;
       once = s.once;
       detail = s.detail;
       conditions = s.conditions;
@@ -397,6 +402,15 @@ public record TableStatus(
       return this;
     }
 
+    /**
+     * Source records the job could not read and skipped ({@code 'error-handling.mode' = 'ignore'}),
+     * as a Quality with one count, {@code skipped}, whose failed rows they are.
+     */
+    public Builder skipped(Quality value) {
+      skipped = value;
+      return this;
+    }
+
     public Builder once(Once value) {
       once = value;
       return this;
@@ -443,6 +457,7 @@ public record TableStatus(
           consecutiveFailures,
           refreshScheduled,
           quality,
+          skipped,
           once,
           detail,
           conditions);

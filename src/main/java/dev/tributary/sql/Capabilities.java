@@ -61,16 +61,15 @@ public final class Capabilities {
       return Optional.of(
           "a materialized table is stored in its own Kafka topic; 'connector' can only be 'kafka'");
     }
-    if (key.equals("error-handling.mode") && !"fail".equals(value)) {
+    if (key.equals("error-handling.mode") && "log".equals(value)) {
       return Optional.of(
-          "only 'fail' is supported: a record a source cannot deserialize fails the job, with the"
-              + " cause in the table's status; 'ignore' and 'log' (a dead-letter table) are not"
-              + " supported yet");
+          "'log' (a dead-letter table) is not supported yet; 'fail' stops the job at a record a"
+              + " source cannot read, 'ignore' skips and counts it");
     }
     if (key.equals("error-handling.log.target")) {
       return Optional.of(
-          "dead-letter tables ('error-handling.mode' = 'log') are not supported yet; only 'fail'"
-              + " is");
+          "dead-letter tables ('error-handling.mode' = 'log') are not supported yet; 'fail' and"
+              + " 'ignore' are");
     }
     if (key.equals("value.fields-include") && !"all".equals(value)) {
       return Optional.of(

@@ -390,6 +390,49 @@ class PipelineIT {
   }
 
   @Test
+  void shouldSkipAndCountOrStopAtRecordsASourceCannotRead() throws Exception {
+    String a = source("dirty", 3);
+    try (KafkaProducer<String, String> producer =
+        new KafkaProducer<>(
+            Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka),
+            new StringSerializer(),
+            new StringSerializer())) {
+      producer.send(new ProducerRecord<>("pipeline-dirty-" + suffix, null, "not json {"));
+    }
+    write("dirty", 3, 2);
+    String lenient = "lenient_" + suffix;
+    ok(
+        "CREATE MATERIALIZED TABLE "
+            + lenient
+            + " WITH ('error-handling.mode' = 'ignore') FRESHNESS = INTERVAL '1' SECOND"
+            + " AS SELECT id, amount FROM "
+            + a);
+    String t = "strict_reader_" + suffix;
+    ok(
+        "CREATE TABLE "
+            + t
+            + " TBLPROPERTIES ('error-handling.mode' = 'fail', 'pipelines.trigger.interval' ="
+            + " '1 s') FLOW INSERT BY NAME SELECT id, amount FROM "
+            + a);
+
+    api.awaitPhase(DATABASE, lenient, "RUNNING");
+    assertThat(rows(status(lenient).path("topic").asString(), 6)).hasSize(5);
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .untilAsserted(
+            () ->
+                assertThat(
+                        status(lenient).path("skipped").path("job").path(0).path("failed").asLong())
+                    .isEqualTo(1));
+    api.awaitPhase(DATABASE, t, "FAILED");
+    JsonNode flow = flow(t, t);
+    assertThat(flow.path("detail").asString())
+        .contains("DESERIALIZATION_ERROR")
+        .contains("not json {");
+    assertThat(flow.path("consecutiveFailures").asLong()).isLessThanOrEqualTo(1);
+  }
+
+  @Test
   void shouldRefuseWhatIsNotCarriedOutAtSubmit() throws Exception {
     String a = source("refused", 1);
     Api.Answer cdc =
@@ -405,7 +448,7 @@ class PipelineIT {
         api.sql(
             "CREATE MATERIALIZED TABLE ignoring_"
                 + suffix
-                + " WITH ('error-handling.mode' = 'ignore') AS SELECT id FROM "
+                + " WITH ('error-handling.mode' = 'log') AS SELECT id FROM "
                 + a,
             "examples",
             DATABASE);
