@@ -142,7 +142,10 @@ final class JobSteps {
    */
   static String imported(ReconcilePass p) {
     Statement.CreateFlow flow = p.table.spec().flowStatement();
-    if (flow == null || flow.importCheckpoint() == null || p.status.checkpoint() != null) {
+    if (flow == null
+        || flow.importCheckpoint() == null
+        || p.status.checkpoint() != null
+        || p.table.spec().fullRefresh() > 0) { // a full refresh starts clean
       return null;
     }
     return flow.importCheckpoint();

@@ -3,6 +3,8 @@ package dev.tributary.reconcile;
 import dev.tributary.reconcile.ReconcileStore.FlowState;
 import dev.tributary.reconcile.Reconciler.Next;
 import dev.tributary.reconcile.TableStatus.Reason;
+import dev.tributary.reconcile.port.FlinkJobs;
+import dev.tributary.reconcile.port.Topics;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.table.Phase;
 import java.time.Duration;
@@ -19,9 +21,91 @@ import java.util.stream.Collectors;
 final class PipelineSteps {
 
   private final ReconcileStore store;
+  private final FlinkJobs jobs;
+  private final Topics topics;
 
-  PipelineSteps(ReconcileStore store) {
+  PipelineSteps(ReconcileStore store, FlinkJobs jobs, Topics topics) {
     this.store = store;
+    this.jobs = jobs;
+    this.topics = topics;
+  }
+
+  /**
+   * A flow's part of a full refresh: its job is cancelled, its state forgotten (savepoint,
+   * checkpoint, source offsets committed under its group, an INSERT ONCE run, counts), and it waits
+   * for the table to empty the topic; then it starts like a new flow (under a new job name, so that
+   * nothing of the old job's is restored, IMPORT CHECKPOINT included).
+   */
+  Next resetFlow(ReconcilePass p) {
+    long number = p.table.spec().fullRefresh();
+    for (FlinkJobs.JobSummary job : p.liveJobs()) {
+      p.step("cancel");
+      jobs.cancel(job.id());
+      p.event("NORMAL", "FlowReset", "Full refresh #" + number + ": cancelled job " + job.id());
+      return Reconciler.Next.soon();
+    }
+    topics.deleteGroup(JobSteps.group(p.table.id()));
+    TableStatus s =
+        p.status.toBuilder()
+            .job(null, null)
+            .savepoint(null, null)
+            .savepointOf(null)
+            .checkpoint(null)
+            .restoredFrom(null)
+            .evolution(null)
+            .once(null)
+            .quality(null)
+            .skipped(null)
+            .failures(0)
+            .failedAt(0)
+            .stopRequested(false)
+            .fullRefreshed(number)
+            .detail("Full refresh #" + number + ": state dropped; waiting for the table's topic")
+            .build();
+    p.event(
+        "NORMAL",
+        "FlowReset",
+        "Full refresh #" + number + ": the flow's state is dropped; it starts from the beginning");
+    return p.save(Phase.CREATING, s, new Next(TABLE_WAIT, false));
+  }
+
+  /**
+   * The table's part of a full refresh: once every flow has stopped and dropped its state, the
+   * topic is emptied; null when there is none to carry out (or it is done in this pass).
+   */
+  Next fullRefresh(ReconcilePass p) {
+    long number = p.table.spec().fullRefresh();
+    if (number <= p.status.fullRefreshed()) {
+      return null;
+    }
+    List<FlowState> behind =
+        store.flows(p.table.id()).stream()
+            .filter(f -> !f.deletionRequested() && f.status().fullRefreshed() < number)
+            .toList();
+    if (!behind.isEmpty()) {
+      String names = behind.stream().map(FlowState::name).collect(Collectors.joining(", "));
+      p.save(
+          p.phase == Phase.PENDING ? Phase.CREATING : Phase.ALTERING,
+          p.status.toBuilder()
+              .detail("Full refresh #" + number + ": waiting for flows " + names + " to stop")
+              .build(),
+          null);
+      return new Next(TABLE_WAIT, false);
+    }
+    p.step("truncate");
+    long removed = topics.truncate(p.table.topic());
+    p.event(
+        "NORMAL",
+        "FullRefreshed",
+        "Full refresh #"
+            + number
+            + ": "
+            + removed
+            + " records deleted from "
+            + p.table.topic()
+            + "; every flow starts from the beginning of its sources");
+    p.status = p.status.toBuilder().fullRefreshed(number).build();
+    return null;
   }
 
   /** A dropped pipeline table goes once its flows have gone (their jobs first). */
@@ -53,6 +137,7 @@ final class PipelineSteps {
     Optional<TableSnapshot> table = store.load(p.table.flowOf());
     boolean ready =
         table.isPresent()
+            && table.get().status().fullRefreshed() >= p.table.spec().fullRefresh()
             && table.get().status().topic() != null
             && table.get().status().valueSubject() != null
             && isTrue(table.get().status(), TableStatus.TOPIC_READY);

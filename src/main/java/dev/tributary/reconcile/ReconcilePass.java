@@ -89,7 +89,13 @@ final class ReconcilePass {
    * keep the job and its state; a new query or schema gives a new name, which is an evolution.
    */
   String pipelineName(PipelinePlan.Fingerprint fingerprint) {
-    return "tributary-" + table.id() + "-" + fingerprint.value();
+    long refresh = table.spec().fullRefresh();
+    // After a full refresh a flow's jobs are new ones: nothing of the old jobs' is restored.
+    return "tributary-"
+        + table.id()
+        + "-"
+        + fingerprint.value()
+        + (refresh > 0 ? "-r" + refresh : "");
   }
 
   /**

@@ -104,7 +104,7 @@ public class Reconciler {
     this.jobSteps = new JobSteps(sql, jobs, topics, planner, transitions, settings, clock);
     this.refreshSteps =
         new RefreshSteps(sql, jobs, topics, registry, planner, ledger, schedules, clock);
-    this.pipelineSteps = new PipelineSteps(store);
+    this.pipelineSteps = new PipelineSteps(store, jobs, topics);
   }
 
   /** Flink could not be observed: the table waits, and says so. */
@@ -211,6 +211,9 @@ public class Reconciler {
     }
     // A flow writes as its table: into its topic, with the schemas registered under its name.
     ObjectName writesAs = p.table.name();
+    if (kind == TableSpec.Kind.FLOW && p.table.spec().fullRefresh() > p.status.fullRefreshed()) {
+      return pipelineSteps.resetFlow(p);
+    }
     if (kind == TableSpec.Kind.FLOW) {
       writesAs = pipelineSteps.readyTable(p);
       if (writesAs == null) {
@@ -290,6 +293,10 @@ public class Reconciler {
       provisioning.ensureSubjects(p, plan);
     }
     if (kind == TableSpec.Kind.PIPELINE_TABLE) {
+      Next refreshing = pipelineSteps.fullRefresh(p);
+      if (refreshing != null) {
+        return refreshing;
+      }
       return pipelineSteps.aggregate(p); // its flows run the jobs
     }
     if (full) {

@@ -45,6 +45,7 @@ public record TableStatus(
     Quality quality,
     Quality skipped,
     Once once,
+    long fullRefreshed,
     String detail,
     List<Condition> conditions) {
 
@@ -56,7 +57,7 @@ public record TableStatus(
   public static TableStatus initial() {
     return new TableStatus(
         0, 0, 0, List.of(), null, null, null, null, null, null, null, 0, null, null, null, null,
-        null, null, null, null, null, 0, 0, 0, null, false, 0, false, null, null, null, null,
+        null, null, null, null, null, 0, 0, 0, null, false, 0, false, null, null, null, 0, null,
         List.of());
   }
 
@@ -249,6 +250,7 @@ public record TableStatus(
     private Quality quality;
     private Quality skipped;
     private Once once;
+    private long fullRefreshed;
     private String detail;
     private List<Condition> conditions;
 
@@ -284,6 +286,7 @@ public record TableStatus(
       quality = s.quality;
       skipped = s.skipped;
       once = s.once;
+      fullRefreshed = s.fullRefreshed;
       detail = s.detail;
       conditions = s.conditions;
     }
@@ -416,6 +419,12 @@ public record TableStatus(
       return this;
     }
 
+    /** The full refresh (TableSpec.fullRefresh) this table or flow has carried out. */
+    public Builder fullRefreshed(long number) {
+      fullRefreshed = number;
+      return this;
+    }
+
     public Builder detail(String text) {
       detail = text;
       return this;
@@ -459,6 +468,7 @@ public record TableStatus(
           quality,
           skipped,
           once,
+          fullRefreshed,
           detail,
           conditions);
     }

@@ -238,10 +238,25 @@ public final class Parser {
     if (in.atWord("SELECT")) {
       return new SelectParser(in).select();
     }
+    if (in.acceptWord("REFRESH")) {
+      in.acceptWord("STREAMING");
+      in.expectWord("TABLE");
+      ObjectName name = in.objectName("table name");
+      if (!in.atWord("FULL")) {
+        throw in.error(
+            ErrorCode.UNSUPPORTED_CLAUSE,
+            "A pipeline table's flows process new rows as they arrive; REFRESH ... FULL empties"
+                + " the table and runs every flow again from the beginning",
+            in.peek(),
+            "FULL");
+      }
+      in.expectWord("FULL");
+      return new Statement.RefreshTable(name);
+    }
     if (in.acceptWord("USE")) {
       return use();
     }
-    throw in.expected("a statement (CREATE, ALTER, DROP, SHOW, DESCRIBE, SELECT or USE)");
+    throw in.expected("a statement (CREATE, ALTER, DROP, SHOW, DESCRIBE, SELECT, REFRESH or USE)");
   }
 
   private Statement create() {

@@ -181,6 +181,11 @@ public final class Printer implements Statement.Visitor<String> {
   }
 
   @Override
+  public String refreshTable(Statement.RefreshTable s) {
+    return "REFRESH STREAMING TABLE " + s.name().sql() + " FULL";
+  }
+
+  @Override
   public String showFlows(Statement.ShowFlows s) {
     return "SHOW FLOWS" + (s.table() == null ? "" : " IN " + s.table().sql());
   }

@@ -40,6 +40,8 @@ public sealed interface Statement {
 
     R showFlows(ShowFlows s);
 
+    R refreshTable(RefreshTable s);
+
     R createSourceTable(CreateSourceTable s);
 
     R dropTable(DropTable s);
@@ -714,6 +716,17 @@ public sealed interface Statement {
 
     public String kind() {
       return "DROP_FLOW";
+    }
+  }
+
+  /** REFRESH [STREAMING] TABLE name FULL: empty a pipeline table and run all its flows again. */
+  record RefreshTable(ObjectName name) implements Statement {
+    public <R> R accept(Visitor<R> v) {
+      return v.refreshTable(this);
+    }
+
+    public String kind() {
+      return "REFRESH_TABLE";
     }
   }
 

@@ -348,6 +348,12 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
   }
 
   @Override
+  public StatementResult refreshTable(Statement.RefreshTable s) {
+    ObjectName name = resolve(s.name());
+    return changed(name, "PIPELINE_TABLE", tables.fullRefresh(name));
+  }
+
+  @Override
   public StatementResult showFlows(Statement.ShowFlows s) {
     List<MaterializedTable> found;
     if (s.table() != null) {

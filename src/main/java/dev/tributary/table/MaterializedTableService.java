@@ -21,6 +21,7 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
+import tools.jackson.databind.JsonNode;
 
 /**
  * Materialized and pipeline tables in the store: every write bumps the generation the reconciler
@@ -211,6 +212,51 @@ public class MaterializedTableService {
   }
 
   /**
+   * REFRESH STREAMING TABLE ... FULL: every flow's job is cancelled and its state (checkpoints,
+   * savepoints, source offsets, an INSERT ONCE run) dropped, the topic is emptied, then every flow
+   * starts again from the beginning of its sources, INSERT ONCE flows included. 409 while one runs.
+   */
+  @Transactional
+  public TableChange fullRefresh(ObjectName name) {
+    MaterializedTable table = pipelineTable(name);
+    TableSpec spec = spec(table);
+    if (spec.definition() == null) {
+      throw new ApiException(
+          ErrorCode.CONFLICT, name + " has no flow yet; there is nothing to refresh");
+    }
+    long done = Json.read(table.getStatus(), JsonNode.class).path("fullRefreshed").asLong(0);
+    if (spec.fullRefresh() > done) {
+      throw new ApiException(
+          ErrorCode.CONFLICT,
+          "Full refresh #"
+              + spec.fullRefresh()
+              + " of "
+              + name
+              + " is under way; try again once it is done");
+    }
+    long number = spec.fullRefresh() + 1;
+    for (MaterializedTable flow : flows(table)) {
+      if (!flow.isDeletionRequested()) {
+        flow.respecify(Json.write(spec(flow).withFullRefresh(number)), flow.getDefinition());
+        tables.saveAndFlush(flow);
+        event(
+            flow,
+            TableEvent.Type.NORMAL,
+            "FullRefreshRequested",
+            "Full refresh #" + number + " of its table");
+      }
+    }
+    return write(
+        table,
+        spec.withFullRefresh(number),
+        false,
+        "FullRefreshRequested",
+        "Full refresh #"
+            + number
+            + " requested: the flows stop, the topic is emptied, the flows start from the beginning");
+  }
+
+  /**
    * SUSPEND / RESUME of a pipeline table: each of its flows stops with a savepoint / resumes from
    * it. A failed flow is restarted by RESUME.
    */
@@ -317,7 +363,8 @@ public class MaterializedTableService {
 
   private MaterializedTable insertFlow(
       MaterializedTable table, Statement.CreateFlow flow, MaterializedTableDefinition job) {
-    TableSpec spec = TableSpec.flow(flow, job);
+    // A flow added after a full refresh of its table starts at that refresh.
+    TableSpec spec = TableSpec.flow(flow, job).withFullRefresh(spec(table).fullRefresh());
     MaterializedTable row =
         MaterializedTable.flow(
             UUID.randomUUID(), table, flow.name().name(), Json.write(spec), Printer.print(flow));

@@ -17,7 +17,8 @@ public record TableSpec(
     MaterializedTableDefinition definition,
     Statement.CreatePipelineTable pipeline,
     List<Statement.CreateFlow> flows,
-    boolean stopped) {
+    boolean stopped,
+    long fullRefresh) {
 
   /**
    * Materialized table (Confluent/Flink), pipeline table (CREATE TABLE ... FLOW) or one of its
@@ -31,6 +32,24 @@ public record TableSpec(
 
   public TableSpec {
     flows = flows == null ? List.of() : List.copyOf(flows);
+  }
+
+  /**
+   * {@code fullRefresh}: the number of full refreshes asked of a pipeline table and its flows
+   * (REFRESH STREAMING TABLE ... FULL): each empties the topic and starts every flow again from
+   * nothing.
+   */
+  public TableSpec(
+      Kind kind,
+      MaterializedTableDefinition definition,
+      Statement.CreatePipelineTable pipeline,
+      List<Statement.CreateFlow> flows,
+      boolean stopped) {
+    this(kind, definition, pipeline, flows, stopped, 0);
+  }
+
+  public TableSpec withFullRefresh(long number) {
+    return new TableSpec(kind, definition, pipeline, flows, stopped, number);
   }
 
   public static TableSpec of(MaterializedTableDefinition definition) {
@@ -54,10 +73,10 @@ public record TableSpec(
   }
 
   public TableSpec withDefinition(MaterializedTableDefinition newDefinition) {
-    return new TableSpec(kind, newDefinition, pipeline, flows, stopped);
+    return new TableSpec(kind, newDefinition, pipeline, flows, stopped, fullRefresh);
   }
 
   public TableSpec withStopped(boolean newStopped) {
-    return new TableSpec(kind, definition, pipeline, flows, newStopped);
+    return new TableSpec(kind, definition, pipeline, flows, newStopped, fullRefresh);
   }
 }

@@ -216,6 +216,49 @@ class PipelineIT {
   }
 
   @Test
+  void shouldEmptyTheTableAndRunEveryFlowAgainOnAFullRefresh() throws Exception {
+    String live = source("again", 20);
+    String history = source("past", 40);
+    String t = "refreshed_" + suffix;
+    String backfill = "past_" + suffix;
+    ok(
+        "CREATE TABLE "
+            + t
+            + " (id STRING, amount DOUBLE) TBLPROPERTIES ('pipelines.trigger.interval' = '1 s')"
+            + " FLOW INSERT BY NAME SELECT id, amount FROM "
+            + live
+            + "; CREATE FLOW "
+            + backfill
+            + " AS INSERT INTO ONCE "
+            + t
+            + " BY NAME SELECT id, amount FROM "
+            + history);
+    String topic = awaitTopic(t);
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .until(
+            () -> flow(t, backfill).path("once").path("state").asString(""), "SUCCEEDED"::equals);
+    String firstRun = flow(t, backfill).path("once").path("jobId").asString();
+    assertThat(rows(topic, 60)).hasSize(60);
+    write("past", 40, 5); // read only by the backfill's next run
+
+    ok("REFRESH STREAMING TABLE " + t + " FULL");
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .untilAsserted(
+            () -> {
+              JsonNode once = flow(t, backfill).path("once");
+              assertThat(once.path("state").asString("")).isEqualTo("SUCCEEDED");
+              assertThat(once.path("jobId").asString()).isNotEqualTo(firstRun);
+            });
+    api.awaitPhase(DATABASE, t, "RUNNING");
+    List<Map<String, Object>> rows = rows(topic, 66);
+    assertThat(rows).hasSize(65); // what the topic holds now: each row once, the new ones too
+    assertThat(rows.stream().map(r -> r.get("id")).distinct().count()).isEqualTo(65);
+    assertThat(flow(t, backfill).path("once").path("rows").asLong()).isEqualTo(45);
+  }
+
+  @Test
   void shouldDropAndCountRowsThatViolateAnExpectation() throws Exception {
     String a = source("checked", 200);
     long violating = IntStream.range(0, 200).filter(i -> amount(i) <= 50).count();

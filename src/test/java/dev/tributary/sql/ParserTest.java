@@ -384,6 +384,11 @@ class ParserTest {
         .isEqualTo(new Statement.Flow(null, false, true, "SELECT * FROM s"));
     assertRoundTrip(cdc);
     assertRoundTrip(declared);
+    assertThat(Parser.parse("REFRESH STREAMING TABLE t FULL"))
+        .isEqualTo(new Statement.RefreshTable(ObjectName.of("t")));
+    assertRoundTrip(Parser.parse("REFRESH TABLE c.d.t FULL"));
+    assertThatThrownBy(() -> Parser.parse("REFRESH STREAMING TABLE t"))
+        .hasMessageContaining("REFRESH ... FULL");
   }
 
   @Test

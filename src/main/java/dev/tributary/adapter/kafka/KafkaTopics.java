@@ -28,6 +28,7 @@ import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.Producer;
@@ -90,6 +91,30 @@ public class KafkaTopics implements Topics {
     Map<Integer, Long> offsets = new TreeMap<>();
     ends.forEach((partition, info) -> offsets.put(partition.partition(), info.offset()));
     return offsets;
+  }
+
+  @Override
+  public long truncate(String name) {
+    Optional<TopicState> topic = describe(name);
+    if (topic.isEmpty()) {
+      return 0;
+    }
+    Map<TopicPartition, OffsetSpec> earliest = new HashMap<>();
+    Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+    for (int p = 0; p < topic.get().partitions(); p++) {
+      earliest.put(new TopicPartition(name, p), OffsetSpec.earliest());
+      latest.put(new TopicPartition(name, p), OffsetSpec.latest());
+    }
+    var begins = await(admin.listOffsets(earliest).all(), "list offsets of " + name);
+    var ends = await(admin.listOffsets(latest).all(), "list offsets of " + name);
+    Map<TopicPartition, RecordsToDelete> delete = new HashMap<>();
+    long records = 0;
+    for (var end : ends.entrySet()) {
+      records += end.getValue().offset() - begins.get(end.getKey()).offset();
+      delete.put(end.getKey(), RecordsToDelete.beforeOffset(end.getValue().offset()));
+    }
+    await(admin.deleteRecords(delete).all(), "delete the records of " + name);
+    return records;
   }
 
   @Override

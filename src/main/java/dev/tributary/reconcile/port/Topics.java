@@ -72,6 +72,14 @@ public interface Topics {
   }
 
   /**
+   * Deletes every record of the topic up to each partition's end (the high watermark): the topic
+   * stays, empty, with its configs. Returns how many records went.
+   */
+  default long truncate(String name) {
+    throw new UnsupportedOperationException("truncate");
+  }
+
+  /**
    * Reads every committed record of the topic, from each partition's beginning up to its end when
    * the call starts, and gives each to {@code each} (in offset order within a partition).
    */
