@@ -256,6 +256,9 @@ class PipelineIT {
     assertThat(rows).hasSize(65); // what the topic holds now: each row once, the new ones too
     assertThat(rows.stream().map(r -> r.get("id")).distinct().count()).isEqualTo(65);
     assertThat(flow(t, backfill).path("once").path("rows").asLong()).isEqualTo(45);
+    Api.Answer partition =
+        api.post(tables() + t + "/refreshes", Map.of("partition", Map.of("id", "x")));
+    assertThat(partition.status()).as(partition.text()).isEqualTo(400);
   }
 
   @Test

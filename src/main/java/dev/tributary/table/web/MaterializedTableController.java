@@ -273,16 +273,28 @@ class MaterializedTableController {
   @Operation(
       summary =
           "Refresh a FULL table now (ALTER ... REFRESH [PARTITION]): the whole table, or only the"
-              + " partition given; 409 while another refresh of the table runs")
-  ResponseEntity<TableRefresh> refresh(
+              + " partition given; 409 while another refresh of the table runs. For a pipeline"
+              + " table, a full refresh (REFRESH STREAMING TABLE ... FULL): the topic is emptied"
+              + " and every flow runs again from the beginning, INSERT ONCE flows included")
+  ResponseEntity<?> refresh(
       @PathVariable String catalog,
       @PathVariable String database,
       @PathVariable String name,
       @RequestBody(required = false) RefreshRequest request) {
+    ObjectName id = new ObjectName(catalog, database, name);
     Map<String, String> partition =
         request == null || request.partition() == null ? Map.of() : request.partition();
-    return ResponseEntity.accepted()
-        .body(tables.refresh(new ObjectName(catalog, database, name), partition));
+    if (tables.spec(tables.get(id)).kind() == TableSpec.Kind.PIPELINE_TABLE) {
+      if (!partition.isEmpty()) {
+        throw new ApiException(
+            ErrorCode.VALIDATION_FAILED,
+            "A pipeline table is refreshed whole (REFRESH STREAMING TABLE ... FULL); it has no"
+                + " partitions to refresh");
+      }
+      return ResponseEntity.accepted()
+          .body(new FullRefreshResponse(id.toString(), tables.fullRefresh(id).message()));
+    }
+    return ResponseEntity.accepted().body(tables.refresh(id, partition));
   }
 
   @GetMapping("/{name}/flows")
@@ -535,4 +547,6 @@ class MaterializedTableController {
       Instant asOf) {}
 
   record ExpectationsResponse(String table, List<ExpectationCount> expectations) {}
+
+  record FullRefreshResponse(String table, String message) {}
 }
