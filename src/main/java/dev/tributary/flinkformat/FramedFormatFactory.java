@@ -14,7 +14,6 @@ import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.format.DecodingFormat;
 import org.apache.flink.table.connector.format.EncodingFormat;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
-import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.factories.DeserializationFormatFactory;
 import org.apache.flink.table.factories.DynamicTableFactory;
@@ -121,28 +120,7 @@ abstract class FramedFormatFactory
     FactoryUtil.validateFactoryOptions(this, options);
     DecodingFormat<DeserializationSchema<RowData>> inner =
         innerReader.createDecodingFormat(context, options);
-    return new DecodingFormat<>() {
-      @Override
-      public DeserializationSchema<RowData> createRuntimeDecoder(
-          DynamicTableSource.Context source, DataType physicalType) {
-        return new FramedDeserializationSchema(inner.createRuntimeDecoder(source, physicalType));
-      }
-
-      @Override
-      public Map<String, DataType> listReadableMetadata() {
-        return inner.listReadableMetadata();
-      }
-
-      @Override
-      public void applyReadableMetadata(List<String> keys) {
-        inner.applyReadableMetadata(keys);
-      }
-
-      @Override
-      public ChangelogMode getChangelogMode() {
-        return inner.getChangelogMode();
-      }
-    };
+    return new WrappedDecodingFormat(inner, FramedDeserializationSchema::new);
   }
 
   private String required(ReadableConfig options, ConfigOption<String> option) {

@@ -1,7 +1,6 @@
 package dev.tributary.flinkformat;
 
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
@@ -10,14 +9,11 @@ import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.table.api.ValidationException;
-import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.format.DecodingFormat;
-import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.factories.DeserializationFormatFactory;
 import org.apache.flink.table.factories.DynamicTableFactory;
 import org.apache.flink.table.factories.FactoryUtil;
-import org.apache.flink.table.types.DataType;
 
 /**
  * {@code guarded}: another format, read with Confluent's {@code error-handling.mode}. A record the
@@ -81,28 +77,7 @@ public class GuardedFormatFactory implements DeserializationFormatFactory {
     DecodingFormat<DeserializationSchema<RowData>> inner =
         factory.createDecodingFormat(context, Configuration.fromMap(own));
     boolean skip = mode.equals("ignore");
-    return new DecodingFormat<>() {
-      @Override
-      public DeserializationSchema<RowData> createRuntimeDecoder(
-          DynamicTableSource.Context source, DataType physicalType) {
-        return new GuardedDeserializationSchema(
-            inner.createRuntimeDecoder(source, physicalType), skip);
-      }
-
-      @Override
-      public Map<String, DataType> listReadableMetadata() {
-        return inner.listReadableMetadata();
-      }
-
-      @Override
-      public void applyReadableMetadata(List<String> keys) {
-        inner.applyReadableMetadata(keys);
-      }
-
-      @Override
-      public ChangelogMode getChangelogMode() {
-        return inner.getChangelogMode();
-      }
-    };
+    return new WrappedDecodingFormat(
+        inner, decoder -> new GuardedDeserializationSchema(decoder, skip));
   }
 }

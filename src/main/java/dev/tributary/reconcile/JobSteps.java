@@ -287,32 +287,22 @@ final class JobSteps {
     if (plan.expectations().isEmpty()) {
       return;
     }
-    TableStatus.Quality before = p.status.quality();
     Map<String, Long> counters = jobs.operatorCounters(job.id(), EXPECTATION_METRICS);
-    boolean sameJob = before != null && job.id().equals(before.jobId());
-    List<TableStatus.Count> current = new ArrayList<>();
+    List<TableStatus.Count> read = new ArrayList<>();
     for (TableSchema.Expectation e : plan.expectations()) {
       String metric = metricName(e.name());
-      long passed = counters.getOrDefault(metric + ".passed", 0L);
-      long failed = counters.getOrDefault(metric + ".failed", 0L);
-      if (sameJob) {
-        // A job's counters only grow: a read that misses them (metrics not fetched yet) keeps
-        // what was seen.
-        for (TableStatus.Count seen : before.job()) {
-          if (seen.name().equals(e.name())) {
-            passed = Math.max(passed, seen.passed());
-            failed = Math.max(failed, seen.failed());
-          }
-        }
-      }
-      current.add(new TableStatus.Count(e.name(), passed, failed));
+      read.add(
+          new TableStatus.Count(
+              e.name(),
+              counters.getOrDefault(metric + ".passed", 0L),
+              counters.getOrDefault(metric + ".failed", 0L)));
     }
-    List<TableStatus.Count> earlier =
-        before == null ? List.of() : sameJob ? before.before() : before.totals();
-    TableStatus.Quality next = new TableStatus.Quality(job.id(), current, earlier, clock.instant());
-    if (before != null && sameJob && before.job().equals(current)) {
+    Optional<TableStatus.Quality> after =
+        TableStatus.Quality.after(p.status.quality(), job.id(), read, clock.instant());
+    if (after.isEmpty()) {
       return;
     }
+    TableStatus.Quality next = after.get();
     b.quality(next);
     p.event(
         "NORMAL",
@@ -345,19 +335,17 @@ final class JobSteps {
     if (!"ignore".equals(plan.effective().options().get("error-handling.mode"))) {
       return;
     }
-    TableStatus.Quality before = p.status.skipped();
     long skipped = jobs.operatorCounters(job.id(), ERROR_METRICS).getOrDefault("skipped", 0L);
-    boolean sameJob = before != null && job.id().equals(before.jobId());
-    if (sameJob && !before.job().isEmpty()) {
-      skipped = Math.max(skipped, before.job().get(0).failed());
-    }
-    List<TableStatus.Count> current = List.of(new TableStatus.Count("skipped", 0, skipped));
-    if (sameJob && before.job().equals(current)) {
+    Optional<TableStatus.Quality> after =
+        TableStatus.Quality.after(
+            p.status.skipped(),
+            job.id(),
+            List.of(new TableStatus.Count("skipped", 0, skipped)),
+            clock.instant());
+    if (after.isEmpty()) {
       return;
     }
-    List<TableStatus.Count> earlier =
-        before == null ? List.of() : sameJob ? before.before() : before.totals();
-    TableStatus.Quality next = new TableStatus.Quality(job.id(), current, earlier, clock.instant());
+    TableStatus.Quality next = after.get();
     b.skipped(next);
     long total = next.totals().isEmpty() ? 0 : next.totals().get(0).failed();
     if (total > 0) {

@@ -289,7 +289,14 @@ public record PipelinePlan(
   /** The function that evaluates and counts expectations (dev.tributary.flinkformat). */
   static final String EXPECTATIONS_FUNCTION = "tributary_expectations";
 
-  static final String EXPECTATIONS_CLASS = "dev.tributary.flinkformat.Expectations";
+  /**
+   * The package of the flink-format jar: the service names its classes for Flink by text only
+   * (nothing in the service depends on the jar, ArchitectureTest); PipelinePlanTest checks the
+   * names against the classes.
+   */
+  static final String FLINK_FORMAT_PACKAGE = "dev.tributary.flinkformat";
+
+  static final String EXPECTATIONS_CLASS = FLINK_FORMAT_PACKAGE + ".Expectations";
 
   /**
    * The rows of {@code select} that pass the expectations the table declares: each row is checked

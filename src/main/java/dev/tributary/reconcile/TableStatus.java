@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * What the reconciler knows about a table's world, stored as {@code materialized_table.status}.
@@ -85,6 +86,33 @@ public record TableStatus(
         sums.merge(c.name(), c, Quality::add);
       }
       return List.copyOf(sums.values());
+    }
+
+    /**
+     * The counts after a read of job {@code jobId}'s counters, {@code read}; empty when nothing
+     * changed. A job's counters only grow, so a read that misses some (not fetched yet) keeps what
+     * was seen; a new job starts on top of the earlier jobs' totals.
+     */
+    static Optional<Quality> after(Quality before, String jobId, List<Count> read, Instant at) {
+      boolean sameJob = before != null && jobId.equals(before.jobId());
+      List<Count> current = new ArrayList<>();
+      for (Count c : read) {
+        Count seen =
+            sameJob
+                ? before.job().stream().filter(s -> s.name().equals(c.name())).findFirst().orElse(c)
+                : c;
+        current.add(
+            new Count(
+                c.name(),
+                Math.max(c.passed(), seen.passed()),
+                Math.max(c.failed(), seen.failed())));
+      }
+      if (sameJob && before.job().equals(current)) {
+        return Optional.empty();
+      }
+      List<Count> earlier =
+          before == null ? List.of() : sameJob ? before.before() : before.totals();
+      return Optional.of(new Quality(jobId, current, earlier, at));
     }
 
     private static Count add(Count a, Count b) {

@@ -276,13 +276,7 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
     if (tables.find(name).isPresent() || catalogs.findSourceTable(name).isPresent()) {
       throw new ApiException(ErrorCode.ALREADY_EXISTS, "Table " + name + " already exists");
     }
-    if (tables.findFlow(name).isPresent()) {
-      throw new ApiException(
-          ErrorCode.ALREADY_EXISTS,
-          "A flow named "
-              + name
-              + " already exists; the flow of CREATE TABLE ... FLOW is named as its table");
-    }
+    tables.requireFlowNameFree(name); // the flow of CREATE TABLE ... FLOW is named as its table
     if (s.flow() == null) {
       createdHere.add(name);
       return changed(name, "PIPELINE_TABLE", tables.createPipelineTable(name, s, null, null));
@@ -315,11 +309,7 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
     MaterializedTable table = tables.pipelineTable(target);
     tables.requireFlowAllowed(table, s);
     ObjectName named = new ObjectName(target.catalog(), target.database(), s.name().name());
-    if (tables.findFlow(named).isPresent()) {
-      throw new ApiException(
-          ErrorCode.ALREADY_EXISTS,
-          "A flow named " + named + " already exists; flow names are unique in a database");
-    }
+    tables.requireFlowNameFree(named); // before planning it
     TableSpec spec = tables.spec(table);
     // A table created earlier in this script is planned from its statements in both runs: the
     // stored definition differs between them (the first run's plans are not answered).

@@ -351,7 +351,9 @@ public class MaterializedTableService {
         .orElse(List.of());
   }
 
-  private void requireFlowNameFree(ObjectName name) {
+  /** 409 ALREADY_EXISTS when the database has a flow of that name. */
+  @Transactional(readOnly = true)
+  public void requireFlowNameFree(ObjectName name) {
     if (findFlow(name).isPresent()) {
       throw new ApiException(
           ErrorCode.ALREADY_EXISTS,

@@ -3,6 +3,7 @@ package dev.tributary.reconcile;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tributary.flinkformat.Expectations;
 import dev.tributary.reconcile.port.FlinkSql;
 import dev.tributary.reconcile.port.SchemaRegistry;
 import dev.tributary.sql.Defaults;
@@ -129,5 +130,13 @@ class PipelinePlanTest {
     assertThatThrownBy(() -> p.jobStatements(Duration.ofMinutes(15)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("proto-registry");
+  }
+
+  @Test
+  void shouldNameTheExpectationsFunctionOfTheFlinkFormatJar() {
+    assertThat(PipelinePlan.EXPECTATIONS_CLASS).isEqualTo(Expectations.class.getName());
+    assertThat(PipelinePlan.EXPECTATIONS_FUNCTION).isEqualTo(Expectations.SQL_NAME);
+    assertThat(JobSteps.EXPECTATION_METRICS).isEqualTo(Expectations.METRIC_GROUP);
+    assertThat(JobSteps.metricName("a b.c")).isEqualTo(Expectations.metricName("a b.c"));
   }
 }
