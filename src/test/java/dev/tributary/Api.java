@@ -3,10 +3,13 @@ package dev.tributary;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.tributary.local.LocalStack;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpMethod;
 import org.springframework.http.MediaType;
 import org.springframework.web.client.RestClient;
 import tools.jackson.databind.JsonNode;
@@ -20,8 +23,18 @@ public final class Api {
 
   private final RestClient http;
 
+  /** A client with the local stack's admin key. */
   public Api(int port) {
-    this.http = RestClient.create("http://127.0.0.1:" + port);
+    this(port, LocalStack.get().adminApiKey());
+  }
+
+  /** A client that sends this bearer token, or none when it is null. */
+  public Api(int port, String token) {
+    RestClient.Builder builder = RestClient.builder().baseUrl("http://127.0.0.1:" + port);
+    if (token != null) {
+      builder.defaultHeader(HttpHeaders.AUTHORIZATION, "Bearer " + token);
+    }
+    this.http = builder.build();
   }
 
   public Answer get(String path) {
@@ -38,6 +51,23 @@ public final class Api {
       request = request.header("If-Match", ifMatch);
     }
     return read(request.body(body));
+  }
+
+  /** Any method, with a JSON body when {@code body} is not null. */
+  public Answer call(String method, String path, Object body) {
+    var request = http.method(HttpMethod.valueOf(method)).uri(path);
+    if (body != null) {
+      return read(request.contentType(MediaType.APPLICATION_JSON).body(body));
+    }
+    return read(request);
+  }
+
+  public Answer delete(String path, String ifMatch) {
+    var request = http.delete().uri(path);
+    if (ifMatch != null) {
+      request = request.header("If-Match", ifMatch);
+    }
+    return read(request);
   }
 
   /** POST /v1/statements with a context. */

@@ -37,7 +37,11 @@ class ApplicationIT {
 
   @BeforeEach
   void client() {
-    client = RestClient.create("http://127.0.0.1:" + port);
+    client =
+        RestClient.builder()
+            .baseUrl("http://127.0.0.1:" + port)
+            .defaultHeader("Authorization", "Bearer " + LocalStack.get().adminApiKey())
+            .build();
   }
 
   /** GET that returns every answer, errors included, as status, headers and text. */

@@ -1,10 +1,15 @@
 package dev.tributary.catalog;
 
+import dev.tributary.security.AuditLog;
+import dev.tributary.security.SecretBox;
 import dev.tributary.sql.ObjectName;
+import dev.tributary.sql.Secrets;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
@@ -17,13 +22,19 @@ public class CatalogService {
   private final CatalogDatabaseRepository databases;
   private final SourceTableRepository sourceTables;
   private final JdbcTemplate jdbc;
+  private final SecretBox secrets;
+  private final AuditLog audit;
 
   CatalogService(
       CatalogRepository catalogs,
       CatalogDatabaseRepository databases,
       SourceTableRepository sourceTables,
-      JdbcTemplate jdbc) {
+      JdbcTemplate jdbc,
+      SecretBox secrets,
+      AuditLog audit) {
     this.jdbc = jdbc;
+    this.secrets = secrets;
+    this.audit = audit;
     this.catalogs = catalogs;
     this.databases = databases;
     this.sourceTables = sourceTables;
@@ -49,22 +60,67 @@ public class CatalogService {
   }
 
   /**
-   * Registers a source table, or replaces the definition of the one with that name. Returns the
-   * stored table.
+   * Registers a source table, or replaces the definition of the one with that name. Values of
+   * options that name a secret are stored encrypted; the stored statement shows them masked. A
+   * masked value given again ({@value Secrets#MASK}) keeps the stored secret. Returns the table.
    */
   @Transactional
   public SourceTable registerSourceTable(
       String catalog, String database, SourceTableDefinition definition) {
     CatalogDatabase db = ensureDatabase(catalog, database);
-    String ddl = definition.createStatement(new ObjectName(catalog, database, definition.name()));
-    return sourceTables
-        .findByDatabaseAndName(db, definition.name())
-        .map(
-            existing -> {
-              existing.update(definition, ddl);
-              return existing;
-            })
-        .orElseGet(() -> sourceTables.save(new SourceTable(db, definition, ddl)));
+    ObjectName name = new ObjectName(catalog, database, definition.name());
+    Optional<SourceTable> existing = sourceTables.findByDatabaseAndName(db, definition.name());
+    Map<String, String> stored = new TreeMap<>();
+    for (Map.Entry<String, String> option : definition.options().entrySet()) {
+      String key = option.getKey();
+      String value = option.getValue();
+      if (!Secrets.isSecret(key)) {
+        stored.put(key, value);
+      } else if (Secrets.MASK.equals(value) && existing.isPresent()) {
+        String kept = existing.get().storedOptions().get(key);
+        if (kept == null) {
+          throw new ApiException(
+              ErrorCode.INVALID_OPTION_VALUE,
+              "Option '" + key + "' is " + Secrets.MASK + " but " + name + " has no such secret");
+        }
+        stored.put(key, kept);
+      } else {
+        stored.put(key, secrets.seal(key, value));
+      }
+    }
+    SourceTableDefinition kept =
+        new SourceTableDefinition(
+            definition.name(), definition.schema(), definition.comment(), stored);
+    String ddl = masked(kept).createStatement(name);
+    String before = existing.map(SourceTable::getDdl).orElse(null);
+    SourceTable table =
+        existing
+            .map(
+                t -> {
+                  t.update(kept, ddl);
+                  return t;
+                })
+            .orElseGet(() -> sourceTables.save(new SourceTable(db, kept, ddl)));
+    audit.changed(
+        existing.isPresent() ? "source-table.replace" : "source-table.create",
+        name.toString(),
+        before,
+        ddl);
+    return table;
+  }
+
+  /** The definition with every secret masked, as every answer shows it. */
+  static SourceTableDefinition masked(SourceTableDefinition stored) {
+    return new SourceTableDefinition(
+        stored.name(), stored.schema(), stored.comment(), Secrets.masked(stored.options()));
+  }
+
+  /** The definition with its secrets decrypted: only for the statements sent to Flink. */
+  public SourceTableDefinition forFlink(SourceTable table) {
+    Map<String, String> options = new TreeMap<>();
+    table.storedOptions().forEach((k, v) -> options.put(k, secrets.open(v)));
+    SourceTableDefinition stored = table.definition();
+    return new SourceTableDefinition(stored.name(), stored.schema(), stored.comment(), options);
   }
 
   @Transactional(readOnly = true)
@@ -80,6 +136,7 @@ public class CatalogService {
 
   @Transactional
   public void dropSourceTable(SourceTable table) {
+    audit.changed("source-table.drop", table.qualifiedName(), table.getDdl(), null);
     sourceTables.delete(table);
   }
 

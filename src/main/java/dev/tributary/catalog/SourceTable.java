@@ -1,6 +1,7 @@
 package dev.tributary.catalog;
 
 import dev.tributary.sql.ObjectName;
+import dev.tributary.sql.Secrets;
 import dev.tributary.sql.TableSchema;
 import dev.tributary.system.Json;
 import jakarta.persistence.Column;
@@ -71,17 +72,20 @@ public class SourceTable {
     this.updatedAt = Instant.now();
   }
 
+  /** The definition as answers show it: secrets masked. */
   public SourceTableDefinition definition() {
     return new SourceTableDefinition(
-        name,
-        Json.read(schema, TableSchema.class),
-        comment,
-        Json.read(options, new TypeReference<Map<String, String>>() {}));
+        name, Json.read(schema, TableSchema.class), comment, Secrets.masked(storedOptions()));
+  }
+
+  /** The options as stored: secrets encrypted. */
+  Map<String, String> storedOptions() {
+    return Json.read(options, new TypeReference<Map<String, String>>() {});
   }
 
   /** The statement the table was registered with. */
   public String getDdl() {
-    return ddl;
+    return Secrets.redact(ddl); // rows stored before secrets were encrypted are masked too
   }
 
   /** {@code catalog.database.table}. */

@@ -46,7 +46,7 @@ class StoreCatalog implements QueryPlanner.Catalog {
   public Optional<Statement.CreateSourceTable> declaration(ObjectName name) {
     var source = catalogs.findSourceTable(name);
     if (source.isPresent()) {
-      var d = source.get().definition();
+      var d = catalogs.forFlink(source.get());
       return Optional.of(
           new Statement.CreateSourceTable(name, true, d.schema(), d.comment(), d.options()));
     }

@@ -44,6 +44,15 @@ final class Lexer {
           pos++;
         }
       } else if (c == '/' && peek(1) == '*') {
+        if (peek(2) == '+') {
+          // An OPTIONS hint would change a table's connector options past the connector policy.
+          throw SqlException.at(
+              ErrorCode.UNSUPPORTED_CLAUSE,
+              "Query hints (/*+ ... */) are not supported: set options on the table instead",
+              source,
+              pos,
+              null);
+        }
         int close = text.indexOf("*/", pos + 2);
         if (close < 0) {
           throw error("Unterminated comment: /* has no closing */", pos, "*/");

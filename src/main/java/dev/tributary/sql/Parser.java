@@ -135,8 +135,13 @@ public final class Parser {
           "");
     }
     Source source = new Source(script);
-    Parser parser = new Parser(new Cursor(source, new Lexer(source).tokenize()));
-    return parser.script();
+    try {
+      Parser parser = new Parser(new Cursor(source, new Lexer(source).tokenize()));
+      return parser.script();
+    } catch (SqlException e) {
+      // A snippet is a window of the line: it may show a secret without the key that names it.
+      throw e.masking(Secrets.valuesIn(script));
+    }
   }
 
   /** Parses exactly one statement (a trailing ';' is allowed). */

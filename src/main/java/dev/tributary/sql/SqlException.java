@@ -1,6 +1,7 @@
 package dev.tributary.sql;
 
 import dev.tributary.system.ErrorCode;
+import java.util.Set;
 
 /**
  * A statement that cannot be accepted, with where it went wrong: the statement's index in its
@@ -38,6 +39,21 @@ public final class SqlException extends RuntimeException {
       ErrorCode code, String message, Source source, int offset, String expected) {
     int[] lc = source.lineAndColumn(offset);
     return new SqlException(code, message, -1, lc[0], lc[1], expected, source.snippet(offset));
+  }
+
+  /** The same error with each of these values shown as {@value Secrets#MASK}. */
+  SqlException masking(Set<String> secrets) {
+    if (secrets.isEmpty()) {
+      return this;
+    }
+    return new SqlException(
+        code,
+        Secrets.mask(getMessage(), secrets),
+        statementIndex,
+        line,
+        column,
+        expected,
+        Secrets.mask(snippet, secrets));
   }
 
   /** The same error, placed in statement {@code index} of a script. */

@@ -6,9 +6,13 @@ import dev.tributary.catalog.SourceTableDefinition;
 import dev.tributary.plan.ChangePlan;
 import dev.tributary.plan.ChangePlanner;
 import dev.tributary.plan.FlowPlanner;
+import dev.tributary.security.Access;
+import dev.tributary.security.ConnectorPolicy;
+import dev.tributary.security.Role;
 import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.sql.Parser;
+import dev.tributary.sql.Secrets;
 import dev.tributary.sql.Statement;
 import dev.tributary.statement.StatementResult.Resource;
 import dev.tributary.system.ApiException;
@@ -17,6 +21,7 @@ import dev.tributary.table.MaterializedTable;
 import dev.tributary.table.MaterializedTableService;
 import dev.tributary.table.TableChange;
 import dev.tributary.table.TableSpec;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -37,6 +42,7 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
   private final ChangePlanner planner;
   private final RemoteReads remote;
   private final FlowPlanner flows;
+  private final ConnectorPolicy policy;
   private final Set<ObjectName> createdHere = new HashSet<>();
   private final Map<ObjectName, Statement.CreateFlow> firstFlows = new HashMap<>();
   private String catalog;
@@ -50,8 +56,10 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
       ChangePlanner planner,
       FlowPlanner flows,
       RemoteReads remote,
+      ConnectorPolicy policy,
       String catalog,
       String database) {
+    this.policy = policy;
     this.flows = flows;
     this.tables = tables;
     this.catalogs = catalogs;
@@ -70,13 +78,16 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
     private final TableQueries queries;
     private final ChangePlanner planner;
     private final FlowPlanner flows;
+    private final ConnectorPolicy policy;
 
     Factory(
         MaterializedTableService tables,
         CatalogService catalogs,
         TableQueries queries,
         ChangePlanner planner,
-        FlowPlanner flows) {
+        FlowPlanner flows,
+        ConnectorPolicy policy) {
+      this.policy = policy;
       this.flows = flows;
       this.tables = tables;
       this.catalogs = catalogs;
@@ -86,12 +97,13 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
 
     StatementExecutor create(String catalog, String database, RemoteReads remote) {
       return new StatementExecutor(
-          tables, catalogs, queries, planner, flows, remote, catalog, database);
+          tables, catalogs, queries, planner, flows, remote, policy, catalog, database);
     }
   }
 
   StatementResult execute(Parser.Parsed parsed) {
     current = parsed;
+    StatementAccess.check(parsed.statement(), catalog, database);
     return parsed.statement().accept(this);
   }
 
@@ -368,6 +380,22 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
       }
       throw new ApiException(ErrorCode.ALREADY_EXISTS, "Table " + name + " already exists");
     }
+    policy.check(name.catalog(), s.options());
+    for (String topic : topics(s.options())) {
+      tables
+          .topicOwner(topic)
+          .ifPresent(
+              owner -> {
+                throw new ApiException(
+                    ErrorCode.CONNECTOR_NOT_ALLOWED,
+                    "Option 'topic' is refused by the connector policy: "
+                        + topic
+                        + " is the topic of "
+                        + owner
+                        + "; read that table instead",
+                    Map.of("option", "topic"));
+              });
+    }
     catalogs.registerSourceTable(name.catalog(), name.database(), SourceTableDefinition.of(s));
     return result(name, "SOURCE_TABLE", "CREATED", "Table " + name + " registered");
   }
@@ -391,6 +419,7 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
       }
       throw new ApiException(ErrorCode.NOT_FOUND, "Table " + name + " does not exist");
     }
+    Access.require(Role.ADMIN, name.catalog(), name.database());
     List<String> readers = queries.readersOf(name);
     if (!readers.isEmpty()) {
       throw new ApiException(
@@ -399,6 +428,14 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
     }
     catalogs.dropSourceTable(table);
     return result(name, "SOURCE_TABLE", "DROPPED", "Table " + name + " dropped");
+  }
+
+  /** The topics a Kafka source reads: {@code topic} is one, or several separated by ';'. */
+  private static List<String> topics(Map<String, String> options) {
+    String topic = options.get("topic");
+    return topic == null
+        ? List.of()
+        : Arrays.stream(topic.split(";")).map(String::trim).filter(t -> !t.isEmpty()).toList();
   }
 
   @Override
@@ -431,7 +468,7 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
     return new StatementResult(
         current.index(),
         current.statement().kind(),
-        current.text(),
+        Secrets.redact(current.text()),
         resource,
         outcome,
         message,
@@ -443,7 +480,7 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
     return new StatementResult(
         current.index(),
         current.statement().kind(),
-        current.text(),
+        Secrets.redact(current.text()),
         null,
         "OK",
         null,

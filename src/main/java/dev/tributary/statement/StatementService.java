@@ -2,6 +2,7 @@ package dev.tributary.statement;
 
 import dev.tributary.sql.Parser;
 import dev.tributary.sql.Printer;
+import dev.tributary.sql.Secrets;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
 import java.time.Duration;
@@ -163,7 +164,7 @@ public class StatementService {
                 new StatementResult(
                     p.index(),
                     p.statement().kind(),
-                    Printer.print(p.statement()),
+                    Secrets.redact(Printer.print(p.statement())),
                     null,
                     "VALID",
                     null,

@@ -3,6 +3,7 @@ package dev.tributary.statement;
 import dev.tributary.catalog.CatalogService;
 import dev.tributary.catalog.SourceTable;
 import dev.tributary.reconcile.TableStatus;
+import dev.tributary.security.Access;
 import dev.tributary.sql.Column;
 import dev.tributary.sql.Defaults;
 import dev.tributary.sql.MaterializedTableDefinition;
@@ -246,8 +247,9 @@ class TableQueries {
       }
     }
     for (MaterializedTable t : all) {
-      if (!t.getDatabase().getCatalog().getName().equals(catalog)) {
-        continue;
+      if (!t.getDatabase().getCatalog().getName().equals(catalog)
+          || !Access.sees(catalog, t.getDatabase().getName())) {
+        continue; // only the databases the caller may see
       }
       Map<String, Object> row = informationSchemaRow(t);
       if (select.where().stream().allMatch(p -> matches(row.get(p.column()), p))) {

@@ -1,18 +1,37 @@
 package dev.tributary.system;
 
 import dev.tributary.reconcile.port.RemoteSystemException;
+import dev.tributary.sql.Secrets;
 import dev.tributary.sql.SqlException;
-import java.net.URI;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.UUID;
 import java.util.stream.Collectors;
+import org.apache.tomcat.util.http.InvalidParameterException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.dao.DataIntegrityViolationException;
+import org.springframework.dao.OptimisticLockingFailureException;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatusCode;
+import org.springframework.http.InvalidMediaTypeException;
+import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
+import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.web.ErrorResponse;
+import org.springframework.web.HttpMediaTypeNotAcceptableException;
+import org.springframework.web.HttpMediaTypeNotSupportedException;
+import org.springframework.web.HttpRequestMethodNotSupportedException;
+import org.springframework.web.bind.MethodArgumentNotValidException;
+import org.springframework.web.bind.MissingRequestHeaderException;
+import org.springframework.web.bind.MissingServletRequestParameterException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.context.request.RequestContextHolder;
+import org.springframework.web.context.request.ServletRequestAttributes;
 import org.springframework.web.context.request.WebRequest;
+import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
 
 /**
@@ -33,7 +52,7 @@ class ProblemAdvice extends ResponseEntityExceptionHandler {
 
   @ExceptionHandler(SqlException.class)
   ProblemDetail handleSql(SqlException e) {
-    ProblemDetail problem = problem(e.code(), e.getMessage());
+    ProblemDetail problem = problem(e.code(), Secrets.redact(e.getMessage()));
     if (e.statementIndex() >= 0) {
       problem.setProperty("statementIndex", e.statementIndex());
     }
@@ -43,15 +62,15 @@ class ProblemAdvice extends ResponseEntityExceptionHandler {
       problem.setProperty("expected", e.expected());
     }
     if (!e.snippet().isEmpty()) {
-      problem.setProperty("snippet", e.snippet());
+      problem.setProperty("snippet", Secrets.redact(e.snippet()));
     }
     return problem;
   }
 
   /** Two writers raced for the same row or name; the loser may retry. */
   @ExceptionHandler({
-    org.springframework.dao.OptimisticLockingFailureException.class,
-    org.springframework.dao.DataIntegrityViolationException.class
+    OptimisticLockingFailureException.class,
+    DataIntegrityViolationException.class
   })
   ProblemDetail handleConflict(Exception e) {
     return problem(
@@ -60,7 +79,7 @@ class ProblemAdvice extends ResponseEntityExceptionHandler {
 
   @Override
   protected ResponseEntity<Object> handleMethodArgumentNotValid(
-      org.springframework.web.bind.MethodArgumentNotValidException ex,
+      MethodArgumentNotValidException ex,
       HttpHeaders headers,
       HttpStatusCode status,
       WebRequest request) {
@@ -87,11 +106,18 @@ class ProblemAdvice extends ResponseEntityExceptionHandler {
 
   @ExceptionHandler(Exception.class)
   ProblemDetail handleUnexpected(Exception e) {
+    if (e instanceof ErrorResponse known) {
+      // A framework error that the handler above does not list: its status, our detail.
+      return frameworkProblem(e, known.getStatusCode());
+    }
     log.error("Unexpected error", e);
     return problem(ErrorCode.INTERNAL_ERROR, "An unexpected error occurred; see the service log.");
   }
 
-  /** Spring MVC's own errors (unreadable body, missing parameter, ...) keep their status. */
+  /**
+   * Spring MVC's own errors (unreadable body, missing parameter, ...) keep their status, with a
+   * detail of our own: the framework's messages name Java types and annotations.
+   */
   @Override
   protected ResponseEntity<Object> handleExceptionInternal(
       Exception ex, Object body, HttpHeaders headers, HttpStatusCode status, WebRequest request) {
@@ -100,22 +126,108 @@ class ProblemAdvice extends ResponseEntityExceptionHandler {
         && given.getProperties().containsKey("code")) {
       return super.handleExceptionInternal(ex, given, headers, status, request);
     }
-    ErrorCode code =
-        status.value() == 404
-            ? ErrorCode.NOT_FOUND
-            : status.is4xxClientError() ? ErrorCode.MALFORMED_REQUEST : ErrorCode.INTERNAL_ERROR;
-    ProblemDetail problem = problem(code, ex.getMessage());
-    problem.setStatus(status.value());
+    ProblemDetail problem = frameworkProblem(ex, status);
     return super.handleExceptionInternal(ex, problem, headers, status, request);
   }
 
-  static ProblemDetail problem(ErrorCode code, String detail) {
-    ProblemDetail problem =
-        ProblemDetail.forStatusAndDetail(
-            org.springframework.http.HttpStatusCode.valueOf(code.status()), detail);
-    problem.setType(URI.create(code.type()));
-    problem.setTitle(code.title());
-    problem.setProperty("code", code.name());
+  static ProblemDetail frameworkProblem(Exception ex, HttpStatusCode status) {
+    ErrorCode code =
+        switch (status.value()) {
+          case 404 -> ErrorCode.NOT_FOUND;
+          case 405 -> ErrorCode.METHOD_NOT_ALLOWED;
+          case 406 -> ErrorCode.NOT_ACCEPTABLE;
+          case 413 -> ErrorCode.PAYLOAD_TOO_LARGE;
+          case 415 -> ErrorCode.UNSUPPORTED_MEDIA_TYPE;
+          default ->
+              status.is4xxClientError()
+                  ? ex instanceof HttpMessageNotReadableException
+                      ? ErrorCode.MALFORMED_REQUEST
+                      : ErrorCode.BAD_REQUEST
+                  : ErrorCode.INTERNAL_ERROR;
+        };
+    String detail;
+    if (ex instanceof HttpMessageNotReadableException unreadable
+        && unreadable.getCause() == null
+        && String.valueOf(unreadable.getMessage()).startsWith("Required request body")) {
+      detail = "The request has no body; send one as JSON";
+    } else if (ex instanceof HttpMessageNotReadableException) {
+      detail = "The request body cannot be read: " + JsonProblems.describe(ex);
+    } else if (ex instanceof MethodArgumentTypeMismatchException mismatch) {
+      code = ErrorCode.VALIDATION_FAILED;
+      Class<?> type = mismatch.getRequiredType();
+      detail =
+          "'"
+              + mismatch.getName()
+              + "' cannot be '"
+              + mismatch.getValue()
+              + "'"
+              + (type != null && type.isEnum()
+                  ? "; it is one of "
+                      + Arrays.stream(type.getEnumConstants())
+                          .map(String::valueOf)
+                          .collect(Collectors.joining(", "))
+                  : type != null && (Number.class.isAssignableFrom(type) || type.isPrimitive())
+                      ? "; it is a number in range"
+                      : type == UUID.class
+                          ? "; it is a UUID"
+                          : type == Instant.class ? "; it is an ISO-8601 instant" : "");
+    } else if (ex instanceof MissingServletRequestParameterException missing) {
+      code = ErrorCode.VALIDATION_FAILED;
+      detail = "Parameter '" + missing.getParameterName() + "' is required";
+    } else if (ex instanceof MissingRequestHeaderException missing) {
+      code = ErrorCode.VALIDATION_FAILED;
+      detail = "Header '" + missing.getHeaderName() + "' is required";
+    } else if (ex instanceof HttpRequestMethodNotSupportedException method) {
+      detail =
+          method.getMethod()
+              + " is not allowed here"
+              + (method.getSupportedHttpMethods() == null
+                  ? ""
+                  : "; allowed: "
+                      + method.getSupportedHttpMethods().stream()
+                          .map(Object::toString)
+                          .sorted()
+                          .collect(Collectors.joining(", ")));
+    } else if (ex instanceof HttpMediaTypeNotSupportedException) {
+      detail = "Send the body as application/json";
+    } else if (ex instanceof HttpMediaTypeNotAcceptableException) {
+      detail = "The answer is application/json (errors application/problem+json)";
+    } else if (status.value() == 404) {
+      detail = "No such endpoint; see /v3/api-docs for the API";
+    } else {
+      detail =
+          status.is4xxClientError() ? "The request is not valid" : "An unexpected error occurred";
+    }
+    ProblemDetail problem = problem(code, detail);
+    problem.setStatus(status.value());
     return problem;
+  }
+
+  /** A query string that is not validly percent-encoded: Tomcat decodes it when first read. */
+  @ExceptionHandler(InvalidParameterException.class)
+  ProblemDetail handleParameters(InvalidParameterException e) {
+    return problem(
+        ErrorCode.BAD_REQUEST, "The query string is not validly percent-encoded (UTF-8)");
+  }
+
+  /** A Content-Type that cannot be parsed, or is a wildcard: 415 (Spring would answer 500). */
+  @ExceptionHandler(InvalidMediaTypeException.class)
+  ProblemDetail handleMediaType(InvalidMediaTypeException e) {
+    return problem(
+        ErrorCode.UNSUPPORTED_MEDIA_TYPE, "The Content-Type is not valid: send application/json");
+  }
+
+  /**
+   * A problem for the current request's answer, whose Content-Type is set now: a problem is
+   * application/problem+json whatever the Accept header asked for (Spring would otherwise answer an
+   * empty body when Accept excludes JSON).
+   */
+  static ProblemDetail problem(ErrorCode code, String detail) {
+    if (RequestContextHolder.getRequestAttributes() instanceof ServletRequestAttributes servlet
+        && servlet.getResponse() != null
+        && !servlet.getResponse().isCommitted()) {
+      servlet.getResponse().setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
+    }
+    return Problems.of(code, detail);
   }
 }

@@ -2,6 +2,7 @@ package dev.tributary.table;
 
 import dev.tributary.catalog.CatalogDatabase;
 import dev.tributary.catalog.CatalogService;
+import dev.tributary.security.AuditLog;
 import dev.tributary.sql.Clauses;
 import dev.tributary.sql.Defaults;
 import dev.tributary.sql.MaterializedTableDefinition;
@@ -38,6 +39,7 @@ public class MaterializedTableService {
   private final ApplicationEventPublisher publisher;
   private final TopicNames topicNames;
   private final RefreshLedger refreshes;
+  private final AuditLog audit;
 
   MaterializedTableService(
       CatalogService catalogs,
@@ -46,7 +48,9 @@ public class MaterializedTableService {
       TableEventRepository events,
       ApplicationEventPublisher publisher,
       TopicNames topicNames,
-      RefreshLedger refreshes) {
+      RefreshLedger refreshes,
+      AuditLog audit) {
+    this.audit = audit;
     this.topicNames = topicNames;
     this.refreshes = refreshes;
     this.catalogs = catalogs;
@@ -452,6 +456,25 @@ public class MaterializedTableService {
     }
   }
 
+  /** A drop only if the table is still at {@code resourceVersion} (If-Match), else 412. */
+  @Transactional
+  public TableChange drop(ObjectName name, boolean ifExists, long resourceVersion) {
+    Optional<MaterializedTable> table = find(name);
+    if (table.isPresent() && table.get().getResourceVersion() != resourceVersion) {
+      throw new ApiException(
+          ErrorCode.PRECONDITION_FAILED,
+          "If-Match names resourceVersion "
+              + resourceVersion
+              + " but "
+              + name
+              + " is at "
+              + table.get().getResourceVersion()
+              + "; read it again",
+          Map.of("resourceVersion", table.get().getResourceVersion()));
+    }
+    return drop(name, ifExists);
+  }
+
   @Transactional
   public TableChange drop(ObjectName name, boolean ifExists) {
     Optional<MaterializedTable> table = find(name);
@@ -631,6 +654,12 @@ public class MaterializedTableService {
     return topic;
   }
 
+  /** The table whose topic this is, if one owns it. */
+  @Transactional(readOnly = true)
+  public Optional<String> topicOwner(String topic) {
+    return tables.findByTopicNameAndFlowOfIsNull(topic).map(MaterializedTable::qualifiedName);
+  }
+
   private void requireTopicFree(ObjectName name, String topic) {
     tables
         .findByTopicNameAndFlowOfIsNull(topic)
@@ -664,6 +693,7 @@ public class MaterializedTableService {
   private TableChange write(
       MaterializedTable table, TableSpec spec, boolean newVersion, String reason, String message) {
     String definition = newVersion ? showCreate(table.objectName(), spec) : table.getDefinition();
+    String before = table.getDefinition();
     table.respecify(Json.write(spec), definition);
     tables.saveAndFlush(table);
     if (newVersion) {
@@ -673,7 +703,8 @@ public class MaterializedTableService {
         table,
         TableEvent.Type.NORMAL,
         reason,
-        message + " (generation " + table.getGeneration() + ")");
+        message + " (generation " + table.getGeneration() + ")",
+        before);
     return new TableChange(
         table,
         newVersion ? TableChange.Outcome.UPDATED : TableChange.Outcome.REQUESTED,
@@ -773,8 +804,20 @@ public class MaterializedTableService {
     return new TableChange(table, TableChange.Outcome.UNCHANGED, message);
   }
 
+  /** An event of a change that kept the definition (or created it), and its audit entry. */
   private void event(MaterializedTable table, TableEvent.Type type, String reason, String message) {
+    event(table, type, reason, message, reason.equals("Created") ? null : table.getDefinition());
+  }
+
+  /** An event of a change, and its audit entry with the definition before the change. */
+  private void event(
+      MaterializedTable table, TableEvent.Type type, String reason, String message, String before) {
     events.save(new TableEvent(table.getId(), type, reason, message));
+    audit.changed(
+        reason,
+        table.qualifiedName(),
+        before,
+        table.isDeletionRequested() ? null : table.getDefinition());
     publisher.publishEvent(new TableChanged(table.getId()));
   }
 

@@ -1,6 +1,7 @@
 package dev.tributary.bench;
 
 import dev.tributary.TributaryIT;
+import dev.tributary.local.LocalStack;
 import dev.tributary.table.MaterializedTableService;
 import dev.tributary.table.StoredTables;
 import java.net.URI;
@@ -58,7 +59,9 @@ class GetBench {
             + "/databases/db/materialized-tables/t";
     for (int i = 0; i < 1000; i++) { // warm-up, not counted
       http.send(
-          HttpRequest.newBuilder(URI.create(base + (i % TABLES))).build(),
+          HttpRequest.newBuilder(URI.create(base + (i % TABLES)))
+              .header("Authorization", "Bearer " + LocalStack.get().adminApiKey())
+              .build(),
           HttpResponse.BodyHandlers.discarding());
     }
 
@@ -77,6 +80,7 @@ class GetBench {
       int i = n;
       HttpRequest request =
           HttpRequest.newBuilder(URI.create(base + ThreadLocalRandom.current().nextInt(TABLES)))
+              .header("Authorization", "Bearer " + LocalStack.get().adminApiKey())
               .timeout(Duration.ofSeconds(10))
               .build();
       answers[n] =

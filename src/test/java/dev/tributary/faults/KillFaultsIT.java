@@ -322,7 +322,10 @@ class KillFaultsIT {
   private static JsonNode get(String url) throws Exception {
     HttpResponse<String> response =
         http.send(
-            HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
+            HttpRequest.newBuilder(URI.create(url))
+                .header("Authorization", "Bearer " + LocalStack.get().adminApiKey())
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     return JsonMapper.shared().readTree(response.body());
   }
 

@@ -256,7 +256,10 @@ class RefreshFaultsIT {
   private static JsonNode get(String url) throws Exception {
     HttpResponse<String> response =
         http.send(
-            HttpRequest.newBuilder(URI.create(url)).GET().build(),
+            HttpRequest.newBuilder(URI.create(url))
+                .header("Authorization", "Bearer " + LocalStack.get().adminApiKey())
+                .GET()
+                .build(),
             HttpResponse.BodyHandlers.ofString());
     return JsonMapper.shared().readTree(response.body());
   }

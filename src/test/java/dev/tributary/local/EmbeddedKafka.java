@@ -6,6 +6,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.util.Properties;
 import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
@@ -19,8 +20,16 @@ final class EmbeddedKafka implements AutoCloseable {
   private final KafkaRaftServer server;
   private final String bootstrapServers;
   private final TcpProxy proxy;
+  private final String saslBootstrapServers;
 
-  private EmbeddedKafka(KafkaRaftServer server, String bootstrapServers, TcpProxy proxy) {
+  /** The one user of the SASL/PLAIN listener, and its password. */
+  static final String SASL_USER = "tributary-reader";
+
+  static final String SASL_PASSWORD = "local-" + Long.toHexString(new SecureRandom().nextLong());
+
+  private EmbeddedKafka(
+      KafkaRaftServer server, String bootstrapServers, TcpProxy proxy, String saslServers) {
+    this.saslBootstrapServers = saslServers;
     this.server = server;
     this.bootstrapServers = bootstrapServers;
     this.proxy = proxy;
@@ -33,6 +42,8 @@ final class EmbeddedKafka implements AutoCloseable {
     // the proxy keep talking through it, so a test can take Kafka away from them alone.
     int proxiedPort = FreePorts.next();
     TcpProxy proxy = new TcpProxy(FreePorts.next(), proxiedPort);
+    // And one that needs a user and password (SASL/PLAIN), for source tables that authenticate.
+    int saslPort = FreePorts.next();
     Path logs = Files.createDirectories(dir.resolve("logs"));
     Properties props = new Properties();
     props.put("process.roles", "broker,controller");
@@ -45,15 +56,30 @@ final class EmbeddedKafka implements AutoCloseable {
             + ",CONTROLLER://127.0.0.1:"
             + controllerPort
             + ",PROXIED://127.0.0.1:"
-            + proxiedPort);
+            + proxiedPort
+            + ",SASL://127.0.0.1:"
+            + saslPort);
     props.put(
         "advertised.listeners",
-        "PLAINTEXT://127.0.0.1:" + brokerPort + ",PROXIED://127.0.0.1:" + proxy.port());
+        "PLAINTEXT://127.0.0.1:"
+            + brokerPort
+            + ",PROXIED://127.0.0.1:"
+            + proxy.port()
+            + ",SASL://127.0.0.1:"
+            + saslPort);
     props.put("controller.listener.names", "CONTROLLER");
     props.put("inter.broker.listener.name", "PLAINTEXT");
     props.put(
         "listener.security.protocol.map",
-        "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,PROXIED:PLAINTEXT");
+        "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,PROXIED:PLAINTEXT,SASL:SASL_PLAINTEXT");
+    props.put("listener.name.sasl.sasl.enabled.mechanisms", "PLAIN");
+    props.put(
+        "listener.name.sasl.plain.sasl.jaas.config",
+        "org.apache.kafka.common.security.plain.PlainLoginModule required user_"
+            + SASL_USER
+            + "=\""
+            + SASL_PASSWORD
+            + "\";");
     props.put("log.dirs", logs.toString());
     // One node: every replication factor and minimum ISR is 1.
     props.put("offsets.topic.replication.factor", "1");
@@ -76,7 +102,7 @@ final class EmbeddedKafka implements AutoCloseable {
 
     KafkaRaftServer server = new KafkaRaftServer(new KafkaConfig(props, false), Time.SYSTEM);
     server.startup();
-    return new EmbeddedKafka(server, "127.0.0.1:" + brokerPort, proxy);
+    return new EmbeddedKafka(server, "127.0.0.1:" + brokerPort, proxy, "127.0.0.1:" + saslPort);
   }
 
   /** kafka-storage format --standalone, as a single-node KRaft quorum needs. */
@@ -97,6 +123,11 @@ final class EmbeddedKafka implements AutoCloseable {
   }
 
   /** The same broker through a proxy that a test can cut: bootstrap servers and the proxy. */
+  /** The listener that needs {@link #SASL_USER} and {@link #SASL_PASSWORD} (SASL/PLAIN). */
+  String saslBootstrapServers() {
+    return saslBootstrapServers;
+  }
+
   String proxiedBootstrapServers() {
     return "127.0.0.1:" + proxy.port();
   }

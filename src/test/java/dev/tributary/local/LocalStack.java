@@ -5,8 +5,10 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -40,6 +42,8 @@ public final class LocalStack {
   private EmbeddedKafka kafka;
   private EmbeddedFlink flink;
   private ApicurioRegistry registry;
+  private final String adminApiKey = randomKey("trb_", 32);
+  private final String secretKey = Base64.getEncoder().encodeToString(randomBytes(32));
 
   private LocalStack(Path dir) {
     this.dir = dir;
@@ -121,6 +125,8 @@ public final class LocalStack {
     starters.shutdown();
     watchPostgres(dir.resolve("postgres"));
     stopOrder.add(0, ExampleDataGenerator.start(kafka.bootstrapServers()));
+    // Where the README's examples read it from: ../local-stack/admin-api-key.
+    Files.writeString(dir.getParent().resolve("admin-api-key"), adminApiKey + "\n");
     log.info("Local stack up in {} ms under {}", (System.nanoTime() - started) / 1_000_000, dir);
   }
 
@@ -156,7 +162,33 @@ public final class LocalStack {
     p.put("tributary.flink.rest-url", flink.restUrl().toString());
     p.put("tributary.flink.savepoint-dir", flink.savepointDir());
     p.put("tributary.local.examples", "true");
+    p.put("tributary.security.bootstrap-admin-key", adminApiKey);
+    p.put("tributary.security.secret-key", secretKey);
+    // The connector policy allows the cluster's SASL listener too (the service's is plain).
+    p.put("tributary.security.connectors.defaults.bootstrap-servers", kafka.saslBootstrapServers());
     return p;
+  }
+
+  /** The broker's SASL/PLAIN listener, its user and that user's password. */
+  public String[] kafkaSasl() {
+    return new String[] {
+      kafka.saslBootstrapServers(), EmbeddedKafka.SASL_USER, EmbeddedKafka.SASL_PASSWORD
+    };
+  }
+
+  /** The API key, an admin of every catalog, that services on this stack create at startup. */
+  public String adminApiKey() {
+    return adminApiKey;
+  }
+
+  private static byte[] randomBytes(int n) {
+    byte[] bytes = new byte[n];
+    new SecureRandom().nextBytes(bytes);
+    return bytes;
+  }
+
+  private static String randomKey(String prefix, int bytes) {
+    return prefix + Base64.getUrlEncoder().withoutPadding().encodeToString(randomBytes(bytes));
   }
 
   /**

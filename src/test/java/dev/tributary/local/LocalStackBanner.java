@@ -39,6 +39,7 @@ class LocalStackBanner implements ApplicationListener<ApplicationReadyEvent> {
          Schema Registry {}
          PostgreSQL      {}
          Example catalog examples.marketplace (orders, customers, products)
+         Admin API key   {} (in target/local-stack/admin-api-key)
         ---------------------------------------------------------------""",
         api,
         api,
@@ -47,6 +48,7 @@ class LocalStackBanner implements ApplicationListener<ApplicationReadyEvent> {
         stack.sqlGatewayUrl(),
         stack.kafkaBootstrapServers(),
         stack.registryUrl(),
-        stack.jdbcUrl());
+        stack.jdbcUrl(),
+        stack.adminApiKey());
   }
 }

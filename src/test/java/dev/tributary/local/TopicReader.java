@@ -3,6 +3,7 @@ package dev.tributary.local;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -26,7 +27,23 @@ public final class TopicReader {
    */
   public static List<String> values(
       String bootstrapServers, String topic, int count, Duration timeout, boolean readCommitted) {
-    Map<String, Object> config = config(bootstrapServers, readCommitted);
+    return values(bootstrapServers, topic, count, timeout, readCommitted, null);
+  }
+
+  /** The same, logging in with SASL/PLAIN and this JAAS configuration when it is not null. */
+  public static List<String> values(
+      String bootstrapServers,
+      String topic,
+      int count,
+      Duration timeout,
+      boolean readCommitted,
+      String jaas) {
+    Map<String, Object> config = new HashMap<>(config(bootstrapServers, readCommitted));
+    if (jaas != null) {
+      config.put("security.protocol", "SASL_PLAINTEXT");
+      config.put("sasl.mechanism", "PLAIN");
+      config.put("sasl.jaas.config", jaas);
+    }
     List<String> values = new ArrayList<>();
     try (KafkaConsumer<byte[], byte[]> consumer =
         new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {

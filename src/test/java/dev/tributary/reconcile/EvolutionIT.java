@@ -297,8 +297,9 @@ class EvolutionIT {
     ok(
         "ALTER MATERIALIZED TABLE priced ADD (`kafka_ts` TIMESTAMP_LTZ(3) METADATA FROM"
             + " 'timestamp' VIRTUAL)");
+    // One SELECT through the gateway can take most of 30 s when the whole suite runs.
     await()
-        .atMost(Duration.ofSeconds(30))
+        .atMost(Duration.ofSeconds(90))
         .untilAsserted(
             () -> {
               JsonNode selected =

@@ -16,10 +16,14 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -251,6 +255,45 @@ class LifecycleIT {
   }
 
   @Test
+  void shouldTellCreatedToTheOneRequestThatCreatedTheTable() throws Exception {
+    String statement =
+        "CREATE MATERIALIZED TABLE raced AS SELECT order_id FROM examples.marketplace.orders";
+    ExecutorService pool = Executors.newFixedThreadPool(10);
+    List<Future<Answer>> answers = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      boolean viaSql = i % 2 == 0;
+      answers.add(
+          pool.submit(
+              () ->
+                  viaSql
+                      ? api.sql(
+                          statement.replace("CREATE ", "CREATE OR ALTER "),
+                          "examples",
+                          "marketplace")
+                      : api.put(
+                          TABLES + "raced", null, Map.of("spec", Map.of("statement", statement)))));
+    }
+    List<String> outcomes = new ArrayList<>();
+    for (Future<Answer> answer : answers) {
+      Answer a = answer.get();
+      outcomes.add(
+          a.status()
+              + " "
+              + (a.body().has("results")
+                  ? a.body().path("results").path(0).path("outcome").asString()
+                  : a.body().path("code").asString("")));
+    }
+    pool.shutdown();
+    // One request made the row, by either path; the others changed nothing or were refused.
+    long created =
+        outcomes.stream().filter(o -> o.equals("201 ") || o.equals("200 CREATED")).count();
+    assertThat(created).as(outcomes.toString()).isEqualTo(1);
+    assertThat(outcomes).allMatch(o -> o.matches("(201|200|409) .*"), "no other status");
+    assertThat(api.get(TABLES + "raced/versions").body().size()).isEqualTo(1);
+    api.ok("DROP MATERIALIZED TABLE raced");
+  }
+
+  @Test
   void shouldUpdateThroughTheResourceApiWithOptimisticConcurrency() {
     Answer created =
         api.put(
@@ -260,7 +303,7 @@ class LifecycleIT {
                 "spec",
                 Map.of(
                     "statement",
-                    "CREATE MATERIALIZED TABLE x FRESHNESS = INTERVAL '2' SECOND AS SELECT order_id, price FROM examples.marketplace.orders")));
+                    "CREATE MATERIALIZED TABLE via_api FRESHNESS = INTERVAL '2' SECOND AS SELECT order_id, price FROM examples.marketplace.orders")));
     assertThat(created.status()).as(created.text()).isEqualTo(201);
     long version = created.body().path("metadata").path("resourceVersion").asLong();
     awaitPhase("via_api", "RUNNING");
@@ -276,7 +319,29 @@ class LifecycleIT {
             "\"" + table("via_api").path("metadata").path("resourceVersion").asLong() + "\"",
             Map.of("spec", Map.of("stopped", true)));
 
-    assertThat(stale.status()).isEqualTo(409);
+    Answer again =
+        api.put(
+            TABLES + "via_api",
+            null,
+            Map.of("metadata", Map.of("resourceVersion", version + 7), "spec", Map.of()));
+    Answer renamed =
+        api.put(
+            TABLES + "via_api",
+            null,
+            Map.of(
+                "spec",
+                Map.of(
+                    "statement",
+                    "CREATE MATERIALIZED TABLE other AS SELECT order_id FROM"
+                        + " examples.marketplace.orders")));
+    Answer staleDrop = api.delete(TABLES + "via_api", "\"" + version + "\"");
+
+    assertThat(stale.status()).isEqualTo(412); // the If-Match header
+    assertThat(again.status()).isEqualTo(409); // metadata.resourceVersion
+    assertThat(renamed.status()).isEqualTo(400);
+    assertThat(renamed.body().path("detail").asString()).contains("names");
+    assertThat(staleDrop.status()).as(staleDrop.text()).isEqualTo(412);
+    assertThat(api.get(TABLES + "via_api").status()).isEqualTo(200);
     assertThat(suspend.status()).as(suspend.text()).isEqualTo(200);
     awaitPhase("via_api", "STOPPED");
     assertThat(api.get(TABLES + "via_api/versions").body().size()).isEqualTo(1);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tributary.Api;
 import dev.tributary.Api.Answer;
 import dev.tributary.TributaryIT;
+import dev.tributary.local.LocalStack;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -232,8 +233,10 @@ class StatementsIT {
   @Test
   void shouldKeepPipelineTablesWithTheirFlowsAndSourceTables() {
     ok(
-        "CREATE TABLE clicks (id INT, ts TIMESTAMP(3)) WITH ('connector' = 'datagen',"
-            + " 'number-of-rows' = '10');"
+        "CREATE TABLE clicks (id INT, ts TIMESTAMP(3)) WITH ('connector' = 'kafka', 'topic' ="
+            + " 'orders', 'properties.bootstrap.servers' = '"
+            + LocalStack.get().kafkaBootstrapServers()
+            + "', 'scan.bounded.mode' = 'latest-offset', 'format' = 'json');"
             + " CREATE TABLE events (CONSTRAINT positive_id EXPECT (id > 0) ON VIOLATION DROP ROW)"
             + " FLOW INSERT BY NAME SELECT id FROM clicks;"
             + " CREATE FLOW backfill AS INSERT ONCE INTO events BY NAME SELECT id FROM clicks");

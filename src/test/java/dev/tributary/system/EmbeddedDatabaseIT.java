@@ -54,7 +54,8 @@ class EmbeddedDatabaseIT {
 
       assertThat(postgres.getPort()).isPositive();
       assertThat(
-              jdbc.queryForObject("SELECT max(version) FROM flyway_schema_history", String.class))
+              jdbc.queryForObject(
+                  "SELECT max(version::int)::text FROM flyway_schema_history", String.class))
           .isEqualTo(latestMigration());
       assertThat(jdbc.queryForObject("SELECT current_setting('port')", Integer.class))
           .isEqualTo(postgres.getPort());

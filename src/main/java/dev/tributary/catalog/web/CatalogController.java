@@ -3,6 +3,11 @@ package dev.tributary.catalog.web;
 import dev.tributary.catalog.CatalogService;
 import dev.tributary.catalog.SourceTable;
 import dev.tributary.catalog.SourceTableDefinition;
+import dev.tributary.security.Access;
+import dev.tributary.security.ConnectorPolicy;
+import dev.tributary.security.Grant;
+import dev.tributary.security.Role;
+import dev.tributary.security.SecurityProperties;
 import dev.tributary.sql.TableSchema;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
@@ -21,21 +26,43 @@ import org.springframework.web.bind.annotation.RestController;
 class CatalogController {
 
   private final CatalogService catalogs;
+  private final ConnectorPolicy policy;
 
-  CatalogController(CatalogService catalogs) {
+  CatalogController(CatalogService catalogs, ConnectorPolicy policy) {
     this.catalogs = catalogs;
+    this.policy = policy;
+  }
+
+  @GetMapping("/{catalog}/connector-policy")
+  @Operation(
+      operationId = "getConnectorPolicy",
+      summary = "What source tables of the catalog may reach (admin of the catalog)",
+      description =
+          "Connectors, Kafka servers, URL prefixes and paths allowed; the service's own cluster and"
+              + " registry are always included. Set under tributary.security.connectors.")
+  SecurityProperties.Policy connectorPolicy(@PathVariable String catalog) {
+    Access.require(Role.ADMIN, catalog, Grant.ANY);
+    return policy.effective(catalog);
   }
 
   @GetMapping
   @Operation(summary = "List catalogs")
   List<CatalogResponse> catalogs() {
-    return catalogs.catalogs().stream().map(c -> new CatalogResponse(c.getName())).toList();
+    // Only the catalogs the caller holds a grant in.
+    return catalogs.catalogs().stream()
+        .filter(c -> Access.seesCatalog(c.getName()))
+        .map(c -> new CatalogResponse(c.getName()))
+        .toList();
   }
 
   @GetMapping("/{catalog}/databases")
   @Operation(summary = "List the databases of a catalog")
   List<DatabaseResponse> databases(@PathVariable String catalog) {
+    if (!Access.seesCatalog(catalog)) {
+      Access.require(Role.VIEWER, catalog, "*");
+    }
     return catalogs.databases(catalog).stream()
+        .filter(d -> Access.sees(catalog, d.getName()))
         .map(d -> new DatabaseResponse(catalog, d.getName()))
         .toList();
   }
@@ -43,6 +70,7 @@ class CatalogController {
   @GetMapping("/{catalog}/databases/{database}/tables")
   @Operation(summary = "List the source tables of a database")
   List<SourceTableResponse> tables(@PathVariable String catalog, @PathVariable String database) {
+    Access.require(Role.VIEWER, catalog, database);
     return catalogs.sourceTables(catalog, database).stream().map(SourceTableResponse::of).toList();
   }
 
@@ -50,6 +78,7 @@ class CatalogController {
   @Operation(summary = "Get one source table")
   SourceTableResponse table(
       @PathVariable String catalog, @PathVariable String database, @PathVariable String table) {
+    Access.require(Role.VIEWER, catalog, database);
     return SourceTableResponse.of(catalogs.sourceTable(catalog, database, table));
   }
 

@@ -5,6 +5,10 @@ import dev.tributary.plan.ChangePlanner;
 import dev.tributary.reconcile.TableStatus;
 import dev.tributary.reconcile.port.SchemaRegistry;
 import dev.tributary.reconcile.port.Topics;
+import dev.tributary.security.Access;
+import dev.tributary.security.AuditContext;
+import dev.tributary.security.Role;
+import dev.tributary.sql.Hints;
 import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.sql.Parser;
@@ -13,18 +17,22 @@ import dev.tributary.sql.TableSchema;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
 import dev.tributary.system.Json;
+import dev.tributary.system.JsonProblems;
 import dev.tributary.table.Freshness;
 import dev.tributary.table.MaterializedTable;
 import dev.tributary.table.MaterializedTableService;
 import dev.tributary.table.MaterializedTableVersion;
 import dev.tributary.table.Phase;
 import dev.tributary.table.RecordValues;
+import dev.tributary.table.TableChange;
 import dev.tributary.table.TableRefresh;
 import dev.tributary.table.TableSpec;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
+import java.lang.reflect.RecordComponent;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -86,6 +94,7 @@ class MaterializedTableController {
       @RequestParam(required = false) Phase phase,
       @RequestParam(defaultValue = "0") int page,
       @RequestParam(defaultValue = "50") int size) {
+    Access.require(Role.VIEWER, catalog, database);
     if (page < 0 || size < 1 || size > 500) {
       throw new ApiException(
           ErrorCode.VALIDATION_FAILED, "page must be >= 0 and size between 1 and 500");
@@ -103,6 +112,7 @@ class MaterializedTableController {
   @Operation(summary = "Get one materialized table: spec, status, conditions, topic, subjects, job")
   ResponseEntity<Resource> get(
       @PathVariable String catalog, @PathVariable String database, @PathVariable String name) {
+    Access.require(Role.VIEWER, catalog, database);
     MaterializedTable table = tables.get(new ObjectName(catalog, database, name));
     return withEtag(HttpStatus.OK, resource(table));
   }
@@ -119,19 +129,39 @@ class MaterializedTableController {
       @PathVariable String database,
       @PathVariable String name,
       @RequestHeader(value = HttpHeaders.IF_MATCH, required = false) String ifMatch,
+      @RequestHeader(value = HttpHeaders.IF_NONE_MATCH, required = false) String ifNoneMatch,
       @RequestBody PutRequest request) {
     ObjectName id = new ObjectName(catalog, database, name);
+    AuditContext.attempt("PUT_MATERIALIZED_TABLE", id.toString());
+    Access.require(Role.DEVELOPER, catalog, database);
     if (request.spec() == null) {
       throw new ApiException(ErrorCode.VALIDATION_FAILED, "'spec' is required");
     }
-    MaterializedTableDefinition definition = definition(request.spec());
+    requireSameNames(id, request.metadata());
+    MaterializedTableDefinition definition = definition(id, request.spec());
+    if (definition != null) {
+      Hints.refuse(definition.query());
+      Access.requireReadable(definition.query(), catalog, database);
+    }
     var existing = tables.find(id);
+    if (ifNoneMatch != null && ifNoneMatch.strip().equals("*") && existing.isPresent()) {
+      throw new ApiException(
+          ErrorCode.PRECONDITION_FAILED,
+          id
+              + " exists (If-None-Match: *); it is at resourceVersion "
+              + existing.get().getResourceVersion(),
+          Map.of("resourceVersion", existing.get().getResourceVersion()));
+    }
+    if (ifMatch != null && !ifMatch.strip().equals("*") && existing.isEmpty()) {
+      throw new ApiException(
+          ErrorCode.PRECONDITION_FAILED, id + " does not exist, so If-Match cannot match");
+    }
     Long expected = expectedVersion(ifMatch, request.metadata());
     if (existing.isPresent()
         && expected != null
         && existing.get().getResourceVersion() != expected) {
       throw new ApiException(
-          ErrorCode.CONFLICT,
+          ifMatch != null ? ErrorCode.PRECONDITION_FAILED : ErrorCode.CONFLICT,
           "Stale resourceVersion "
               + expected
               + "; the table is at "
@@ -164,30 +194,36 @@ class MaterializedTableController {
     }
     Long planned = existing.map(MaterializedTable::getResourceVersion).orElse(null);
     MaterializedTableDefinition toStore = stored;
-    transactions.executeWithoutResult(
-        tx -> {
-          // What was planned against must still be there: a change since is a 409, not a write
-          // over a plan that no longer holds.
-          Long now = tables.find(id).map(MaterializedTable::getResourceVersion).orElse(null);
-          if (!Objects.equals(planned, now)) {
-            throw new ApiException(
-                ErrorCode.CONFLICT,
-                id + " changed while the request was planned; read it again and retry",
-                now == null ? Map.of() : Map.of("resourceVersion", now));
-          }
-          if (toStore != null) {
-            tables.create(id, toStore, true, false);
-          }
-          if (request.spec().stopped() != null) {
-            tables.alter(
-                id,
-                request.spec().stopped()
-                    ? new Statement.Suspend()
-                    : new Statement.Resume(Map.of()));
-          }
-        });
-    return withEtag(
-        existing.isPresent() ? HttpStatus.OK : HttpStatus.CREATED, resource(tables.get(id)));
+    // 201 only to the request whose insert made the row; one that raced it and found the row is
+    // told what it did to it.
+    boolean created =
+        transactions.execute(
+            tx -> {
+              // What was planned against must still be there: a change since is a 409, not a write
+              // over a plan that no longer holds.
+              Long now = tables.find(id).map(MaterializedTable::getResourceVersion).orElse(null);
+              if (!Objects.equals(planned, now)) {
+                throw new ApiException(
+                    ErrorCode.CONFLICT,
+                    id + " changed while the request was planned; read it again and retry",
+                    now == null ? Map.of() : Map.of("resourceVersion", now));
+              }
+              boolean inserted = false;
+              if (toStore != null) {
+                inserted =
+                    tables.create(id, toStore, true, false).outcome()
+                        == TableChange.Outcome.CREATED;
+              }
+              if (request.spec().stopped() != null) {
+                tables.alter(
+                    id,
+                    request.spec().stopped()
+                        ? new Statement.Suspend()
+                        : new Statement.Resume(Map.of()));
+              }
+              return inserted;
+            });
+    return withEtag(created ? HttpStatus.CREATED : HttpStatus.OK, resource(tables.get(id)));
   }
 
   @DeleteMapping("/{name}")
@@ -195,9 +231,20 @@ class MaterializedTableController {
       summary =
           "Drop: the job is cancelled, topic and subjects deleted, then the definition removed (kept in history)")
   ResponseEntity<Resource> delete(
-      @PathVariable String catalog, @PathVariable String database, @PathVariable String name) {
+      @PathVariable String catalog,
+      @PathVariable String database,
+      @PathVariable String name,
+      @RequestHeader(value = HttpHeaders.IF_MATCH, required = false) String ifMatch) {
     ObjectName id = new ObjectName(catalog, database, name);
-    tables.drop(id, false);
+    AuditContext.attempt("DELETE_MATERIALIZED_TABLE", id.toString());
+    Access.require(Role.DEVELOPER, catalog, database);
+    Long expected = expectedVersion(ifMatch, null);
+    if (expected != null) {
+      // Checked again in the drop's transaction: a change in between is not dropped unseen.
+      tables.drop(id, false, expected);
+    } else {
+      tables.drop(id, false);
+    }
     return ResponseEntity.accepted().body(resource(tables.get(id)));
   }
 
@@ -206,6 +253,7 @@ class MaterializedTableController {
       summary = "Every definition the table has had; still answers after the table is dropped")
   List<VersionResponse> versions(
       @PathVariable String catalog, @PathVariable String database, @PathVariable String name) {
+    Access.require(Role.VIEWER, catalog, database);
     return tables.versions(tables.historyOf(new ObjectName(catalog, database, name))).stream()
         .map(VersionResponse::of)
         .toList();
@@ -218,6 +266,7 @@ class MaterializedTableController {
       @PathVariable String database,
       @PathVariable String name,
       @PathVariable long version) {
+    Access.require(Role.VIEWER, catalog, database);
     return tables.versions(tables.historyOf(new ObjectName(catalog, database, name))).stream()
         .filter(v -> v.version() == version)
         .findFirst()
@@ -243,6 +292,7 @@ class MaterializedTableController {
           "What the reconciler did to the table, and why; still answers after the table is dropped")
   List<EventResponse> events(
       @PathVariable String catalog, @PathVariable String database, @PathVariable String name) {
+    Access.require(Role.VIEWER, catalog, database);
     return tables.events(tables.historyOf(new ObjectName(catalog, database, name))).stream()
         .map(e -> new EventResponse(e.getAt(), e.getType().name(), e.getReason(), e.getMessage()))
         .toList();
@@ -260,6 +310,7 @@ class MaterializedTableController {
       @PathVariable String name,
       @RequestParam(defaultValue = "0") int page,
       @RequestParam(defaultValue = "20") int size) {
+    Access.require(Role.VIEWER, catalog, database);
     if (page < 0 || size < 1 || size > 500) {
       throw new ApiException(
           ErrorCode.VALIDATION_FAILED, "page must be >= 0 and size between 1 and 500");
@@ -281,6 +332,7 @@ class MaterializedTableController {
       @PathVariable String database,
       @PathVariable String name,
       @RequestBody(required = false) RefreshRequest request) {
+    Access.require(Role.DEVELOPER, catalog, database);
     ObjectName id = new ObjectName(catalog, database, name);
     Map<String, String> partition =
         request == null || request.partition() == null ? Map.of() : request.partition();
@@ -304,6 +356,7 @@ class MaterializedTableController {
               + " INSERT ONCE) its one run")
   List<Resource> flows(
       @PathVariable String catalog, @PathVariable String database, @PathVariable String name) {
+    Access.require(Role.VIEWER, catalog, database);
     MaterializedTable table = tables.pipelineTable(new ObjectName(catalog, database, name));
     return tables.flows(table).stream().map(this::resource).toList();
   }
@@ -315,6 +368,7 @@ class MaterializedTableController {
               + " pipeline table or for the materialized table's job, summed over its jobs")
   ExpectationsResponse expectations(
       @PathVariable String catalog, @PathVariable String database, @PathVariable String name) {
+    Access.require(Role.VIEWER, catalog, database);
     ObjectName id = new ObjectName(catalog, database, name);
     MaterializedTable table = tables.get(id);
     TableSpec spec = tables.spec(table);
@@ -358,6 +412,7 @@ class MaterializedTableController {
       @PathVariable String database,
       @PathVariable String name,
       @RequestParam(defaultValue = "10") int limit) {
+    Access.require(Role.DEVELOPER, catalog, database);
     if (limit < 1 || limit > 1000) {
       throw new ApiException(ErrorCode.VALIDATION_FAILED, "limit must be between 1 and 1000");
     }
@@ -384,10 +439,20 @@ class MaterializedTableController {
     return new PreviewResponse(topic, rows);
   }
 
-  private MaterializedTableDefinition definition(SpecRequest spec) {
+  private MaterializedTableDefinition definition(ObjectName id, SpecRequest spec) {
     if (spec.statement() != null) {
       Statement statement = Parser.parse(spec.statement());
       if (statement instanceof Statement.CreateMaterializedTable create) {
+        ObjectName named = create.name().resolve(id.catalog(), id.database());
+        if (!named.equals(id)) {
+          throw new ApiException(
+              ErrorCode.VALIDATION_FAILED,
+              "spec.statement creates "
+                  + named
+                  + " but the request's path names "
+                  + id
+                  + "; a PUT changes the table of its path");
+        }
         return create.definition();
       }
       throw new ApiException(
@@ -399,11 +464,40 @@ class MaterializedTableController {
         return Json.read(Json.write(spec.definition()), MaterializedTableDefinition.class);
       } catch (RuntimeException e) {
         throw new ApiException(
-            ErrorCode.VALIDATION_FAILED, "spec.definition cannot be read: " + e.getMessage());
+            ErrorCode.VALIDATION_FAILED,
+            "spec.definition cannot be read: " + JsonProblems.describe(e));
       }
     }
     return null;
   }
+
+  /** The names of metadata, when given, must be those of the path. */
+  private static void requireSameNames(ObjectName id, Map<String, Object> metadata) {
+    if (metadata == null) {
+      return;
+    }
+    for (String key : metadata.keySet()) {
+      if (!METADATA_FIELDS.contains(key)) {
+        throw new ApiException(
+            ErrorCode.VALIDATION_FAILED,
+            "metadata has no field '" + key + "'; it has " + String.join(", ", METADATA_FIELDS));
+      }
+    }
+    Map<String, String> path =
+        Map.of("catalog", id.catalog(), "database", id.database(), "name", id.name());
+    path.forEach(
+        (field, value) -> {
+          Object given = metadata.get(field);
+          if (given != null && !value.equals(given)) {
+            throw new ApiException(
+                ErrorCode.VALIDATION_FAILED,
+                "metadata." + field + " is '" + given + "' but the path names '" + value + "'");
+          }
+        });
+  }
+
+  private static final List<String> METADATA_FIELDS =
+      Arrays.stream(Metadata.class.getRecordComponents()).map(RecordComponent::getName).toList();
 
   private static Long expectedVersion(String ifMatch, Map<String, Object> metadata) {
     String value =

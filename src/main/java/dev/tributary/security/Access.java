@@ -1,0 +1,81 @@
+package dev.tributary.security;
+
+import dev.tributary.sql.ObjectName;
+import dev.tributary.sql.QueryReferences;
+import dev.tributary.system.ApiException;
+import dev.tributary.system.ErrorCode;
+import java.util.Map;
+import org.springframework.security.core.Authentication;
+import org.springframework.security.core.context.SecurityContextHolder;
+
+/**
+ * The authorization checks, made where a request names what it acts on. Outside a request (the
+ * reconciler, scheduled refreshes) the caller is {@link Caller#SYSTEM}, which may do everything it
+ * is asked to by the service itself.
+ */
+public final class Access {
+
+  private Access() {}
+
+  /** The caller of the current request, or {@link Caller#SYSTEM} outside one. */
+  public static Caller caller() {
+    Authentication authentication = SecurityContextHolder.getContext().getAuthentication();
+    if (authentication != null && authentication.getPrincipal() instanceof Caller caller) {
+      return caller;
+    }
+    return Caller.SYSTEM;
+  }
+
+  private static boolean internal(Caller caller) {
+    return caller == Caller.SYSTEM;
+  }
+
+  /** 403 unless the caller holds {@code role} (or more) on the database. */
+  public static void require(Role role, String catalog, String database) {
+    Caller caller = caller();
+    if (!internal(caller) && !caller.may(role, catalog, database)) {
+      throw forbidden(caller, role.label() + " on " + catalog + "." + database);
+    }
+  }
+
+  /**
+   * 403 unless the caller may read the rows of every table the query reads (developer there): a
+   * table's rows are no more visible through another table's query than they are directly.
+   */
+  public static void requireReadable(String query, String catalog, String database) {
+    if (query == null || internal(caller())) {
+      return;
+    }
+    for (ObjectName read : QueryReferences.tables(query)) {
+      ObjectName r = read.resolve(catalog, database);
+      if (r.catalog() != null && r.database() != null) {
+        require(Role.DEVELOPER, r.catalog(), r.database());
+      }
+    }
+  }
+
+  /** 403 unless the caller is an admin of every catalog. */
+  public static void requireGlobalAdmin() {
+    Caller caller = caller();
+    if (!internal(caller) && !caller.globalAdmin()) {
+      throw forbidden(caller, "admin on every catalog (admin:*)");
+    }
+  }
+
+  public static boolean sees(String catalog, String database) {
+    Caller caller = caller();
+    return internal(caller) || caller.sees(catalog, database);
+  }
+
+  public static boolean seesCatalog(String catalog) {
+    Caller caller = caller();
+    return internal(caller) || caller.seesCatalog(catalog);
+  }
+
+  private static ApiException forbidden(Caller caller, String permission) {
+    return new ApiException(
+        ErrorCode.FORBIDDEN,
+        caller.name() + " may not do this: it needs " + permission,
+        Map.of("permission", permission));
+  }
+}

@@ -1,0 +1,154 @@
+package dev.tributary.security;
+
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.RowMapper;
+import org.springframework.stereotype.Component;
+
+/**
+ * Who did what to which resource, and when: every change (written in the change's own transaction,
+ * so a change rolled back leaves no entry) and every refused attempt (written after the answer).
+ * Definitions are kept as their canonical statements, with secrets already masked.
+ */
+@Component
+public class AuditLog {
+
+  /** What happened to the request. */
+  public enum Outcome {
+    CHANGED,
+    REFUSED
+  }
+
+  /** One entry. */
+  public record Entry(
+      long id,
+      Instant at,
+      String principal,
+      String action,
+      String resource,
+      Outcome outcome,
+      Integer status,
+      String code,
+      String detail,
+      String before,
+      String after) {}
+
+  /** Filters of a page of the log; null means any. */
+  public record Query(
+      String principal,
+      String action,
+      String resource,
+      Outcome outcome,
+      Instant since,
+      Instant until,
+      int offset,
+      int limit) {}
+
+  private static final RowMapper<Entry> ROWS =
+      (rs, i) ->
+          new Entry(
+              rs.getLong("id"),
+              rs.getTimestamp("at").toInstant(),
+              rs.getString("principal"),
+              rs.getString("action"),
+              rs.getString("resource"),
+              Outcome.valueOf(rs.getString("outcome")),
+              (Integer) rs.getObject("status"),
+              rs.getString("code"),
+              rs.getString("detail"),
+              rs.getString("before_definition"),
+              rs.getString("after_definition"));
+
+  private final JdbcTemplate jdbc;
+
+  AuditLog(JdbcTemplate jdbc) {
+    this.jdbc = jdbc;
+  }
+
+  /** A change by the current caller, in the caller's transaction. */
+  public void changed(String action, String resource, String before, String after) {
+    insert(
+        Access.caller().name(), action, resource, Outcome.CHANGED, null, null, null, before, after);
+  }
+
+  /** A refused request. */
+  public void refused(
+      String principal, String action, String resource, int status, String code, String detail) {
+    insert(principal, action, resource, Outcome.REFUSED, status, code, detail, null, null);
+  }
+
+  private void insert(
+      String principal,
+      String action,
+      String resource,
+      Outcome outcome,
+      Integer status,
+      String code,
+      String detail,
+      String before,
+      String after) {
+    jdbc.update(
+        "INSERT INTO audit_event (at, principal, action, resource, outcome, status, code, detail,"
+            + " before_definition, after_definition) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        Timestamp.from(Instant.now()),
+        clean(principal),
+        clean(action),
+        clean(resource),
+        outcome.name(),
+        status,
+        code,
+        truncate(detail),
+        before,
+        after);
+  }
+
+  /** At most 2,000 characters, and no NUL (PostgreSQL text cannot hold one). */
+  private static String truncate(String text) {
+    String clean = clean(text);
+    return clean == null || clean.length() <= 2000 ? clean : clean.substring(0, 2000) + "...";
+  }
+
+  private static String clean(String text) {
+    return text == null ? null : text.replace('\u0000', '\ufffd');
+  }
+
+  public List<Entry> page(Query query) {
+    StringBuilder where = new StringBuilder(" WHERE TRUE");
+    List<Object> args = new ArrayList<>();
+    if (query.principal() != null) {
+      where.append(" AND principal = ?");
+      args.add(query.principal());
+    }
+    if (query.action() != null) {
+      where.append(" AND action = ?");
+      args.add(query.action());
+    }
+    if (query.resource() != null) {
+      // The resource or anything under it: examples.marketplace matches its tables.
+      where.append(" AND (resource = ? OR starts_with(resource, ?))");
+      args.add(query.resource());
+      args.add(query.resource() + ".");
+    }
+    if (query.outcome() != null) {
+      where.append(" AND outcome = ?");
+      args.add(query.outcome().name());
+    }
+    if (query.since() != null) {
+      where.append(" AND at >= ?");
+      args.add(Timestamp.from(query.since()));
+    }
+    if (query.until() != null) {
+      where.append(" AND at < ?");
+      args.add(Timestamp.from(query.until()));
+    }
+    args.add(query.limit());
+    args.add(query.offset());
+    return jdbc.query(
+        "SELECT * FROM audit_event" + where + " ORDER BY id DESC LIMIT ? OFFSET ?",
+        ROWS,
+        args.toArray());
+  }
+}

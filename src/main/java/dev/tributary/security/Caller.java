@@ -1,0 +1,37 @@
+package dev.tributary.security;
+
+import java.util.List;
+
+/**
+ * Who is calling: a name for the audit log, how they proved it, and what they may do.
+ *
+ * @param name the API key's name, or the token's subject
+ * @param via {@code api-key} or {@code jwt}
+ */
+public record Caller(String name, String via, List<Grant> grants) {
+
+  public Caller {
+    grants = List.copyOf(grants);
+  }
+
+  /** The reconciler and the scheduler, acting for requests made earlier. */
+  public static final Caller SYSTEM = new Caller("system", "internal", List.of());
+
+  public boolean may(Role role, String catalog, String database) {
+    return grants.stream().anyMatch(g -> g.allows(role, catalog, database));
+  }
+
+  /** Whether any grant reaches the database: the caller may see that it exists. */
+  public boolean sees(String catalog, String database) {
+    return grants.stream().anyMatch(g -> g.covers(catalog, database));
+  }
+
+  public boolean seesCatalog(String catalog) {
+    return grants.stream().anyMatch(g -> g.coversCatalog(catalog));
+  }
+
+  /** An admin of every catalog: API keys, connector policies and the audit log. */
+  public boolean globalAdmin() {
+    return grants.stream().anyMatch(g -> g.global() && g.role() == Role.ADMIN);
+  }
+}

@@ -1,0 +1,207 @@
+package dev.tributary.security;
+
+import dev.tributary.system.ErrorCode;
+import dev.tributary.system.Problems;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.http.HttpHeaders;
+import org.springframework.security.authentication.AuthenticationManager;
+import org.springframework.security.authentication.AuthenticationProvider;
+import org.springframework.security.authentication.BadCredentialsException;
+import org.springframework.security.authentication.ProviderManager;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.config.http.SessionCreationPolicy;
+import org.springframework.security.core.Authentication;
+import org.springframework.security.core.AuthenticationException;
+import org.springframework.security.core.context.SecurityContextHolder;
+import org.springframework.security.oauth2.jwt.Jwt;
+import org.springframework.security.oauth2.jwt.JwtDecoder;
+import org.springframework.security.oauth2.server.resource.authentication.BearerTokenAuthenticationToken;
+import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationProvider;
+import org.springframework.security.oauth2.server.resource.web.authentication.BearerTokenAuthenticationFilter;
+import org.springframework.security.web.AuthenticationEntryPoint;
+import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.security.web.access.AccessDeniedHandler;
+import org.springframework.security.web.firewall.RequestRejectedHandler;
+
+/**
+ * Every endpoint needs a bearer token except liveness, readiness, the bare health status and the
+ * API documentation (so that Swagger UI can load and offer Authorize). A token is an API key when
+ * it starts with {@code trb_}, otherwise an OAuth2 JWT, checked only when an issuer (or JWK set, or
+ * public key) is configured under {@code spring.security.oauth2.resourceserver.jwt}. What a caller
+ * may do is decided where a request names its catalog and database ({@link Access}).
+ */
+@Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties(SecurityProperties.class)
+class SecurityConfiguration {
+
+  @Bean
+  SecurityFilterChain api(
+      HttpSecurity http, ApiKeyService keys, ObjectProvider<JwtDecoder> jwt, SecurityProperties p)
+      throws Exception {
+    List<AuthenticationProvider> providers = new ArrayList<>();
+    providers.add(new ApiKeyProvider(keys));
+    JwtDecoder decoder = jwt.getIfAvailable();
+    if (decoder != null) {
+      JwtAuthenticationProvider tokens = new JwtAuthenticationProvider(decoder);
+      tokens.setJwtAuthenticationConverter(
+          token -> new CallerAuthentication(caller(token, p.jwt())));
+      providers.add(tokens);
+    }
+    AuthenticationManager manager = new ProviderManager(providers);
+    AuthenticationEntryPoint unauthorized = SecurityConfiguration::unauthorized;
+    AccessDeniedHandler denied =
+        (request, response, e) ->
+            Problems.write(
+                request,
+                response,
+                Problems.of(
+                    ErrorCode.FORBIDDEN,
+                    "This endpoint needs an admin of every catalog (admin:*)"));
+    http.csrf(c -> c.disable()) // bearer tokens only: no cookie a browser would send on its own
+        .sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
+        .requestCache(c -> c.disable())
+        .authorizeHttpRequests(
+            a ->
+                a.requestMatchers(
+                        "/actuator/health",
+                        "/actuator/health/liveness",
+                        "/actuator/health/readiness")
+                    .permitAll()
+                    .requestMatchers(
+                        "/swagger-ui.html", "/swagger-ui/**", "/v3/api-docs", "/v3/api-docs/**")
+                    .permitAll()
+                    .requestMatchers("/error")
+                    .permitAll()
+                    .requestMatchers("/actuator/**")
+                    .hasRole("ADMIN")
+                    .anyRequest()
+                    .authenticated())
+        .oauth2ResourceServer(
+            o ->
+                o.authenticationManagerResolver(request -> manager)
+                    .authenticationEntryPoint(unauthorized)
+                    .accessDeniedHandler(denied))
+        .exceptionHandling(
+            e -> e.authenticationEntryPoint(unauthorized).accessDeniedHandler(denied))
+        .addFilterAfter(
+            (request, response, chain) -> {
+              Authentication who = SecurityContextHolder.getContext().getAuthentication();
+              if (who != null && who.getPrincipal() instanceof Caller caller) {
+                request.setAttribute(AuditContext.CALLER, caller);
+              }
+              chain.doFilter(request, response);
+            },
+            BearerTokenAuthenticationFilter.class);
+    return http.build();
+  }
+
+  /** A request the firewall refuses (an encoded slash, a dot segment) is a 400 problem too. */
+  @Bean
+  RequestRejectedHandler requestRejectedHandler() {
+    return (request, response, e) ->
+        Problems.write(
+            request,
+            response,
+            Problems.of(
+                ErrorCode.BAD_REQUEST,
+                "The request path is not allowed (encoded slashes, dot segments, control"
+                    + " characters and the like are refused)"));
+  }
+
+  private static void unauthorized(
+      HttpServletRequest request, HttpServletResponse response, AuthenticationException e)
+      throws IOException {
+    boolean sent = request.getHeader(HttpHeaders.AUTHORIZATION) != null;
+    response.setHeader(
+        HttpHeaders.WWW_AUTHENTICATE,
+        sent ? "Bearer error=\"invalid_token\"" : "Bearer realm=\"tributary\"");
+    Problems.write(
+        request,
+        response,
+        Problems.of(
+            ErrorCode.UNAUTHORIZED,
+            sent
+                ? "The bearer token is not valid (unknown, revoked or expired API key, or a JWT"
+                    + " that does not verify)"
+                : "Send an API key or an OAuth2 token: Authorization: Bearer <token>"));
+  }
+
+  /** The grants of a JWT: its grants claim, and scopes that name a role. */
+  static Caller caller(Jwt token, SecurityProperties.Jwt mapping) {
+    Set<Grant> grants = new LinkedHashSet<>();
+    Object claim = token.getClaims().get(mapping.grantsClaim());
+    if (claim instanceof Collection<?> values) {
+      for (Object value : values) {
+        grants.add(parseOrThrow(String.valueOf(value)));
+      }
+    } else if (claim instanceof String text) {
+      for (String value : text.split("[ ,]+")) {
+        if (!value.isBlank()) {
+          grants.add(parseOrThrow(value));
+        }
+      }
+    }
+    Object scopes = token.getClaims().getOrDefault("scope", token.getClaims().get("scp"));
+    List<String> scopeList =
+        scopes instanceof Collection<?> c
+            ? c.stream().map(String::valueOf).toList()
+            : scopes instanceof String s ? List.of(s.split(" ")) : List.of();
+    for (String scope : scopeList) {
+      if (scope.startsWith(mapping.scopePrefix())) {
+        String role = scope.substring(mapping.scopePrefix().length());
+        try {
+          grants.add(Grant.everywhere(Role.parse(role)));
+        } catch (IllegalArgumentException ignored) {
+          // a scope of another service that shares the prefix
+        }
+      }
+    }
+    String name = token.getClaimAsString(mapping.nameClaim());
+    return new Caller(name == null ? token.getSubject() : name, "jwt", List.copyOf(grants));
+  }
+
+  private static Grant parseOrThrow(String text) {
+    try {
+      return Grant.parse(text);
+    } catch (IllegalArgumentException e) {
+      throw new BadCredentialsException("The token's grant is not valid: " + e.getMessage());
+    }
+  }
+
+  /** Bearer tokens that start with {@code trb_}: API keys. Others are left to the JWT provider. */
+  static final class ApiKeyProvider implements AuthenticationProvider {
+
+    private final ApiKeyService keys;
+
+    ApiKeyProvider(ApiKeyService keys) {
+      this.keys = keys;
+    }
+
+    @Override
+    public Authentication authenticate(Authentication authentication) {
+      String token = ((BearerTokenAuthenticationToken) authentication).getToken();
+      if (!token.startsWith(ApiKeyService.PREFIX)) {
+        return null;
+      }
+      return keys.authenticate(token)
+          .map(CallerAuthentication::new)
+          .orElseThrow(() -> new BadCredentialsException("Unknown, revoked or expired API key"));
+    }
+
+    @Override
+    public boolean supports(Class<?> type) {
+      return BearerTokenAuthenticationToken.class.isAssignableFrom(type);
+    }
+  }
+}
