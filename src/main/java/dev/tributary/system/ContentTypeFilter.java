@@ -6,15 +6,17 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.util.Set;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.InvalidMediaTypeException;
 import org.springframework.http.MediaType;
 import org.springframework.stereotype.Component;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
- * Every request body of the API is JSON. A body sent as anything else is a 415 before any framework
- * code tries to read it (multipart parsing and wildcard types would otherwise fail inside Spring
- * with a 500).
+ * An Accept header that cannot be parsed is a 400 (Spring would fail while answering the error and
+ * end in a 500). Every request body of the API is JSON. A body sent as anything else is a 415
+ * before any framework code tries to read it (multipart parsing and wildcard types would otherwise
+ * fail inside Spring with a 500).
  */
 @Component
 class ContentTypeFilter extends OncePerRequestFilter {
@@ -25,6 +27,16 @@ class ContentTypeFilter extends OncePerRequestFilter {
   protected void doFilterInternal(
       HttpServletRequest request, HttpServletResponse response, FilterChain chain)
       throws ServletException, IOException {
+    String accept = request.getHeader(HttpHeaders.ACCEPT);
+    if (accept != null && !readable(accept)) {
+      Problems.write(
+          request,
+          response,
+          Problems.of(
+              ErrorCode.BAD_REQUEST,
+              "The Accept header cannot be read; send e.g. Accept: application/json"));
+      return;
+    }
     String type = request.getContentType();
     if (type != null && WITH_BODY.contains(request.getMethod()) && !json(type)) {
       Problems.write(
@@ -36,6 +48,15 @@ class ContentTypeFilter extends OncePerRequestFilter {
       return;
     }
     chain.doFilter(request, response);
+  }
+
+  private static boolean readable(String accept) {
+    try {
+      MediaType.parseMediaTypes(accept);
+      return true;
+    } catch (InvalidMediaTypeException e) {
+      return false;
+    }
   }
 
   private static boolean json(String type) {

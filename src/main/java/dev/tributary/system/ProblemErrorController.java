@@ -8,6 +8,8 @@ import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
+import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.web.ErrorResponse;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
@@ -27,6 +29,13 @@ class ProblemErrorController implements ErrorController {
     // Called directly, not as an error dispatch: there is nothing here.
     int status = code instanceof Integer i && i >= 400 ? i : 404;
     Object failure = request.getAttribute(RequestDispatcher.ERROR_EXCEPTION);
+    // A client's mistake that escaped Spring MVC's handlers (one failed while answering it) is
+    // still the client's mistake.
+    if (status == 500 && failure instanceof ErrorResponse known) {
+      status = known.getStatusCode().value();
+    } else if (status == 500 && failure instanceof HttpMessageNotReadableException) {
+      status = 400;
+    }
     ProblemDetail problem =
         ProblemAdvice.frameworkProblem(
             failure instanceof Exception e ? e : new IllegalStateException(),
