@@ -2,41 +2,138 @@ package dev.tributary.security;
 
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
+import dev.tributary.system.Json;
 import dev.tributary.system.TributaryProperties;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.regex.Pattern;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
+import org.springframework.transaction.annotation.Transactional;
 
 /**
  * What a source table may reach, per catalog: which connectors, and which values of the options
  * that open a network connection or a file. By default: the Kafka connectors on the service's own
- * cluster, with its own Schema Registry, and no file paths. A refused option is a 403 naming it.
+ * cluster, with its own Schema Registry, and no file paths. A refused option is a 403 naming it. An
+ * admin of the catalog may replace a catalog's policy through the API (kept in {@code
+ * connector_policy}); otherwise it is the configured one ({@code tributary.security.connectors}).
  */
 @Component
 public class ConnectorPolicy {
 
+  private static final Pattern CONNECTOR = Pattern.compile("[a-z0-9][a-z0-9.-]{0,99}");
+  private static final Pattern SERVER = Pattern.compile("[A-Za-z0-9.-]+:\\d{1,5}");
+
   private final SecurityProperties.Connectors policies;
   private final List<String> ownServers;
   private final String ownRegistry;
+  private final JdbcTemplate jdbc;
+  private final AuditLog audit;
 
-  ConnectorPolicy(SecurityProperties security, TributaryProperties tributary) {
+  ConnectorPolicy(
+      SecurityProperties security,
+      TributaryProperties tributary,
+      JdbcTemplate jdbc,
+      AuditLog audit) {
+    this.jdbc = jdbc;
+    this.audit = audit;
     this.policies = security.connectors();
     this.ownServers = servers(tributary.kafka().bootstrapServers());
     this.ownRegistry = tributary.schemaRegistry().url().toString();
   }
 
-  /** The policy of a catalog, with the service's own cluster and registry included. */
+  /**
+   * The policy of a catalog, with the service's own cluster and registry included: the one an admin
+   * set through the API, else the configured one.
+   */
   public SecurityProperties.Policy effective(String catalog) {
-    SecurityProperties.Policy p = policies.of(catalog);
+    SecurityProperties.Policy p = stored(catalog).orElseGet(() -> policies.of(catalog));
     List<String> servers = new ArrayList<>(ownServers);
     p.bootstrapServers().forEach(s -> servers.addAll(servers(s)));
     List<String> urls = new ArrayList<>(List.of(ownRegistry));
     urls.addAll(p.urls());
     return new SecurityProperties.Policy(p.connectors(), servers, urls, p.paths());
+  }
+
+  private Optional<SecurityProperties.Policy> stored(String catalog) {
+    return jdbc
+        .query(
+            "SELECT policy::text FROM connector_policy WHERE catalog = ?",
+            (rs, i) -> rs.getString(1),
+            catalog)
+        .stream()
+        .findFirst()
+        .map(json -> Json.read(json, SecurityProperties.Policy.class));
+  }
+
+  /**
+   * Sets the catalog's policy (the service's own cluster and registry stay allowed). It applies to
+   * source tables registered from now on; tables already registered keep their options.
+   */
+  @Transactional
+  public SecurityProperties.Policy replace(String catalog, SecurityProperties.Policy policy) {
+    validate(policy);
+    String before = stored(catalog).map(Json::write).orElse(null);
+    String after = Json.write(policy);
+    jdbc.update(
+        "INSERT INTO connector_policy (catalog, policy, updated_by, updated_at)"
+            + " VALUES (?, ?::jsonb, ?, now()) ON CONFLICT (catalog) DO UPDATE"
+            + " SET policy = EXCLUDED.policy, updated_by = EXCLUDED.updated_by,"
+            + " updated_at = EXCLUDED.updated_at",
+        catalog,
+        after,
+        Access.caller().name());
+    audit.changed("connector-policy.replace", "connector-policy:" + catalog, before, after);
+    return effective(catalog);
+  }
+
+  /** Drops the policy set through the API: the catalog has the configured one again. */
+  @Transactional
+  public SecurityProperties.Policy reset(String catalog) {
+    Optional<SecurityProperties.Policy> before = stored(catalog);
+    if (before.isPresent()) {
+      jdbc.update("DELETE FROM connector_policy WHERE catalog = ?", catalog);
+      audit.changed(
+          "connector-policy.reset", "connector-policy:" + catalog, Json.write(before.get()), null);
+    }
+    return effective(catalog);
+  }
+
+  private static void validate(SecurityProperties.Policy policy) {
+    for (String connector : policy.connectors()) {
+      if (!CONNECTOR.matcher(connector).matches()) {
+        throw invalid("connectors", connector, "a connector identifier such as kafka");
+      }
+    }
+    for (String server : policy.bootstrapServers()) {
+      if (!SERVER.matcher(server).matches()) {
+        throw invalid("bootstrapServers", server, "host:port");
+      }
+    }
+    for (String url : policy.urls()) {
+      if (!url.startsWith("http://") && !url.startsWith("https://")) {
+        throw invalid("urls", url, "an http:// or https:// prefix");
+      }
+    }
+    for (String path : policy.paths()) {
+      if (!path.startsWith("/") && !path.startsWith("file:/") && !path.startsWith("s3://")) {
+        throw invalid("paths", path, "an absolute path prefix (/..., file:/..., s3://...)");
+      }
+      if (path.contains("..")) {
+        throw invalid("paths", path, "a prefix without '..'");
+      }
+    }
+  }
+
+  private static ApiException invalid(String field, String value, String expected) {
+    return new ApiException(
+        ErrorCode.VALIDATION_FAILED,
+        "'" + field + "' cannot hold '" + value + "'; expected " + expected);
   }
 
   /** 403 unless every option of a source table in the catalog is allowed. */

@@ -57,5 +57,13 @@ public record SecurityProperties(
       @DefaultValue({"kafka", "upsert-kafka"}) List<String> connectors,
       @DefaultValue({}) List<String> bootstrapServers,
       @DefaultValue({}) List<String> urls,
-      @DefaultValue({}) List<String> paths) {}
+      @DefaultValue({}) List<String> paths) {
+
+    public Policy {
+      connectors = connectors == null ? List.of() : List.copyOf(connectors);
+      bootstrapServers = bootstrapServers == null ? List.of() : List.copyOf(bootstrapServers);
+      urls = urls == null ? List.of() : List.copyOf(urls);
+      paths = paths == null ? List.of() : List.copyOf(paths);
+    }
+  }
 }

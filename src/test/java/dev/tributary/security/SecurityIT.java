@@ -46,6 +46,8 @@ class SecurityIT {
     // Every caller here holds a grant in the catalog; the list shows only its databases.
     NEEDS.put("GET /v1/catalogs/{catalog}/databases", Needs.ANY_KEY);
     NEEDS.put("GET /v1/catalogs/{catalog}/connector-policy", Needs.CATALOG_ADMIN);
+    NEEDS.put("PUT /v1/catalogs/{catalog}/connector-policy", Needs.CATALOG_ADMIN);
+    NEEDS.put("DELETE /v1/catalogs/{catalog}/connector-policy", Needs.CATALOG_ADMIN);
     NEEDS.put("GET " + db + "/tables", Needs.VIEWER);
     NEEDS.put("GET " + db + "/tables/{table}", Needs.VIEWER);
     NEEDS.put("GET " + db + "/materialized-tables", Needs.VIEWER);
@@ -143,6 +145,9 @@ class SecurityIT {
           "made-" + UUID.randomUUID().toString().substring(0, 8),
           "grants",
           List.of("viewer:examples.marketplace"));
+    }
+    if (path.endsWith("/connector-policy") && method.equals("PUT")) {
+      return Map.of("connectors", List.of("bogus name")); // allowed callers get a 400: unchanged
     }
     if (method.equals("PUT")) {
       return Map.of("spec", Map.of("stopped", true));
@@ -255,6 +260,58 @@ class SecurityIT {
     assertThat(mine.text()).contains("sec_seen");
     assertThat(elsewhere.sql("SHOW MATERIALIZED TABLES", "examples", "marketplace").status())
         .isEqualTo(403);
+  }
+
+  @Test
+  void shouldApplyACatalogsPolicyAsItsAdminSetsIt() {
+    String datagen = "CREATE TABLE gen (a INT) WITH ('connector' = 'datagen')";
+    Api catalogAdmin = new Api(port, key("admin:policytest.*"));
+
+    Answer before = catalogAdmin.sql(datagen, "policytest", "db");
+    Answer set =
+        catalogAdmin.call(
+            "PUT",
+            "/v1/catalogs/policytest/connector-policy",
+            Map.of("connectors", List.of("kafka", "datagen")));
+    Answer allowed = catalogAdmin.sql(datagen, "policytest", "db");
+    Answer elsewhere = admin.sql(datagen, "examples", "marketplace");
+    Answer bad =
+        catalogAdmin.call(
+            "PUT",
+            "/v1/catalogs/policytest/connector-policy",
+            Map.of("bootstrapServers", List.of("not a server")));
+    Answer notTheirs =
+        catalogAdmin.call(
+            "PUT", "/v1/catalogs/examples/connector-policy", Map.of("connectors", List.of("x")));
+    Answer reset = catalogAdmin.call("DELETE", "/v1/catalogs/policytest/connector-policy", null);
+    Answer after = catalogAdmin.sql(datagen.replace("gen (", "gen2 ("), "policytest", "db");
+
+    assertThat(before.body().path("code").asString()).isEqualTo("CONNECTOR_NOT_ALLOWED");
+    assertThat(set.status()).as(set.text()).isEqualTo(200);
+    assertThat(set.body().path("connectors").toString()).isEqualTo("[\"kafka\",\"datagen\"]");
+    // The service's own cluster stays allowed.
+    assertThat(set.body().path("bootstrapServers").size()).isPositive();
+    assertThat(allowed.status()).as(allowed.text()).isEqualTo(200);
+    assertThat(elsewhere.body().path("code").asString()).isEqualTo("CONNECTOR_NOT_ALLOWED");
+    assertThat(bad.status()).isEqualTo(400);
+    assertThat(notTheirs.status()).isEqualTo(403);
+    assertThat(reset.status()).isEqualTo(200);
+    assertThat(after.body().path("code").asString()).isEqualTo("CONNECTOR_NOT_ALLOWED");
+    JsonNode audited =
+        admin
+            .get("/v1/audit?resource=connector-policy:policytest&outcome=CHANGED")
+            .body()
+            .path("items");
+    assertThat(audited.findValuesAsString("action"))
+        .containsExactly("connector-policy.reset", "connector-policy.replace");
+    assertThat(audited.get(1).path("after").asString()).contains("datagen");
+    JsonNode refused =
+        admin
+            .get("/v1/audit?resource=connector-policy:policytest&outcome=REFUSED")
+            .body()
+            .path("items");
+    assertThat(refused.findValuesAsString("action")).containsExactly("PUT_CONNECTOR_POLICY");
+    assertThat(refused.get(0).path("code").asString()).isEqualTo("VALIDATION_FAILED");
   }
 
   @Test

@@ -4,6 +4,7 @@ import dev.tributary.catalog.CatalogService;
 import dev.tributary.catalog.SourceTable;
 import dev.tributary.catalog.SourceTableDefinition;
 import dev.tributary.security.Access;
+import dev.tributary.security.AuditContext;
 import dev.tributary.security.ConnectorPolicy;
 import dev.tributary.security.Grant;
 import dev.tributary.security.Role;
@@ -14,8 +15,11 @@ import io.swagger.v3.oas.annotations.tags.Tag;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PutMapping;
+import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
@@ -43,6 +47,31 @@ class CatalogController {
   SecurityProperties.Policy connectorPolicy(@PathVariable String catalog) {
     Access.require(Role.ADMIN, catalog, Grant.ANY);
     return policy.effective(catalog);
+  }
+
+  @PutMapping("/{catalog}/connector-policy")
+  @Operation(
+      operationId = "replaceConnectorPolicy",
+      summary = "Set what source tables of the catalog may reach (admin of the catalog)",
+      description =
+          "connectors, bootstrapServers, urls and paths; the service's own cluster and registry stay"
+              + " allowed. Applies to source tables registered from now on. Answers the policy in"
+              + " effect.")
+  SecurityProperties.Policy replaceConnectorPolicy(
+      @PathVariable String catalog, @RequestBody SecurityProperties.Policy request) {
+    AuditContext.attempt("PUT_CONNECTOR_POLICY", "connector-policy:" + catalog);
+    Access.require(Role.ADMIN, catalog, Grant.ANY);
+    return policy.replace(catalog, request);
+  }
+
+  @DeleteMapping("/{catalog}/connector-policy")
+  @Operation(
+      operationId = "resetConnectorPolicy",
+      summary = "Go back to the configured policy of the catalog (admin of the catalog)")
+  SecurityProperties.Policy resetConnectorPolicy(@PathVariable String catalog) {
+    AuditContext.attempt("DELETE_CONNECTOR_POLICY", "connector-policy:" + catalog);
+    Access.require(Role.ADMIN, catalog, Grant.ANY);
+    return policy.reset(catalog);
   }
 
   @GetMapping
