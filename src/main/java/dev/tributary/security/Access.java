@@ -4,26 +4,35 @@ import dev.tributary.sql.ObjectName;
 import dev.tributary.sql.QueryReferences;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
+import java.util.List;
 import java.util.Map;
 import org.springframework.security.core.Authentication;
 import org.springframework.security.core.context.SecurityContextHolder;
+import org.springframework.web.context.request.RequestContextHolder;
 
 /**
  * The authorization checks, made where a request names what it acts on. Outside a request (the
- * reconciler, scheduled refreshes) the caller is {@link Caller#SYSTEM}, which may do everything it
- * is asked to by the service itself.
+ * reconciler, scheduled refreshes, the local mode's example tables) the caller is {@link
+ * Caller#SYSTEM}, which may do everything it is asked to by the service itself; inside one, only an
+ * authenticated caller's grants count.
  */
 public final class Access {
 
   private Access() {}
 
-  /** The caller of the current request, or {@link Caller#SYSTEM} outside one. */
+  /** An HTTP request that did not authenticate: it may do nothing. */
+  static final Caller ANONYMOUS = new Caller("anonymous", "none", List.of());
+
+  /**
+   * The caller of the current request; {@link #ANONYMOUS} for a request without credentials (only
+   * the endpoints open to all get that far); {@link Caller#SYSTEM} outside any request.
+   */
   public static Caller caller() {
     Authentication authentication = SecurityContextHolder.getContext().getAuthentication();
     if (authentication != null && authentication.getPrincipal() instanceof Caller caller) {
       return caller;
     }
-    return Caller.SYSTEM;
+    return RequestContextHolder.getRequestAttributes() != null ? ANONYMOUS : Caller.SYSTEM;
   }
 
   private static boolean internal(Caller caller) {
