@@ -1,5 +1,6 @@
 package dev.tributary;
 
+import dev.tributary.cli.Cli;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
@@ -9,7 +10,15 @@ import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
 @ConfigurationPropertiesScan
 public class TributaryApplication {
 
+  /**
+   * The service; or, when the first argument is one of the command line's verbs ({@code plan},
+   * {@code apply}, {@code status}, ...), the command line, which starts no service.
+   */
   public static void main(String[] args) {
+    if (Cli.isVerb(args)) {
+      Cli.main(args);
+      return;
+    }
     SpringApplication.run(TributaryApplication.class, args);
   }
 }

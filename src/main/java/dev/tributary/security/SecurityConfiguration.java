@@ -81,7 +81,7 @@ class SecurityConfiguration {
                     .requestMatchers(
                         "/swagger-ui.html", "/swagger-ui/**", "/v3/api-docs", "/v3/api-docs/**")
                     .permitAll()
-                    .requestMatchers("/error")
+                    .requestMatchers("/error", "/ui/login", "/ui/logout")
                     .permitAll()
                     .requestMatchers("/actuator/**")
                     .hasRole("ADMIN")
@@ -90,6 +90,7 @@ class SecurityConfiguration {
         .oauth2ResourceServer(
             o ->
                 o.authenticationManagerResolver(request -> manager)
+                    .bearerTokenResolver(new UiCookie())
                     .authenticationEntryPoint(unauthorized)
                     .accessDeniedHandler(denied))
         .exceptionHandling(
@@ -123,6 +124,12 @@ class SecurityConfiguration {
       HttpServletRequest request, HttpServletResponse response, AuthenticationException e)
       throws IOException {
     boolean sent = request.getHeader(HttpHeaders.AUTHORIZATION) != null;
+    if (!sent && "GET".equals(request.getMethod()) && UiCookie.isPage(request)) {
+      // A browser on the status page without a session (or with a revoked key): sign in.
+      response.setStatus(HttpServletResponse.SC_SEE_OTHER);
+      response.setHeader(HttpHeaders.LOCATION, request.getContextPath() + "/ui/login");
+      return;
+    }
     response.setHeader(
         HttpHeaders.WWW_AUTHENTICATE,
         sent ? "Bearer error=\"invalid_token\"" : "Bearer realm=\"tributary\"");

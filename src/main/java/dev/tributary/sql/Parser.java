@@ -37,11 +37,25 @@ public final class Parser {
   }
 
   /** A statement of a script, with its 0-based index and its own text. */
+  /** The key of {@link Parsed#positions()} that holds where the statement starts. */
+  public static final String STATEMENT = "STATEMENT";
+
   public record Parsed(
       int index, Statement statement, String text, Source source, Map<String, Integer> positions) {
 
     public Parsed(int index, Statement statement, String text) {
       this(index, statement, text, null, Map.of());
+    }
+
+    /** The same statement as statement {@code newIndex} of a longer script. */
+    public Parsed withIndex(int newIndex) {
+      return new Parsed(newIndex, statement, text, source, positions);
+    }
+
+    /** Line and column (1-based, in its script) where this statement starts. */
+    public int[] start() {
+      Integer at = positions.get(STATEMENT);
+      return source == null || at == null ? new int[] {1, 1} : source.lineAndColumn(at);
     }
 
     /**
@@ -185,6 +199,7 @@ public final class Parser {
         }
         Token last = in.previous();
         Map<String, Integer> positions = new HashMap<>();
+        positions.put(STATEMENT, first.start());
         clauses.forEach((k, v) -> positions.put(k, v.start()));
         parts.positions.forEach((k, v) -> positions.put(k, v.start()));
         clauses.clear();

@@ -12,6 +12,7 @@ import dev.tributary.security.Role;
 import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.sql.Parser;
+import dev.tributary.sql.Printer;
 import dev.tributary.sql.Secrets;
 import dev.tributary.sql.Statement;
 import dev.tributary.statement.StatementResult.Resource;
@@ -43,8 +44,16 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
   private final RemoteReads remote;
   private final FlowPlanner flows;
   private final ConnectorPolicy policy;
+  private final Lineage lineage;
   private final Set<ObjectName> createdHere = new HashSet<>();
   private final Map<ObjectName, Statement.CreateFlow> firstFlows = new HashMap<>();
+
+  /**
+   * Whether statements declare the desired state (a plan of a set of files): CREATE of an object
+   * that exists then means "make it so", and is unchanged when it already is.
+   */
+  private final boolean declarative;
+
   private String catalog;
   private String database;
   private Parser.Parsed current;
@@ -57,8 +66,12 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
       FlowPlanner flows,
       RemoteReads remote,
       ConnectorPolicy policy,
+      Lineage lineage,
       String catalog,
-      String database) {
+      String database,
+      boolean declarative) {
+    this.lineage = lineage;
+    this.declarative = declarative;
     this.policy = policy;
     this.flows = flows;
     this.tables = tables;
@@ -79,6 +92,7 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
     private final ChangePlanner planner;
     private final FlowPlanner flows;
     private final ConnectorPolicy policy;
+    private final Lineage lineage;
 
     Factory(
         MaterializedTableService tables,
@@ -86,7 +100,9 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
         TableQueries queries,
         ChangePlanner planner,
         FlowPlanner flows,
-        ConnectorPolicy policy) {
+        ConnectorPolicy policy,
+        Lineage lineage) {
+      this.lineage = lineage;
       this.policy = policy;
       this.flows = flows;
       this.tables = tables;
@@ -97,8 +113,36 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
 
     StatementExecutor create(String catalog, String database, RemoteReads remote) {
       return new StatementExecutor(
-          tables, catalogs, queries, planner, flows, remote, policy, catalog, database);
+          tables, catalogs, queries, planner, flows, remote, policy, lineage, catalog, database,
+          false);
     }
+
+    /** An executor for a declared set of files (see {@link StatementExecutor#declarative}). */
+    StatementExecutor declarative(String catalog, String database, RemoteReads remote) {
+      return new StatementExecutor(
+          tables, catalogs, queries, planner, flows, remote, policy, lineage, catalog, database,
+          true);
+    }
+  }
+
+  /** Starts the next file of a set in the set's own catalog and database, whatever USE did. */
+  void use(String newCatalog, String newDatabase) {
+    this.catalog = newCatalog;
+    this.database = newDatabase;
+  }
+
+  /** The plan's catalog and database, for names a file does not qualify. */
+  ObjectName resolveName(ObjectName name) {
+    return resolve(name);
+  }
+
+  /** Statement kinds a declared set of files may hold: they say what exists, not what to do. */
+  static boolean declares(Statement statement) {
+    return statement instanceof Statement.CreateMaterializedTable
+        || statement instanceof Statement.CreatePipelineTable
+        || statement instanceof Statement.CreateFlow
+        || statement instanceof Statement.CreateSourceTable
+        || statement instanceof Statement.Use;
   }
 
   StatementResult execute(Parser.Parsed parsed) {
@@ -113,6 +157,9 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
 
   @Override
   public StatementResult createMaterializedTable(Statement.CreateMaterializedTable s) {
+    if (declarative && !s.orAlter() && !s.ifNotExists()) {
+      s = new Statement.CreateMaterializedTable(s.name(), true, false, s.definition());
+    }
     ObjectName name = resolve(s.name());
     Optional<MaterializedTable> existing = tables.find(name);
     ChangePlan plan = null;
@@ -245,8 +292,7 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
 
   @Override
   public StatementResult showMaterializedTable(Statement.ShowMaterializedTable s) {
-    return rows(
-        List.of("direction", "table", "type"), queries.lineage(tables.get(resolve(s.name()))));
+    return rows(List.of("direction", "table", "type"), lineage.rows(tables.get(resolve(s.name()))));
   }
 
   @Override
@@ -285,7 +331,20 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
   @Override
   public StatementResult createPipelineTable(Statement.CreatePipelineTable s) {
     ObjectName name = resolve(s.name());
-    if (tables.find(name).isPresent() || catalogs.findSourceTable(name).isPresent()) {
+    Optional<MaterializedTable> existing = tables.find(name);
+    if (declarative && existing.isPresent()) {
+      TableSpec spec = tables.spec(existing.get());
+      if (spec.kind() == TableSpec.Kind.PIPELINE_TABLE && sameTable(spec.pipeline(), s)) {
+        return unchanged(name, "PIPELINE_TABLE", "Pipeline table " + name + " is unchanged");
+      }
+      throw new ApiException(
+          ErrorCode.CONFLICT,
+          "Table "
+              + name
+              + " exists with another definition; a pipeline table is not changed in place:"
+              + " drop it (DROP TABLE) or remove its file and apply with --prune, then create it");
+    }
+    if (existing.isPresent() || catalogs.findSourceTable(name).isPresent()) {
       throw new ApiException(ErrorCode.ALREADY_EXISTS, "Table " + name + " already exists");
     }
     tables.requireFlowNameFree(name); // the flow of CREATE TABLE ... FLOW is named as its table
@@ -319,8 +378,24 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
   public StatementResult createFlow(Statement.CreateFlow s) {
     ObjectName target = resolve(s.target());
     MaterializedTable table = tables.pipelineTable(target);
-    tables.requireFlowAllowed(table, s);
     ObjectName named = new ObjectName(target.catalog(), target.database(), s.name().name());
+    if (declarative) {
+      Optional<MaterializedTable> existing = tables.findFlow(named);
+      if (existing.isPresent()) {
+        Statement.CreateFlow stored = tables.spec(existing.get()).flowStatement();
+        if (existing.get().getFlowOf().equals(table.getId())
+            && s.withNames(named, target).equals(stored)) {
+          return unchanged(named, "FLOW", "Flow " + named + " is unchanged");
+        }
+        throw new ApiException(
+            ErrorCode.CONFLICT,
+            "Flow "
+                + named
+                + " exists with another definition; a flow is not changed in place: drop it"
+                + " (DROP FLOW) or remove it from its file and apply with --prune, then create it");
+      }
+    }
+    tables.requireFlowAllowed(table, s);
     tables.requireFlowNameFree(named); // before planning it
     TableSpec spec = tables.spec(table);
     // A table created earlier in this script is planned from its statements in both runs: the
@@ -373,7 +448,19 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
       throw new ApiException(
           ErrorCode.ALREADY_EXISTS, "A materialized table named " + name + " already exists");
     }
-    if (catalogs.findSourceTable(name).isPresent()) {
+    Optional<SourceTable> source = catalogs.findSourceTable(name);
+    if (declarative && source.isPresent()) {
+      if (SourceTableDefinition.of(s).equals(catalogs.forFlink(source.get()))) {
+        return unchanged(name, "SOURCE_TABLE", "Table " + name + " is unchanged");
+      }
+      throw new ApiException(
+          ErrorCode.CONFLICT,
+          "Source table "
+              + name
+              + " exists with another definition; a plan does not replace source tables:"
+              + " drop it (DROP TABLE) first");
+    }
+    if (source.isPresent()) {
       if (s.ifNotExists()) {
         return result(
             name, "SOURCE_TABLE", "SKIPPED", "Table " + name + " already exists; nothing done");
@@ -456,6 +543,29 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
       database = s.database();
     }
     return result(null, null, "OK", "Using " + catalog + "." + database);
+  }
+
+  /** Whether a stored CREATE TABLE ... FLOW says what {@code given} says, whatever its name. */
+  private static boolean sameTable(
+      Statement.CreatePipelineTable stored, Statement.CreatePipelineTable given) {
+    return stored != null && Printer.print(renamed(stored)).equals(Printer.print(renamed(given)));
+  }
+
+  private static Statement.CreatePipelineTable renamed(Statement.CreatePipelineTable s) {
+    return new Statement.CreatePipelineTable(
+        new ObjectName(null, null, s.name().name()),
+        s.schema(),
+        s.partitionedBy(),
+        s.clusterBy(),
+        s.location(),
+        s.comment(),
+        s.tableProperties(),
+        s.rowFilter(),
+        s.flow());
+  }
+
+  private StatementResult unchanged(ObjectName name, String type, String message) {
+    return result(name, type, TableChange.Outcome.UNCHANGED.name(), message);
   }
 
   private StatementResult changed(ObjectName name, String type, TableChange change) {

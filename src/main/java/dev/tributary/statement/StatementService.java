@@ -12,6 +12,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -78,14 +80,56 @@ public class StatementService {
     List<Parser.Parsed> statements = Parser.parseScript(script);
     // Nothing of a script runs if any of its statements asks for what cannot be carried out.
     statements.forEach(Parser.Parsed::requireSupported);
+    return inOneTransaction(reads -> runAll(statements, catalog, database, reads), dryRun);
+  }
+
+  /**
+   * Runs a declared set of files (already parsed and checked) as one script: each file starts in
+   * {@code catalog}.{@code database}, CREATE of an existing object means "make it so" (see {@link
+   * StatementExecutor#declarative}), and {@code after} runs last in the same transaction (the drops
+   * of a pruned plan). With {@code dryRun} nothing is kept.
+   */
+  <T> T runDeclared(
+      List<List<Parser.Parsed>> files,
+      String catalog,
+      String database,
+      boolean dryRun,
+      BiFunction<List<StatementResult>, RemoteReads, T> after) {
+    String inCatalog = orDefault(catalog, defaultCatalog);
+    String inDatabase = orDefault(database, defaultDatabase);
+    return inOneTransaction(
+        reads -> {
+          StatementExecutor executor = executors.declarative(inCatalog, inDatabase, reads);
+          List<StatementResult> results = new ArrayList<>();
+          for (List<Parser.Parsed> file : files) {
+            executor.use(inCatalog, inDatabase);
+            for (Parser.Parsed parsed : file) {
+              try {
+                results.add(executor.execute(parsed));
+              } catch (ApiException e) {
+                throw withIndex(e, parsed.index());
+              }
+            }
+          }
+          return after.apply(results, reads);
+        },
+        dryRun);
+  }
+
+  /**
+   * Runs {@code work} in one transaction, rolled back with {@code dryRun}. Work that asks remote
+   * reads first runs to collect them and is rolled back; they are answered with no transaction
+   * open, and the work runs again with the answers (see {@link RemoteReads}).
+   */
+  private <T> T inOneTransaction(Function<RemoteReads, T> work, boolean dryRun) {
     for (int attempt = 1; ; attempt++) {
       RemoteReads reads = RemoteReads.collecting();
-      List<StatementResult> first;
+      T first;
       try {
         first =
             inTransaction(
                 tx -> {
-                  List<StatementResult> results = runAll(statements, catalog, database, reads);
+                  T results = work.apply(reads);
                   if (dryRun || reads.asked()) {
                     tx.setRollbackOnly();
                   }
@@ -103,7 +147,7 @@ public class StatementService {
       try {
         return inTransaction(
             tx -> {
-              List<StatementResult> results = runAll(statements, catalog, database, answers);
+              T results = work.apply(answers);
               if (dryRun) {
                 tx.setRollbackOnly();
               }

@@ -176,23 +176,6 @@ class TableQueries {
   }
 
   /** What the table reads (resolved against the catalog) and which materialized tables read it. */
-  List<List<Object>> lineage(MaterializedTable table) {
-    List<List<Object>> rows = new ArrayList<>();
-    ObjectName self = table.objectName();
-    for (ObjectName read : reads(table)) {
-      rows.add(List.of("reads", read.toString(), typeOf(read)));
-    }
-    if (tables.spec(table).kind() == TableSpec.Kind.PIPELINE_TABLE) {
-      for (MaterializedTable flow : tables.flows(table)) {
-        rows.add(List.of("written_by", flow.qualifiedName(), "FLOW"));
-      }
-    }
-    for (String reader : readersOf(self)) {
-      rows.add(List.of("read_by", reader, "MATERIALIZED_TABLE"));
-    }
-    return rows;
-  }
-
   /** The materialized tables whose queries read the named table. */
   List<String> readersOf(ObjectName name) {
     return tables.all().stream()
@@ -331,13 +314,6 @@ class TableQueries {
         .map(n -> n.resolve(self.catalog(), self.database()))
         .distinct()
         .toList();
-  }
-
-  private String typeOf(ObjectName name) {
-    if (catalogs.findSourceTable(name).isPresent()) {
-      return "SOURCE_TABLE";
-    }
-    return tables.find(name).map(t -> tables.spec(t).kind().name()).orElse("UNKNOWN");
   }
 
   private static String text(JsonNode node, String field) {

@@ -26,6 +26,7 @@ public enum ErrorCode {
   CONFLICT(409, "Resource conflict"),
   ALREADY_EXISTS(409, "Resource already exists"),
   PLAN_REJECTED(409, "The change cannot be applied safely"),
+  PLAN_STALE(409, "The plan no longer matches the files or the database"),
   PRECONDITION_FAILED(412, "Precondition failed"),
   PAYLOAD_TOO_LARGE(413, "Request body too large"),
   UNSUPPORTED_MEDIA_TYPE(415, "Unsupported media type"),

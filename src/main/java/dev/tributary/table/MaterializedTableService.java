@@ -14,6 +14,9 @@ import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
 import dev.tributary.system.Json;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -512,6 +515,14 @@ public class MaterializedTableService {
         .flatMap(db -> tables.findByDatabaseAndNameAndFlowOfIsNull(db, name.name()));
   }
 
+  /** A stored row (a table or a flow) by its id. */
+  @Transactional(readOnly = true)
+  public MaterializedTable byId(UUID id) {
+    return tables
+        .findById(id)
+        .orElseThrow(() -> new ApiException(ErrorCode.NOT_FOUND, "No table with id " + id));
+  }
+
   @Transactional(readOnly = true)
   public MaterializedTable get(ObjectName name) {
     return find(name).orElseThrow(() -> notFound(name));
@@ -554,6 +565,25 @@ public class MaterializedTableService {
   @Transactional(readOnly = true)
   public List<TableEvent> events(UUID table) {
     return events.findByTableIdOrderById(table);
+  }
+
+  /** The events after {@code afterId} of these tables (ids of tables or flows), oldest first. */
+  @Transactional(readOnly = true)
+  public List<TableEvent> eventsAfter(Collection<UUID> ids, long afterId) {
+    return ids.isEmpty()
+        ? List.of()
+        : events.findTop500ByTableIdInAndIdGreaterThanOrderById(ids, afterId);
+  }
+
+  /** The newest 200 events of these tables, oldest first. */
+  @Transactional(readOnly = true)
+  public List<TableEvent> latestEvents(Collection<UUID> ids) {
+    if (ids.isEmpty()) {
+      return List.of();
+    }
+    List<TableEvent> newest = new ArrayList<>(events.findTop200ByTableIdInOrderByIdDesc(ids));
+    Collections.reverse(newest);
+    return newest;
   }
 
   @Transactional(readOnly = true)

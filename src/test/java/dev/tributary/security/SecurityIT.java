@@ -66,6 +66,12 @@ class SecurityIT {
     NEEDS.put("POST /v1/statements", Needs.VIEWER);
     // Validation parses and prints only: any caller may lint a script.
     NEEDS.put("POST /v1/statements/validate", Needs.ANY_KEY);
+    // A plan reads; applying the set (here one USE, which changes nothing) needs a developer.
+    NEEDS.put("POST " + db + "/plans", Needs.VIEWER);
+    NEEDS.put("POST " + db + "/apply", Needs.DEVELOPER);
+    NEEDS.put("GET " + db + "/events", Needs.VIEWER);
+    // The graph shows only the databases the caller may read.
+    NEEDS.put("GET /v1/lineage", Needs.ANY_KEY);
     NEEDS.put("POST /v1/api-keys", Needs.GLOBAL_ADMIN);
     NEEDS.put("GET /v1/api-keys", Needs.GLOBAL_ADMIN);
     NEEDS.put("DELETE /v1/api-keys/{id}", Needs.GLOBAL_ADMIN);
@@ -138,6 +144,9 @@ class SecurityIT {
           "examples",
           "database",
           "marketplace");
+    }
+    if (path.endsWith("/plans") || path.endsWith("/apply")) {
+      return Map.of("files", List.of(Map.of("name", "use.sql", "sql", "USE marketplace")));
     }
     if (path.equals("/v1/api-keys")) {
       return Map.of(

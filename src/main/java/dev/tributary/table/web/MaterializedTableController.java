@@ -40,6 +40,7 @@ import java.util.Objects;
 import java.util.UUID;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -53,6 +54,7 @@ import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -70,6 +72,7 @@ class MaterializedTableController {
   private final SchemaRegistry registry;
   private final TransactionTemplate transactions;
   private final Freshness freshness;
+  private final EventStreams streams;
 
   MaterializedTableController(
       MaterializedTableService tables,
@@ -77,7 +80,9 @@ class MaterializedTableController {
       Topics topics,
       SchemaRegistry registry,
       PlatformTransactionManager transactionManager,
-      Freshness freshness) {
+      Freshness freshness,
+      EventStreams streams) {
+    this.streams = streams;
     this.freshness = freshness;
     this.tables = tables;
     this.planner = planner;
@@ -296,6 +301,29 @@ class MaterializedTableController {
     return tables.events(tables.historyOf(new ObjectName(catalog, database, name))).stream()
         .map(e -> new EventResponse(e.getAt(), e.getType().name(), e.getReason(), e.getMessage()))
         .toList();
+  }
+
+  @GetMapping(
+      value = "/{name}/events",
+      params = "follow=true",
+      produces = MediaType.TEXT_EVENT_STREAM_VALUE)
+  @Operation(
+      operationId = "followTableEvents",
+      summary = "Follow the table's events as Server-Sent Events",
+      description =
+          "Every event of the table and its flows once, in order: those already written (after"
+              + " Last-Event-ID or the after parameter when given), then each as it is written."
+              + " Each SSE event is named 'event', its id is the event's id and its data the event"
+              + " as JSON with the table or flow it is about.")
+  SseEmitter followEvents(
+      @PathVariable String catalog,
+      @PathVariable String database,
+      @PathVariable String name,
+      @RequestParam(required = false) Long after,
+      @RequestHeader(value = "Last-Event-ID", required = false) String lastEventId) {
+    Access.require(Role.VIEWER, catalog, database);
+    return streams.table(
+        new ObjectName(catalog, database, name), EventStreams.startAfter(lastEventId, after));
   }
 
   @GetMapping("/{name}/refreshes")

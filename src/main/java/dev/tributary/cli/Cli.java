@@ -1,0 +1,832 @@
+package dev.tributary.cli;
+
+import dev.tributary.cli.CliClient.Answer;
+import dev.tributary.cli.CliClient.CliException;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Stream;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
+
+/**
+ * The command line: {@code java -jar tributary.jar <verb> [options]}. It talks to a running service
+ * over its REST API and never starts one. Exit codes follow Terraform's detailed exit code: 0
+ * success with nothing to change, 2 a plan with changes, 1 an error, a rejection, a failed object
+ * or a wait that ran out.
+ */
+public final class Cli {
+
+  /** The first arguments that make the jar a command line instead of the service. */
+  public static final Set<String> VERBS =
+      Set.of(
+          "plan", "apply", "status", "suspend", "resume", "refresh", "drop", "events", "lineage",
+          "help", "--help");
+
+  static final int OK = 0;
+  static final int ERROR = 1;
+  static final int CHANGES = 2;
+
+  private final PrintStream out;
+  private final PrintStream err;
+  private final Map<String, String> env;
+  private final boolean terminal;
+
+  Cli(PrintStream out, PrintStream err, Map<String, String> env, boolean terminal) {
+    this.out = out;
+    this.err = err;
+    this.env = env;
+    this.terminal = terminal;
+  }
+
+  public static boolean isVerb(String[] args) {
+    return args.length > 0 && VERBS.contains(args[0]);
+  }
+
+  /** Runs the command line and exits the JVM with its exit code. */
+  public static void main(String[] args) {
+    boolean terminal = System.console() != null && System.getenv("CI") == null;
+    System.exit(new Cli(System.out, System.err, System.getenv(), terminal).run(args));
+  }
+
+  /** Runs one command; returns its exit code. */
+  public int run(String... args) {
+    Options o;
+    try {
+      o = Options.parse(args, env);
+    } catch (CliException e) {
+      err.println("error: " + e.getMessage());
+      err.println("Run 'tributary help' for the verbs and options.");
+      return ERROR;
+    }
+    if (o.verb.equals("help") || o.verb.equals("--help") || o.has("help")) {
+      out.print(USAGE);
+      return OK;
+    }
+    CliClient client = new CliClient(o.url, o.apiKey);
+    try {
+      return switch (o.verb) {
+        case "plan" -> plan(client, o);
+        case "apply" -> apply(client, o);
+        case "status" -> status(client, o);
+        case "suspend" -> statement(client, o, "ALTER MATERIALIZED TABLE %s SUSPEND");
+        case "resume" -> statement(client, o, "ALTER MATERIALIZED TABLE %s RESUME");
+        case "refresh" -> refresh(client, o);
+        case "drop" -> drop(client, o);
+        case "events" -> events(client, o);
+        case "lineage" -> lineage(client, o);
+        default -> throw new CliException("unknown verb " + o.verb);
+      };
+    } catch (CliException e) {
+      err.println("error: " + e.getMessage());
+      return ERROR;
+    }
+  }
+
+  // ---- plan and apply ----
+
+  private int plan(CliClient client, Options o) {
+    Answer answer = client.post(o.databasePath() + "/plans", setRequest(o, null));
+    if (!answer.ok()) {
+      throw new CliException(answer.problem());
+    }
+    JsonNode plan = answer.body();
+    if (o.json) {
+      out.println(plan.toPrettyString());
+    } else {
+      printPlan(plan);
+    }
+    if (plan.path("rejected").asBoolean()) {
+      return ERROR;
+    }
+    return plan.path("changes").asBoolean() ? CHANGES : OK;
+  }
+
+  private int apply(CliClient client, Options o) {
+    String planId = o.value("plan-id");
+    if (planId == null) {
+      Answer planned = client.post(o.databasePath() + "/plans", setRequest(o, null));
+      if (!planned.ok()) {
+        throw new CliException(planned.problem());
+      }
+      if (!o.json) {
+        printPlan(planned.body());
+      }
+      if (planned.body().path("rejected").asBoolean()) {
+        if (o.json) {
+          out.println(planned.body().toPrettyString());
+        }
+        err.println("error: the plan has rejected files; nothing was applied");
+        return ERROR;
+      }
+      if (!planned.body().path("changes").asBoolean()) {
+        if (o.json) {
+          out.println(planned.body().toPrettyString());
+        } else {
+          out.println("No changes: nothing to apply.");
+        }
+        return OK;
+      }
+      planId = planned.body().path("planId").asString();
+    }
+    Answer applied = client.post(o.databasePath() + "/apply", setRequest(o, planId));
+    if (!applied.ok()) {
+      throw new CliException(applied.problem());
+    }
+    if (!o.json) {
+      out.println(
+          "Applied "
+              + planId
+              + ". Waiting for the objects to settle (--wait "
+              + o.waitText()
+              + ")...");
+    }
+    Map<String, Follow> follows = new LinkedHashMap<>();
+    for (JsonNode entry : applied.body().path("objects")) {
+      String action = entry.path("action").asString();
+      if (action.equals("UNCHANGED") || action.equals("REJECTED")) {
+        continue;
+      }
+      String table = entry.path("table").asString(entry.path("name").asString());
+      if (entry.path("type").asString().equals("SOURCE_TABLE")) {
+        continue; // registered at once; nothing runs
+      }
+      follows.putIfAbsent(table, new Follow(table, action.equals("DROP")));
+    }
+    int code = await(client, o, follows);
+    if (o.json) {
+      ObjectNode result = (ObjectNode) applied.body();
+      ObjectNode settled = result.putObject("settled");
+      follows
+          .values()
+          .forEach(f -> settled.put(f.table, f.state + (f.cause == null ? "" : ": " + f.cause)));
+      out.println(result.toPrettyString());
+    }
+    return code;
+  }
+
+  /** One object apply waits for: its table, and what it last saw. */
+  private static final class Follow {
+    final String table;
+    final boolean dropped;
+    String state = "PENDING";
+    String cause;
+    long runningSince = -1;
+    boolean done;
+    boolean failed;
+
+    Follow(String table, boolean dropped) {
+      this.table = table;
+      this.dropped = dropped;
+    }
+
+    String line() {
+      String mark = failed ? "!" : done ? "✓" : "…";
+      return String.format(
+          Locale.ROOT, "%s %-50s %s%s", mark, table, state, cause == null ? "" : ": " + cause);
+    }
+  }
+
+  private int await(CliClient client, Options o, Map<String, Follow> follows) {
+    Progress progress =
+        new Progress(o.json ? new PrintStream(PrintStream.nullOutputStream()) : out, terminal);
+    long deadline = System.nanoTime() + o.waitFor().toNanos();
+    while (true) {
+      for (Follow f : follows.values()) {
+        if (f.done) {
+          continue;
+        }
+        observe(client, o, f);
+        progress.show(f.table, f.line());
+      }
+      if (follows.values().stream().allMatch(f -> f.done)) {
+        break;
+      }
+      if (System.nanoTime() > deadline) {
+        progress.end();
+        for (Follow f : follows.values()) {
+          if (!f.done) {
+            err.println(
+                "error: "
+                    + f.table
+                    + " did not settle within "
+                    + o.waitText()
+                    + "; it is "
+                    + f.state
+                    + (f.cause == null ? "" : ": " + f.cause));
+          }
+        }
+        return ERROR;
+      }
+      sleep(Duration.ofMillis(1000));
+    }
+    progress.end();
+    int code = OK;
+    for (Follow f : follows.values()) {
+      if (f.failed) {
+        err.println("error: " + f.table + " FAILED: " + f.cause);
+        code = ERROR;
+      }
+    }
+    return code;
+  }
+
+  /**
+   * Follows one object: done when it is STOPPED, or RUNNING for {@code --stable} in a row (a job
+   * whose first records fail it is RUNNING for a moment first), failed when it is FAILED.
+   */
+  private void observe(CliClient client, Options o, Follow f) {
+    Answer answer = client.get(o.tablePath(nameOf(f.table)));
+    if (answer.status() == 404) {
+      if (f.dropped) {
+        f.state = "DROPPED";
+        f.done = true;
+      }
+      return;
+    }
+    if (!answer.ok()) {
+      f.cause = answer.problem();
+      return;
+    }
+    JsonNode t = answer.body();
+    String phase = t.path("status").path("phase").asString("PENDING");
+    long generation = t.path("metadata").path("generation").asLong();
+    long observed = t.path("status").path("observedGeneration").asLong();
+    f.state = phase;
+    f.cause = cause(t);
+    if (f.dropped || observed < generation) {
+      return;
+    }
+    if (!phase.equals("RUNNING")) {
+      f.runningSince = -1;
+    }
+    if (phase.equals("RUNNING")) {
+      long now = System.nanoTime();
+      if (f.runningSince < 0) {
+        f.runningSince = now;
+      }
+      f.cause = null;
+      if (now - f.runningSince >= o.stable().toNanos()) {
+        f.done = true;
+      } else {
+        f.state = "RUNNING (settling)";
+      }
+    } else if (phase.equals("STOPPED")) {
+      f.done = true;
+      f.cause = null;
+    } else if (phase.equals("FAILED")) {
+      f.done = true;
+      f.failed = true;
+    }
+  }
+
+  /** Why a table is where it is: the status detail, else the first false condition's message. */
+  private static String cause(JsonNode table) {
+    JsonNode details = table.path("status").path("details");
+    String detail = details.path("detail").asString("");
+    if (!detail.isBlank()) {
+      return detail;
+    }
+    for (JsonNode c : details.path("conditions")) {
+      if (c.path("status").asString("").equalsIgnoreCase("false")
+          && !c.path("message").asString("").isBlank()) {
+        return c.path("message").asString();
+      }
+    }
+    return null;
+  }
+
+  private Map<String, Object> setRequest(Options o, String planId) {
+    List<Path> files = o.files();
+    if (files.isEmpty()) {
+      throw new CliException("no .sql file found in " + o.values("f"));
+    }
+    List<Map<String, String>> bodies = new ArrayList<>();
+    for (Path file : files) {
+      try {
+        bodies.add(Map.of("name", file.toString(), "sql", Files.readString(file)));
+      } catch (IOException e) {
+        throw new CliException("cannot read " + file + ": " + e.getMessage());
+      }
+    }
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("files", bodies);
+    body.put("prune", o.has("prune"));
+    if (planId != null) {
+      body.put("planId", planId);
+    }
+    return body;
+  }
+
+  private void printPlan(JsonNode plan) {
+    out.println(
+        "Plan "
+            + plan.path("planId").asString()
+            + " for "
+            + plan.path("catalog").asString()
+            + "."
+            + plan.path("database").asString()
+            + (plan.path("prune").asBoolean() ? " (prune)" : "")
+            + ":");
+    Map<String, Integer> counts = new LinkedHashMap<>();
+    for (JsonNode e : plan.path("objects")) {
+      String action = e.path("action").asString();
+      counts.merge(action, 1, Integer::sum);
+      String where =
+          e.path("file").isMissingNode() || e.path("file").isNull()
+              ? ""
+              : e.path("file").asString()
+                  + ":"
+                  + e.path("line").asInt()
+                  + ":"
+                  + e.path("column").asInt();
+      String line =
+          switch (action) {
+            case "CREATE" -> "+ create    " + e.path("name").asString();
+            case "EVOLVE" -> "~ evolve    " + e.path("name").asString() + "  (" + restart(e) + ")";
+            case "CHANGE" -> "~ change    " + e.path("name").asString() + "  (" + changes(e) + ")";
+            case "UNCHANGED" -> "= unchanged " + e.path("name").asString();
+            case "DROP" -> "- drop      " + e.path("name").asString();
+            default ->
+                "! rejected  "
+                    + where
+                    + "  "
+                    + e.path("code").asString()
+                    + ": "
+                    + e.path("summary").asString();
+          };
+      out.println("  " + line);
+    }
+    out.println(
+        String.format(
+            Locale.ROOT,
+            "%d to create, %d to evolve, %d to change, %d unchanged, %d to drop, %d rejected.",
+            counts.getOrDefault("CREATE", 0),
+            counts.getOrDefault("EVOLVE", 0),
+            counts.getOrDefault("CHANGE", 0),
+            counts.getOrDefault("UNCHANGED", 0),
+            counts.getOrDefault("DROP", 0),
+            counts.getOrDefault("REJECTED", 0)));
+  }
+
+  private static String restart(JsonNode entry) {
+    JsonNode plan = entry.path("plan");
+    List<String> parts = new ArrayList<>();
+    parts.add(plan.path("restart").asString("restart"));
+    for (JsonNode s : plan.path("sourceStarts")) {
+      parts.add(s.path("source").asString() + " from " + s.path("from").asString());
+    }
+    if (plan.path("stateDiscarded").asBoolean()) {
+      parts.add("state discarded");
+    }
+    return String.join("; ", parts);
+  }
+
+  private static String changes(JsonNode entry) {
+    List<String> parts = new ArrayList<>();
+    for (JsonNode c : entry.path("plan").path("changes")) {
+      parts.add(
+          c.path("property").asString()
+              + ": "
+              + c.path("before").asString("-")
+              + " -> "
+              + c.path("after").asString("-"));
+    }
+    if (parts.isEmpty()) {
+      return entry.path("summary").asString("");
+    }
+    boolean restarts = entry.path("plan").path("jobRestarts").asBoolean();
+    return String.join(", ", parts) + (restarts ? "; restarts from its savepoint" : "; no restart");
+  }
+
+  // ---- the other verbs ----
+
+  private int status(CliClient client, Options o) {
+    if (o.args.isEmpty()) {
+      Answer answer = client.get(o.databasePath() + "/materialized-tables?size=500");
+      if (!answer.ok()) {
+        throw new CliException(answer.problem());
+      }
+      if (o.json) {
+        out.println(answer.body().toPrettyString());
+        return OK;
+      }
+      out.println(
+          String.format(
+              Locale.ROOT,
+              "%-32s %-10s %-10s %-9s %-9s %-22s %s",
+              "NAME",
+              "PHASE",
+              "MODE",
+              "FRESHNESS",
+              "LAG",
+              "LAST REFRESH",
+              "NEXT REFRESH"));
+      for (JsonNode t : answer.body().path("items")) {
+        JsonNode r = t.path("status").path("refresh");
+        out.println(
+            String.format(
+                Locale.ROOT,
+                "%-32s %-10s %-10s %-9s %-9s %-22s %s",
+                t.path("metadata").path("name").asString(),
+                t.path("status").path("phase").asString(),
+                r.path("refreshMode").asString("-"),
+                r.path("freshness").asString("-"),
+                r.path("lagSeconds").isNumber()
+                    ? String.format(Locale.ROOT, "%.0f s", r.path("lagSeconds").asDouble())
+                    : "-",
+                r.path("lastRefresh").asString("-"),
+                r.path("nextRefresh").asString("-")));
+      }
+      return OK;
+    }
+    Answer answer = client.get(o.tablePath(o.args.get(0)));
+    if (!answer.ok()) {
+      throw new CliException(answer.problem());
+    }
+    JsonNode t = answer.body();
+    if (o.json) {
+      out.println(t.toPrettyString());
+      return OK;
+    }
+    JsonNode status = t.path("status");
+    out.println(
+        t.path("metadata").path("catalog").asString()
+            + "."
+            + t.path("metadata").path("database").asString()
+            + "."
+            + t.path("metadata").path("name").asString());
+    out.println("  phase:      " + status.path("phase").asString());
+    out.println(
+        "  generation: "
+            + t.path("metadata").path("generation").asLong()
+            + " (observed "
+            + status.path("observedGeneration").asLong()
+            + ")");
+    JsonNode r = status.path("refresh");
+    if (!r.isMissingNode() && !r.isNull()) {
+      out.println(
+          "  refresh:    "
+              + r.path("refreshMode").asString("-")
+              + ", freshness "
+              + r.path("freshness").asString("-")
+              + ", lag "
+              + r.path("lagSeconds").asString("-")
+              + " s");
+    }
+    out.println("  job:        " + status.path("details").path("jobId").asString("-"));
+    String cause = cause(t);
+    if (cause != null) {
+      out.println("  detail:     " + cause);
+    }
+    return "FAILED".equals(status.path("phase").asString()) ? ERROR : OK;
+  }
+
+  private int statement(CliClient client, Options o, String template) {
+    String name = o.oneName();
+    return runStatement(client, o, String.format(Locale.ROOT, template, o.qualified(name)));
+  }
+
+  private int refresh(CliClient client, Options o) {
+    String name = o.oneName();
+    StringBuilder sql =
+        new StringBuilder("ALTER MATERIALIZED TABLE " + o.qualified(name) + " REFRESH");
+    List<String> partitions = o.values("partition");
+    if (!partitions.isEmpty()) {
+      List<String> parts = new ArrayList<>();
+      for (String p : partitions) {
+        int eq = p.indexOf('=');
+        if (eq <= 0) {
+          throw new CliException("--partition takes key=value, not '" + p + "'");
+        }
+        parts.add(
+            "`"
+                + p.substring(0, eq).replace("`", "``")
+                + "` = '"
+                + p.substring(eq + 1).replace("'", "''")
+                + "'");
+      }
+      sql.append(" PARTITION (").append(String.join(", ", parts)).append(')');
+    }
+    return runStatement(client, o, sql.toString());
+  }
+
+  private int runStatement(CliClient client, Options o, String sql) {
+    Answer answer =
+        client.post(
+            "/v1/statements",
+            Map.of("statement", sql, "catalog", o.catalog, "database", o.database));
+    if (!answer.ok()) {
+      throw new CliException(answer.problem());
+    }
+    if (o.json) {
+      out.println(answer.body().toPrettyString());
+    } else {
+      for (JsonNode r : answer.body().path("results")) {
+        out.println(r.path("outcome").asString() + ": " + r.path("message").asString(""));
+      }
+    }
+    return OK;
+  }
+
+  private int drop(CliClient client, Options o) {
+    String name = o.oneName();
+    Answer answer = client.delete(o.tablePath(name));
+    if (!answer.ok()) {
+      throw new CliException(answer.problem());
+    }
+    if (o.json) {
+      out.println(answer.body() == null ? "{}" : answer.body().toPrettyString());
+    } else {
+      out.println(
+          "Dropping " + o.qualified(name) + ": its job, topic and subjects are being removed");
+    }
+    return OK;
+  }
+
+  private int events(CliClient client, Options o) {
+    String path =
+        o.args.isEmpty() ? o.databasePath() + "/events" : o.tablePath(o.args.get(0)) + "/events";
+    if (o.has("follow")) {
+      client.stream(path + "?follow=true", e -> printEvent(o, e));
+      return OK;
+    }
+    Answer answer = client.get(path);
+    if (!answer.ok()) {
+      throw new CliException(answer.problem());
+    }
+    if (o.json) {
+      out.println(answer.body().toPrettyString());
+      return OK;
+    }
+    for (JsonNode e : answer.body()) {
+      printEvent(o, e);
+    }
+    return OK;
+  }
+
+  private void printEvent(Options o, JsonNode e) {
+    if (o.json) {
+      out.println(e.toString());
+    } else {
+      String table = e.path("table").asString("");
+      out.println(
+          e.path("at").asString()
+              + "  "
+              + (table.isEmpty() ? "" : table + "  ")
+              + String.format(
+                  Locale.ROOT,
+                  "%-7s %-22s ",
+                  e.path("type").asString(),
+                  e.path("reason").asString())
+              + e.path("message").asString(""));
+    }
+    out.flush();
+  }
+
+  private int lineage(CliClient client, Options o) {
+    String format = o.value("format");
+    if (format == null) {
+      format = o.json ? "json" : "mermaid";
+    }
+    if (!Set.of("json", "mermaid", "dot").contains(format)) {
+      throw new CliException("--format is mermaid, dot or json, not '" + format + "'");
+    }
+    String query = "?format=" + format;
+    if (o.explicitDatabase) {
+      query +=
+          "&catalog=" + CliClient.encode(o.catalog) + "&database=" + CliClient.encode(o.database);
+    }
+    Answer answer = client.getText("/v1/lineage" + query, "*/*");
+    if (!answer.ok()) {
+      throw new CliException(answer.problem());
+    }
+    out.print(format.equals("json") ? answer.body().toPrettyString() + "\n" : answer.text());
+    return OK;
+  }
+
+  private static String nameOf(String qualified) {
+    return qualified.substring(qualified.lastIndexOf('.') + 1);
+  }
+
+  private static void sleep(Duration d) {
+    try {
+      Thread.sleep(d.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new CliException("Interrupted");
+    }
+  }
+
+  // ---- options ----
+
+  /** The parsed command line: verb, positional arguments and options (repeatable ones listed). */
+  static final class Options {
+    final String verb;
+    final List<String> args = new ArrayList<>();
+    final Map<String, List<String>> options = new LinkedHashMap<>();
+    String url;
+    String apiKey;
+    String catalog;
+    String database;
+    boolean explicitDatabase;
+    boolean json;
+
+    private static final Set<String> FLAGS = Set.of("prune", "follow", "help");
+    private static final Set<String> VALUED =
+        Set.of(
+            "f",
+            "file",
+            "url",
+            "api-key",
+            "catalog",
+            "database",
+            "output",
+            "o",
+            "wait",
+            "stable",
+            "plan-id",
+            "partition",
+            "format");
+
+    private Options(String verb) {
+      this.verb = verb;
+    }
+
+    static Options parse(String[] argv, Map<String, String> env) {
+      if (argv.length == 0) {
+        throw new CliException("no verb given");
+      }
+      Options o = new Options(argv[0]);
+      for (int i = 1; i < argv.length; i++) {
+        String a = argv[i];
+        if (a.startsWith("-") && a.length() > 1) {
+          String key = a.replaceFirst("^--?", "");
+          String value = null;
+          int eq = key.indexOf('=');
+          if (eq >= 0) {
+            value = key.substring(eq + 1);
+            key = key.substring(0, eq);
+          }
+          if (FLAGS.contains(key)) {
+            o.options.computeIfAbsent(key, k -> new ArrayList<>()).add("true");
+            continue;
+          }
+          if (!VALUED.contains(key)) {
+            throw new CliException("unknown option " + a);
+          }
+          if (value == null) {
+            if (i + 1 >= argv.length) {
+              throw new CliException("option " + a + " needs a value");
+            }
+            value = argv[++i];
+          }
+          key =
+              switch (key) {
+                case "file" -> "f";
+                case "o" -> "output";
+                default -> key;
+              };
+          o.options.computeIfAbsent(key, k -> new ArrayList<>()).add(value);
+        } else {
+          o.args.add(a);
+        }
+      }
+      o.url = first(o.value("url"), env.get("TRIBUTARY_URL"), "http://localhost:8080");
+      o.apiKey = first(o.value("api-key"), env.get("TRIBUTARY_API_KEY"), null);
+      o.explicitDatabase = o.value("database") != null || env.get("TRIBUTARY_DATABASE") != null;
+      o.catalog = first(o.value("catalog"), env.get("TRIBUTARY_CATALOG"), "default_catalog");
+      o.database = first(o.value("database"), env.get("TRIBUTARY_DATABASE"), "default_database");
+      String output = first(o.value("output"), env.get("TRIBUTARY_OUTPUT"), "text");
+      if (!output.equals("text") && !output.equals("json")) {
+        throw new CliException("--output is text or json, not '" + output + "'");
+      }
+      o.json = output.equals("json");
+      o.waitFor(); // a bad --wait or --stable is an error before anything is sent
+      o.stable();
+      return o;
+    }
+
+    boolean has(String key) {
+      return options.containsKey(key);
+    }
+
+    String value(String key) {
+      List<String> v = options.get(key);
+      return v == null ? null : v.get(v.size() - 1);
+    }
+
+    List<String> values(String key) {
+      return options.getOrDefault(key, List.of());
+    }
+
+    String oneName() {
+      if (args.size() != 1) {
+        throw new CliException(verb + " takes one table name");
+      }
+      return args.get(0);
+    }
+
+    String qualified(String name) {
+      return name.contains(".") ? name : quote(catalog) + "." + quote(database) + "." + quote(name);
+    }
+
+    String databasePath() {
+      return "/v1/catalogs/"
+          + CliClient.encode(catalog)
+          + "/databases/"
+          + CliClient.encode(database);
+    }
+
+    String tablePath(String name) {
+      return databasePath() + "/materialized-tables/" + CliClient.encode(name);
+    }
+
+    /** Every .sql file of the -f arguments: a folder's (not its subfolders') in file-name order. */
+    List<Path> files() {
+      List<Path> found = new ArrayList<>();
+      for (String f : values("f")) {
+        Path path = Path.of(f);
+        if (Files.isDirectory(path)) {
+          try (Stream<Path> list = Files.list(path)) {
+            list.filter(p -> p.getFileName().toString().endsWith(".sql"))
+                .filter(Files::isRegularFile)
+                .sorted((a, b) -> a.getFileName().toString().compareTo(b.getFileName().toString()))
+                .forEach(found::add);
+          } catch (IOException e) {
+            throw new CliException("cannot list " + path + ": " + e.getMessage());
+          }
+        } else if (Files.isRegularFile(path)) {
+          found.add(path);
+        } else {
+          throw new CliException(path + " is not a file or folder");
+        }
+      }
+      return found;
+    }
+
+    Duration waitFor() {
+      return duration("wait", waitText());
+    }
+
+    String waitText() {
+      return first(value("wait"), null, "10m");
+    }
+
+    /** How long apply sees an object RUNNING before it counts as running (default 10 s). */
+    Duration stable() {
+      return duration("stable", first(value("stable"), null, "10s"));
+    }
+
+    private static Duration duration(String option, String text) {
+      try {
+        return Duration.parse("PT" + text.toUpperCase(Locale.ROOT));
+      } catch (DateTimeParseException e) {
+        throw new CliException(
+            "--" + option + " takes a duration such as 90s, 10m or 1h, not '" + text + "'");
+      }
+    }
+
+    private static String quote(String identifier) {
+      return "`" + identifier.replace("`", "``") + "`";
+    }
+
+    private static String first(String a, String b, String c) {
+      return a != null && !a.isBlank() ? a : b != null && !b.isBlank() ? b : c;
+    }
+  }
+
+  private static final String USAGE =
+      """
+      tributary <verb> [options]: the command line of a Tributary service
+
+      Verbs:
+        plan    -f DIR|FILE... [--prune]      what applying the .sql files would do (exit 0 no
+                                              changes, 2 changes, 1 error or rejection)
+        apply   -f DIR|FILE... [--prune] [--wait 10m] [--stable 10s] [--plan-id ID]
+                                              apply them, then wait until each object is RUNNING
+                                              (for --stable in a row), STOPPED or FAILED (exit 1
+                                              when one fails or the wait runs out)
+        status  [name]                        the database's tables, or one table
+        suspend name | resume name | drop name
+        refresh name [--partition key=value]...
+        events  [name] [--follow]             a table's (or the database's) events, live with --follow
+        lineage [--format mermaid|dot|json]   what feeds what
+
+      Options:
+        --url URL            the service (TRIBUTARY_URL; default http://localhost:8080)
+        --api-key KEY        an API key or JWT (TRIBUTARY_API_KEY)
+        --catalog C --database D
+                             for unqualified names (TRIBUTARY_CATALOG, TRIBUTARY_DATABASE)
+        --output text|json   json prints the service's answers as they are
+      """;
+}

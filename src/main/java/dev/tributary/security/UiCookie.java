@@ -1,0 +1,44 @@
+package dev.tributary.security;
+
+import jakarta.servlet.http.Cookie;
+import jakarta.servlet.http.HttpServletRequest;
+import org.springframework.security.oauth2.server.resource.web.BearerTokenResolver;
+import org.springframework.security.oauth2.server.resource.web.DefaultBearerTokenResolver;
+
+/**
+ * Where a request's bearer token is: the Authorization header, as everywhere; or, for the status
+ * page's GETs only ({@code /ui} and below), the HttpOnly cookie its sign-in set. A cookie is sent
+ * by the browser on its own, so it is never accepted for a request that changes anything, nor
+ * outside the page.
+ */
+public final class UiCookie implements BearerTokenResolver {
+
+  /** The cookie of the status page's session: the caller's own API key or token. */
+  public static final String NAME = "tributary_ui";
+
+  private final DefaultBearerTokenResolver header = new DefaultBearerTokenResolver();
+
+  @Override
+  public String resolve(HttpServletRequest request) {
+    String token = header.resolve(request);
+    if (token != null || !"GET".equals(request.getMethod()) || !isPage(request)) {
+      return token;
+    }
+    Cookie[] cookies = request.getCookies();
+    if (cookies == null) {
+      return null;
+    }
+    for (Cookie cookie : cookies) {
+      if (NAME.equals(cookie.getName()) && !cookie.getValue().isBlank()) {
+        return cookie.getValue();
+      }
+    }
+    return null;
+  }
+
+  /** Whether the request is for the status page. */
+  static boolean isPage(HttpServletRequest request) {
+    String path = request.getRequestURI().substring(request.getContextPath().length());
+    return path.equals("/ui") || path.startsWith("/ui/");
+  }
+}

@@ -1,0 +1,92 @@
+package dev.tributary.table.web;
+
+import dev.tributary.security.Access;
+import dev.tributary.security.Role;
+import dev.tributary.table.MaterializedTable;
+import dev.tributary.table.MaterializedTableService;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.tags.Tag;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import org.springframework.http.MediaType;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
+
+/** The events of every table and flow of a database, as a list or as a live stream. */
+@RestController
+@RequestMapping("/v1/catalogs/{catalog}/databases/{database}/events")
+@Tag(name = "Materialized tables", description = "Materialized tables as resources")
+class DatabaseEventController {
+
+  private final MaterializedTableService tables;
+  private final EventStreams streams;
+
+  DatabaseEventController(MaterializedTableService tables, EventStreams streams) {
+    this.tables = tables;
+    this.streams = streams;
+  }
+
+  @GetMapping
+  @Operation(
+      operationId = "listDatabaseEvents",
+      summary = "The newest 200 events of the database's tables and flows, oldest first")
+  List<EventStreams.StreamedEvent> list(
+      @PathVariable String catalog, @PathVariable String database) {
+    Access.require(Role.VIEWER, catalog, database);
+    Map<UUID, String> names = names(catalog, database, new ConcurrentHashMap<>());
+    return tables.latestEvents(names.keySet()).stream()
+        .map(
+            e ->
+                new EventStreams.StreamedEvent(
+                    e.getId(),
+                    names.get(e.getTableId()),
+                    e.getAt(),
+                    e.getType().name(),
+                    e.getReason(),
+                    e.getMessage()))
+        .toList();
+  }
+
+  @GetMapping(params = "follow=true", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
+  @Operation(
+      operationId = "followDatabaseEvents",
+      summary = "Follow the events of the database's tables and flows as Server-Sent Events",
+      description =
+          "As the table's stream, for every table and flow of the database, including those"
+              + " created after the stream opened. Without after or Last-Event-ID it starts with"
+              + " what is written from now on.")
+  SseEmitter follow(
+      @PathVariable String catalog,
+      @PathVariable String database,
+      @RequestParam(required = false) Long after,
+      @RequestHeader(value = "Last-Event-ID", required = false) String lastEventId) {
+    Access.require(Role.VIEWER, catalog, database);
+    Map<UUID, String> seen = new ConcurrentHashMap<>();
+    long start =
+        after == null && lastEventId == null
+            ? tables.latestEvents(names(catalog, database, seen).keySet()).stream()
+                .mapToLong(e -> e.getId())
+                .max()
+                .orElse(0)
+            : EventStreams.startAfter(lastEventId, after);
+    return streams.stream(() -> names(catalog, database, seen), start);
+  }
+
+  /** The tables and flows of the database, added to those seen before (a dropped one's last). */
+  private Map<UUID, String> names(String catalog, String database, Map<UUID, String> seen) {
+    for (MaterializedTable t : tables.list(catalog, database)) {
+      seen.put(t.getId(), t.getName());
+    }
+    for (MaterializedTable f : tables.flowsIn(catalog, database)) {
+      seen.put(f.getId(), f.getName());
+    }
+    return seen;
+  }
+}
