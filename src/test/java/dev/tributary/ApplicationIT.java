@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -130,6 +131,52 @@ class ApplicationIT {
         .as(
             "served /v3/api-docs differs from openapi/openapi.yaml; rerun with -Dopenapi.update=true")
         .isEqualTo(Files.readString(committed));
+  }
+
+  /**
+   * Good enough to generate a client from: every operation has a unique operationId that is not
+   * springdoc's method-name default with a counter, a summary, a success response, and the problem
+   * responses every call can get (400, 401, 403, 500, 503), each a Problem document; operations
+   * with a path variable also document 404, and those with a request body 415.
+   */
+  @Test
+  void shouldDocumentEveryOperationForClientGeneration() throws Exception {
+    JsonNode doc = JsonMapper.shared().readTree(get("/v3/api-docs").getBody());
+    List<String> seen = new ArrayList<>();
+    int operations = 0;
+    for (String path : doc.path("paths").propertyNames()) {
+      for (String method : doc.path("paths").path(path).propertyNames()) {
+        JsonNode op = doc.path("paths").path(path).path(method);
+        String what = method.toUpperCase() + " " + path;
+        String id = op.path("operationId").asString("");
+        assertThat(id).as(what + " operationId").matches("[a-z][A-Za-z]+");
+        assertThat(seen).as(what + " operationId is unique").doesNotContain(id);
+        seen.add(id);
+        assertThat(op.path("summary").asString("")).as(what + " summary").isNotBlank();
+        JsonNode responses = op.path("responses");
+        assertThat(responses.propertyNames().stream().anyMatch(s -> s.startsWith("2")))
+            .as(what + " has a success response")
+            .isTrue();
+        List<String> errors = new ArrayList<>(List.of("400", "401", "403", "500", "503"));
+        if (path.contains("{")) {
+          errors.add("404");
+        }
+        if (op.has("requestBody")) {
+          errors.add("415");
+        }
+        for (String status : errors) {
+          JsonNode problem =
+              responses.path(status).path("content").path("application/problem+json");
+          assertThat(problem.path("schema").path("$ref").asString(""))
+              .as(what + " " + status + " is a Problem")
+              .isEqualTo("#/components/schemas/Problem");
+        }
+        operations++;
+      }
+    }
+    assertThat(operations).isGreaterThan(25);
+    JsonNode problem = doc.path("components").path("schemas").path("Problem").path("properties");
+    assertThat(problem.propertyNames()).contains("type", "title", "status", "detail", "code");
   }
 
   @Test

@@ -2,6 +2,8 @@ package dev.tributary;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
@@ -66,6 +68,25 @@ class ArchitectureTest {
         .dependOnClassesThat()
         .resideInAnyPackage("org.springframework..", "java.io..", "java.nio..", "java.net..")
         .allowEmptyShould(true)
+        .check(MAIN);
+  }
+
+  @Test
+  void shouldKeepTheCommandLineAClientOfTheApiOnly() {
+    // It starts no service: the JDK's HTTP client and Jackson, nothing of Spring or the service.
+    noClasses()
+        .that()
+        .resideInAPackage("dev.tributary.cli..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("org.springframework..", "jakarta..", "org.apache.kafka..")
+        .orShould()
+        .dependOnClassesThat(
+            DescribedPredicate.<JavaClass>describe(
+                "service classes",
+                c ->
+                    c.getPackageName().startsWith("dev.tributary.")
+                        && !c.getPackageName().startsWith("dev.tributary.cli")))
         .check(MAIN);
   }
 

@@ -98,13 +98,17 @@ class OpenApiConfiguration {
   /** The errors each operation can answer with, by what it does. */
   @Bean
   OpenApiCustomizer problemResponses() {
-    return openApi ->
-        openApi
-            .getPaths()
-            .forEach(
-                (path, item) ->
-                    item.readOperationsMap()
-                        .forEach((method, operation) -> addProblems(path, method, operation)));
+    return openApi -> {
+      // Springdoc rebuilds the schemas from the code: the Problem schema is added again here, or
+      // every $ref to it would dangle.
+      openApi.getComponents().addSchemas("Problem", problemSchema());
+      openApi
+          .getPaths()
+          .forEach(
+              (path, item) ->
+                  item.readOperationsMap()
+                      .forEach((method, operation) -> addProblems(path, method, operation)));
+    };
   }
 
   private static void addProblems(String path, PathItem.HttpMethod method, Operation operation) {

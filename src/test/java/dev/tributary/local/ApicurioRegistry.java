@@ -1,6 +1,7 @@
 package dev.tributary.local;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -17,8 +18,11 @@ import java.util.stream.Stream;
 
 /**
  * Apicurio Registry as a child process, serving the Confluent Schema Registry API at {@code
- * /apis/ccompat/v7}. It needs Java 21+; the runtime is found as {@link #findJava()} says. A small
- * shell watchdog ends the registry when this JVM dies, even by SIGKILL.
+ * /apis/ccompat/v7}. Apicurio 3.3 needs Java 21+, found as {@link #findJava()} says; on a machine
+ * with only a Java 17 the 3.0 line (which runs on 17 and speaks the same Confluent API) is started
+ * instead, and {@link #description()} says which one runs. {@code -Dtributary.local.registry} (or
+ * {@code TRIBUTARY_LOCAL_REGISTRY}) {@code =java17} asks for the 3.0 line anyway. A small shell
+ * watchdog ends the registry when this JVM dies, even by SIGKILL.
  */
 final class ApicurioRegistry implements AutoCloseable {
 
@@ -26,22 +30,99 @@ final class ApicurioRegistry implements AutoCloseable {
 
   private final Process process;
   private final URI url;
+  private final String description;
 
-  private ApicurioRegistry(Process process, URI url) {
+  private ApicurioRegistry(Process process, URI url, String description) {
     this.process = process;
     this.url = url;
+    this.description = description;
   }
 
-  static ApicurioRegistry start(Path dir) throws IOException, InterruptedException {
-    Path home = Path.of(System.getProperty("apicurio.home", "target/apicurio-registry"));
-    Path jar = home.resolve("quarkus-run.jar");
-    if (!Files.isRegularFile(jar)) {
+  /** Which registry runs, on which Java, as {@link #runtime()} chose them. */
+  /**
+   * {@code managementInterface}: whether health is served on Quarkus' separate management port
+   * (3.3; 3.0 was built without it and serves health on its main port).
+   */
+  record Choice(Path jar, Path java, String description, boolean managementInterface) {}
+
+  /**
+   * Apicurio 3.3 on a Java 21+ runtime when there is one, else Apicurio 3.0 on this JVM (Java 17):
+   * each unpacked by the build ({@code generate-test-resources}) into its own folder.
+   */
+  static Choice runtime() {
+    String asked =
+        Optional.ofNullable(System.getProperty("tributary.local.registry"))
+            .orElse(System.getenv("TRIBUTARY_LOCAL_REGISTRY"));
+    Optional<Path> java21 = "java17".equals(asked) ? Optional.empty() : findJava();
+    if (java21.isPresent()) {
+      Path home = Path.of(System.getProperty("apicurio.home", "target/apicurio-registry"));
+      Path jar = home.resolve("quarkus-run.jar");
+      requireUnpacked(jar, home, "apicurio.home");
+      return new Choice(
+          jar,
+          java21.get(),
+          "Apicurio Registry 3.3 on Java " + majorVersion(javaHome(java21.get())),
+          true);
+    }
+    return java17("java17".equals(asked) ? "asked for" : "no Java 21+ runtime found for 3.3");
+  }
+
+  /** Apicurio 3.0 on this JVM, which runs on Java 17; {@code why} is said in its description. */
+  static Choice java17(String why) {
+    Path home =
+        Path.of(System.getProperty("apicurio.java17.home", "target/apicurio-registry-java17"));
+    Path jar = null;
+    if (Files.isDirectory(home)) {
+      try (Stream<Path> files = Files.list(home)) {
+        jar =
+            files
+                .filter(
+                    f ->
+                        f.getFileName().toString().matches("apicurio-registry-app-.*-runner\\.jar"))
+                .findFirst()
+                .orElse(null);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    requireUnpacked(jar, home, "apicurio.java17.home");
+    String version =
+        jar.getFileName().toString().replaceAll("apicurio-registry-app-(.*)-runner\\.jar", "$1");
+    return new Choice(
+        jar,
+        Path.of(System.getProperty("java.home"), "bin", "java"),
+        "Apicurio Registry "
+            + version
+            + " on Java "
+            + Runtime.version().feature()
+            + " ("
+            + why
+            + ")",
+        false);
+  }
+
+  private static void requireUnpacked(Path jar, Path home, String property) {
+    if (jar == null || !Files.isRegularFile(jar)) {
       throw new IllegalStateException(
           "Apicurio Registry is not unpacked at "
               + home.toAbsolutePath()
-              + ". Run './mvnw generate-test-resources' (any build does), or set -Dapicurio.home.");
+              + ". Run './mvnw generate-test-resources' (any build does), or set -D"
+              + property
+              + ".");
     }
-    Path java = findJava();
+  }
+
+  String description() {
+    return description;
+  }
+
+  static ApicurioRegistry start(Path dir) throws IOException, InterruptedException {
+    return start(dir, runtime());
+  }
+
+  static ApicurioRegistry start(Path dir, Choice runtime) throws IOException, InterruptedException {
+    Path jar = runtime.jar();
+    Path java = runtime.java();
     int httpPort = FreePorts.next();
     int managementPort = FreePorts.next();
     Path config = dir.resolve("application.properties");
@@ -51,8 +132,8 @@ final class ApicurioRegistry implements AutoCloseable {
             "\n",
             "quarkus.http.host=127.0.0.1",
             "quarkus.http.port=" + httpPort,
-            "quarkus.management.host=127.0.0.1",
-            "quarkus.management.port=" + managementPort,
+            runtime.managementInterface() ? "quarkus.management.host=127.0.0.1" : "",
+            runtime.managementInterface() ? "quarkus.management.port=" + managementPort : "",
             "apicurio.storage.kind=sql",
             "apicurio.storage.sql.kind=h2",
             "apicurio.rules.global.compatibility=BACKWARD",
@@ -83,16 +164,20 @@ final class ApicurioRegistry implements AutoCloseable {
             .start();
     ApicurioRegistry registry =
         new ApicurioRegistry(
-            process, URI.create("http://127.0.0.1:" + httpPort + "/apis/ccompat/v7"));
-    registry.awaitReady(URI.create("http://127.0.0.1:" + managementPort + "/health/ready"), log);
+            process,
+            URI.create("http://127.0.0.1:" + httpPort + "/apis/ccompat/v7"),
+            runtime.description());
+    int healthPort = runtime.managementInterface() ? managementPort : httpPort;
+    registry.awaitReady(URI.create("http://127.0.0.1:" + healthPort + "/health/ready"), log);
     return registry;
   }
 
   /**
    * A Java 21+ runtime: {@code APICURIO_JAVA_HOME} or {@code -Dapicurio.java.home} if set, else the
-   * Temurin 25 JDK of these machines, else any Java 21+ under /usr/lib/jvm, else this JVM.
+   * Temurin 25 JDK of these machines, else any Java 21+ under /usr/lib/jvm, else this JVM; empty
+   * when there is none.
    */
-  static Path findJava() {
+  static Optional<Path> findJava() {
     List<Path> candidates = new ArrayList<>();
     Optional.ofNullable(System.getProperty("apicurio.java.home"))
         .map(Path::of)
@@ -113,12 +198,14 @@ final class ApicurioRegistry implements AutoCloseable {
     for (Path home : candidates) {
       Path bin = home.resolve("bin/java");
       if (Files.isExecutable(bin) && majorVersion(home) >= 21) {
-        return bin;
+        return Optional.of(bin);
       }
     }
-    throw new IllegalStateException(
-        "Apicurio Registry 3.x needs a Java 21+ runtime and none was found. Install one"
-            + " (e.g. a Temurin 21 or 25 JDK) and set APICURIO_JAVA_HOME to its directory.");
+    return Optional.empty();
+  }
+
+  private static Path javaHome(Path bin) {
+    return bin.getParent().getParent();
   }
 
   private static int majorVersion(Path home) {

@@ -250,6 +250,11 @@ public final class LocalStack {
     return registry.url();
   }
 
+  /** Which registry runs, and on which Java. */
+  public String registryDescription() {
+    return registry.description();
+  }
+
   public URI flinkRestUrl() {
     return flink.restUrl();
   }

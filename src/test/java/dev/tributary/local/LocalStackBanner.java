@@ -36,7 +36,7 @@ class LocalStackBanner implements ApplicationListener<ApplicationReadyEvent> {
          Flink web UI    {}
          SQL Gateway     {}
          Kafka bootstrap {}
-         Schema Registry {}
+         Schema Registry {} ({})
          PostgreSQL      {}
          Example catalog examples.marketplace (orders, customers, products)
          Admin API key   {} (in target/local-stack/admin-api-key)
@@ -48,6 +48,7 @@ class LocalStackBanner implements ApplicationListener<ApplicationReadyEvent> {
         stack.sqlGatewayUrl(),
         stack.kafkaBootstrapServers(),
         stack.registryUrl(),
+        stack.registryDescription(),
         stack.jdbcUrl(),
         stack.adminApiKey());
   }

@@ -75,7 +75,7 @@ class CatalogController {
   }
 
   @GetMapping
-  @Operation(summary = "List catalogs")
+  @Operation(operationId = "listCatalogs", summary = "List catalogs")
   List<CatalogResponse> catalogs() {
     // Only the catalogs the caller holds a grant in.
     return catalogs.catalogs().stream()
@@ -85,7 +85,7 @@ class CatalogController {
   }
 
   @GetMapping("/{catalog}/databases")
-  @Operation(summary = "List the databases of a catalog")
+  @Operation(operationId = "listDatabases", summary = "List the databases of a catalog")
   List<DatabaseResponse> databases(@PathVariable String catalog) {
     if (!Access.seesCatalog(catalog)) {
       Access.require(Role.VIEWER, catalog, "*");
@@ -97,14 +97,14 @@ class CatalogController {
   }
 
   @GetMapping("/{catalog}/databases/{database}/tables")
-  @Operation(summary = "List the source tables of a database")
+  @Operation(operationId = "listSourceTables", summary = "List the source tables of a database")
   List<SourceTableResponse> tables(@PathVariable String catalog, @PathVariable String database) {
     Access.require(Role.VIEWER, catalog, database);
     return catalogs.sourceTables(catalog, database).stream().map(SourceTableResponse::of).toList();
   }
 
   @GetMapping("/{catalog}/databases/{database}/tables/{table}")
-  @Operation(summary = "Get one source table")
+  @Operation(operationId = "getSourceTable", summary = "Get one source table")
   SourceTableResponse table(
       @PathVariable String catalog, @PathVariable String database, @PathVariable String table) {
     Access.require(Role.VIEWER, catalog, database);

@@ -27,6 +27,7 @@ class StatementController {
 
   @PostMapping
   @Operation(
+      operationId = "executeStatements",
       summary = "Run a statement or a script",
       description =
           "The whole script is parsed and validated first; it then runs in one transaction,"
@@ -45,6 +46,7 @@ class StatementController {
 
   @PostMapping("/validate")
   @Operation(
+      operationId = "validateStatements",
       summary = "Parse and validate a script without running it",
       description =
           "No side effects. Returns each statement's kind and canonical form; CI can run it as a linter.")

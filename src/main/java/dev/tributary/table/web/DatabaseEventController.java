@@ -36,7 +36,13 @@ class DatabaseEventController {
   @GetMapping
   @Operation(
       operationId = "listDatabaseEvents",
-      summary = "The newest 200 events of the database's tables and flows, oldest first")
+      summary =
+          "The newest 200 events of the database's tables and flows, oldest first (follow=true:"
+              + " live, as Server-Sent Events)",
+      description =
+          "With follow=true, a text/event-stream as the table's, for every table and flow of the"
+              + " database, including those created after the stream opened; without after or"
+              + " Last-Event-ID it starts with what is written from now on.")
   List<EventStreams.StreamedEvent> list(
       @PathVariable String catalog, @PathVariable String database) {
     Access.require(Role.VIEWER, catalog, database);
@@ -56,12 +62,14 @@ class DatabaseEventController {
 
   @GetMapping(params = "follow=true", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
   @Operation(
-      operationId = "followDatabaseEvents",
-      summary = "Follow the events of the database's tables and flows as Server-Sent Events",
+      operationId = "listDatabaseEvents",
+      summary =
+          "The newest 200 events of the database's tables and flows, oldest first (follow=true:"
+              + " live, as Server-Sent Events)",
       description =
-          "As the table's stream, for every table and flow of the database, including those"
-              + " created after the stream opened. Without after or Last-Event-ID it starts with"
-              + " what is written from now on.")
+          "With follow=true, a text/event-stream as the table's, for every table and flow of the"
+              + " database, including those created after the stream opened; without after or"
+              + " Last-Event-ID it starts with what is written from now on.")
   SseEmitter follow(
       @PathVariable String catalog,
       @PathVariable String database,

@@ -66,6 +66,14 @@ import tools.jackson.databind.JsonNode;
 @Tag(name = "Materialized tables", description = "Materialized tables as resources")
 class MaterializedTableController {
 
+  /** One operation in the API document: the list, and with follow=true the live stream. */
+  static final String EVENTS_DESCRIPTION =
+      "Without follow, the table's event log as JSON. With follow=true, a text/event-stream of"
+          + " every event of the table and its flows once, in order: those already written (after"
+          + " Last-Event-ID or the after parameter when given), then each as it is written. Each"
+          + " SSE event is named 'event', its id is the event's id and its data the event as JSON"
+          + " with the table or flow it is about.";
+
   private final MaterializedTableService tables;
   private final ChangePlanner planner;
   private final Topics topics;
@@ -92,7 +100,9 @@ class MaterializedTableController {
   }
 
   @GetMapping
-  @Operation(summary = "List materialized tables, optionally by phase, a page at a time")
+  @Operation(
+      operationId = "listMaterializedTables",
+      summary = "List materialized tables, optionally by phase, a page at a time")
   PageResponse list(
       @PathVariable String catalog,
       @PathVariable String database,
@@ -114,7 +124,9 @@ class MaterializedTableController {
   }
 
   @GetMapping("/{name}")
-  @Operation(summary = "Get one materialized table: spec, status, conditions, topic, subjects, job")
+  @Operation(
+      operationId = "getMaterializedTable",
+      summary = "Get one materialized table: spec, status, conditions, topic, subjects, job")
   ResponseEntity<Resource> get(
       @PathVariable String catalog, @PathVariable String database, @PathVariable String name) {
     Access.require(Role.VIEWER, catalog, database);
@@ -124,6 +136,7 @@ class MaterializedTableController {
 
   @PutMapping("/{name}")
   @Operation(
+      operationId = "putMaterializedTable",
       summary = "Create or update from JSON",
       description =
           "spec.statement (a CREATE [OR ALTER] MATERIALIZED TABLE) or spec.definition (as GET returns it);"
@@ -233,6 +246,7 @@ class MaterializedTableController {
 
   @DeleteMapping("/{name}")
   @Operation(
+      operationId = "dropMaterializedTable",
       summary =
           "Drop: the job is cancelled, topic and subjects deleted, then the definition removed (kept in history)")
   ResponseEntity<Resource> delete(
@@ -255,6 +269,7 @@ class MaterializedTableController {
 
   @GetMapping("/{name}/versions")
   @Operation(
+      operationId = "listTableVersions",
       summary = "Every definition the table has had; still answers after the table is dropped")
   List<VersionResponse> versions(
       @PathVariable String catalog, @PathVariable String database, @PathVariable String name) {
@@ -265,7 +280,7 @@ class MaterializedTableController {
   }
 
   @GetMapping("/{name}/versions/{version}")
-  @Operation(summary = "One version, with its SHOW CREATE text")
+  @Operation(operationId = "getTableVersion", summary = "One version, with its SHOW CREATE text")
   VersionResponse version(
       @PathVariable String catalog,
       @PathVariable String database,
@@ -293,8 +308,11 @@ class MaterializedTableController {
 
   @GetMapping("/{name}/events")
   @Operation(
+      operationId = "listTableEvents",
       summary =
-          "What the reconciler did to the table, and why; still answers after the table is dropped")
+          "What the reconciler did to the table, and why (follow=true: live, as Server-Sent"
+              + " Events); still answers after the table is dropped",
+      description = EVENTS_DESCRIPTION)
   List<EventResponse> events(
       @PathVariable String catalog, @PathVariable String database, @PathVariable String name) {
     Access.require(Role.VIEWER, catalog, database);
@@ -308,13 +326,11 @@ class MaterializedTableController {
       params = "follow=true",
       produces = MediaType.TEXT_EVENT_STREAM_VALUE)
   @Operation(
-      operationId = "followTableEvents",
-      summary = "Follow the table's events as Server-Sent Events",
-      description =
-          "Every event of the table and its flows once, in order: those already written (after"
-              + " Last-Event-ID or the after parameter when given), then each as it is written."
-              + " Each SSE event is named 'event', its id is the event's id and its data the event"
-              + " as JSON with the table or flow it is about.")
+      operationId = "listTableEvents",
+      summary =
+          "What the reconciler did to the table, and why (follow=true: live, as Server-Sent"
+              + " Events); still answers after the table is dropped",
+      description = EVENTS_DESCRIPTION)
   SseEmitter followEvents(
       @PathVariable String catalog,
       @PathVariable String database,
@@ -328,6 +344,7 @@ class MaterializedTableController {
 
   @GetMapping("/{name}/refreshes")
   @Operation(
+      operationId = "listTableRefreshes",
       summary =
           "The refreshes of a FULL table, newest first: trigger, slot, partition, source bounds,"
               + " job, rows and tombstones written, outcome; still answers after the table is"
@@ -350,6 +367,7 @@ class MaterializedTableController {
 
   @PostMapping("/{name}/refreshes")
   @Operation(
+      operationId = "refreshTable",
       summary =
           "Refresh a FULL table now (ALTER ... REFRESH [PARTITION]): the whole table, or only the"
               + " partition given; 409 while another refresh of the table runs. For a pipeline"
@@ -379,6 +397,7 @@ class MaterializedTableController {
 
   @GetMapping("/{name}/flows")
   @Operation(
+      operationId = "listTableFlows",
       summary =
           "The flows of a pipeline table, each with its own job, phase, checkpoints and (for"
               + " INSERT ONCE) its one run")
@@ -391,6 +410,7 @@ class MaterializedTableController {
 
   @GetMapping("/{name}/expectations")
   @Operation(
+      operationId = "getTableExpectations",
       summary =
           "Rows that passed and failed each expectation (CONSTRAINT ... EXPECT), per flow of a"
               + " pipeline table or for the materialized table's job, summed over its jobs")
@@ -432,6 +452,7 @@ class MaterializedTableController {
 
   @GetMapping("/{name}/preview")
   @Operation(
+      operationId = "previewTable",
       summary =
           "The latest rows of the backing topic, decoded as written (JSON, or Avro by the schema"
               + " id of each record) and shown as JSON (committed rows only)")
