@@ -33,4 +33,6 @@ COPY --from=build /src/target/extracted/snapshot-dependencies/ ./
 COPY --from=build /src/target/extracted/application/ ./
 USER 10001:10001
 EXPOSE 8080
+# With a verb as first argument the same image is the command line and starts no service, e.g.
+#   docker run --rm -v "$PWD/sql:/sql:ro" -e TRIBUTARY_URL -e TRIBUTARY_API_KEY tributary plan -f /sql
 ENTRYPOINT ["java", "-XX:MaxRAMPercentage=75", "org.springframework.boot.loader.launch.JarLauncher"]

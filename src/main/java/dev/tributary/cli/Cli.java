@@ -385,7 +385,7 @@ public final class Cli {
     for (JsonNode s : plan.path("sourceStarts")) {
       parts.add(s.path("source").asString() + " from " + s.path("from").asString());
     }
-    if (plan.path("stateDiscarded").asBoolean()) {
+    if (plan.path("stateDiscarded").asBoolean() && !parts.get(0).contains("discarded")) {
       parts.add("state discarded");
     }
     return String.join("; ", parts);
@@ -423,7 +423,7 @@ public final class Cli {
       out.println(
           String.format(
               Locale.ROOT,
-              "%-32s %-10s %-10s %-9s %-9s %-22s %s",
+              "%-32s %-10s %-10s %-22s %-7s %-26s %s",
               "NAME",
               "PHASE",
               "MODE",
@@ -436,7 +436,7 @@ public final class Cli {
         out.println(
             String.format(
                 Locale.ROOT,
-                "%-32s %-10s %-10s %-9s %-9s %-22s %s",
+                "%-32s %-10s %-10s %-22s %-7s %-26s %s",
                 t.path("metadata").path("name").asString(),
                 t.path("status").path("phase").asString(),
                 r.path("refreshMode").asString("-"),
