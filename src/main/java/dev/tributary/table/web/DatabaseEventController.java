@@ -5,6 +5,7 @@ import dev.tributary.security.Role;
 import dev.tributary.table.MaterializedTable;
 import dev.tributary.table.MaterializedTableService;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import java.util.List;
 import java.util.Map;
@@ -44,7 +45,11 @@ class DatabaseEventController {
               + " database, including those created after the stream opened; without after or"
               + " Last-Event-ID it starts with what is written from now on.")
   List<EventStreams.StreamedEvent> list(
-      @PathVariable String catalog, @PathVariable String database) {
+      @PathVariable String catalog,
+      @PathVariable String database,
+      @Parameter(description = "true: a live text/event-stream instead of the list")
+          @RequestParam(required = false)
+          Boolean follow) {
     Access.require(Role.VIEWER, catalog, database);
     Map<UUID, String> names = names(catalog, database, new ConcurrentHashMap<>());
     return tables.latestEvents(names.keySet()).stream()

@@ -28,6 +28,7 @@ import dev.tributary.table.TableChange;
 import dev.tributary.table.TableRefresh;
 import dev.tributary.table.TableSpec;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import java.lang.reflect.RecordComponent;
 import java.time.Instant;
@@ -314,7 +315,12 @@ class MaterializedTableController {
               + " Events); still answers after the table is dropped",
       description = EVENTS_DESCRIPTION)
   List<EventResponse> events(
-      @PathVariable String catalog, @PathVariable String database, @PathVariable String name) {
+      @PathVariable String catalog,
+      @PathVariable String database,
+      @PathVariable String name,
+      @Parameter(description = "true: a live text/event-stream instead of the list")
+          @RequestParam(required = false)
+          Boolean follow) {
     Access.require(Role.VIEWER, catalog, database);
     return tables.events(tables.historyOf(new ObjectName(catalog, database, name))).stream()
         .map(e -> new EventResponse(e.getAt(), e.getType().name(), e.getReason(), e.getMessage()))
