@@ -156,11 +156,14 @@ public final class Cli {
       if (action.equals("UNCHANGED") || action.equals("REJECTED")) {
         continue;
       }
-      String table = entry.path("table").asString(entry.path("name").asString());
-      if (entry.path("type").asString().equals("SOURCE_TABLE")) {
+      String name = entry.path("name").asString();
+      String table = entry.path("table").asString(name);
+      String type = entry.path("type").asString();
+      if (type.equals("SOURCE_TABLE")) {
         continue; // registered at once; nothing runs
       }
-      follows.putIfAbsent(table, new Follow(table, action.equals("DROP")));
+      follows.putIfAbsent(
+          name, new Follow(name, table, type.equals("FLOW"), action.equals("DROP")));
     }
     int code = await(client, o, follows);
     if (o.json) {
@@ -168,15 +171,20 @@ public final class Cli {
       ObjectNode settled = result.putObject("settled");
       follows
           .values()
-          .forEach(f -> settled.put(f.table, f.state + (f.cause == null ? "" : ": " + f.cause)));
+          .forEach(f -> settled.put(f.name, f.state + (f.cause == null ? "" : ": " + f.cause)));
       out.println(result.toPrettyString());
     }
     return code;
   }
 
-  /** One object apply waits for: its table, and what it last saw. */
+  /**
+   * One object apply waits for, and what it last saw: a table, or a flow (seen in its table's list
+   * of flows).
+   */
   private static final class Follow {
+    final String name;
     final String table;
+    final boolean flow;
     final boolean dropped;
     String state = "PENDING";
     String cause;
@@ -184,15 +192,17 @@ public final class Cli {
     boolean done;
     boolean failed;
 
-    Follow(String table, boolean dropped) {
+    Follow(String name, String table, boolean flow, boolean dropped) {
+      this.name = name;
       this.table = table;
+      this.flow = flow;
       this.dropped = dropped;
     }
 
     String line() {
       String mark = failed ? "!" : done ? "✓" : "…";
       return String.format(
-          Locale.ROOT, "%s %-50s %s%s", mark, table, state, cause == null ? "" : ": " + cause);
+          Locale.ROOT, "%s %-50s %s%s", mark, name, state, cause == null ? "" : ": " + cause);
     }
   }
 
@@ -206,7 +216,7 @@ public final class Cli {
           continue;
         }
         observe(client, o, f);
-        progress.show(f.table, f.line());
+        progress.show(f.name, f.line());
       }
       if (follows.values().stream().allMatch(f -> f.done)) {
         break;
@@ -217,7 +227,7 @@ public final class Cli {
           if (!f.done) {
             err.println(
                 "error: "
-                    + f.table
+                    + f.name
                     + " did not settle within "
                     + o.waitText()
                     + "; it is "
@@ -233,7 +243,7 @@ public final class Cli {
     int code = OK;
     for (Follow f : follows.values()) {
       if (f.failed) {
-        err.println("error: " + f.table + " FAILED: " + f.cause);
+        err.println("error: " + f.name + " FAILED: " + f.cause);
         code = ERROR;
       }
     }
@@ -245,19 +255,27 @@ public final class Cli {
    * whose first records fail it is RUNNING for a moment first), failed when it is FAILED.
    */
   private void observe(CliClient client, Options o, Follow f) {
-    Answer answer = client.get(o.tablePath(nameOf(f.table)));
-    if (answer.status() == 404) {
+    Answer answer = client.get(o.tablePath(nameOf(f.table)) + (f.flow ? "/flows" : ""));
+    JsonNode t = answer.ok() ? answer.body() : null;
+    if (f.flow && t != null) {
+      t = null;
+      for (JsonNode candidate : answer.body()) {
+        if (candidate.path("metadata").path("name").asString().equals(nameOf(f.name))) {
+          t = candidate;
+        }
+      }
+    }
+    if (t == null && (answer.ok() || answer.status() == 404)) {
       if (f.dropped) {
         f.state = "DROPPED";
         f.done = true;
       }
       return;
     }
-    if (!answer.ok()) {
+    if (t == null) {
       f.cause = answer.problem();
       return;
     }
-    JsonNode t = answer.body();
     String phase = t.path("status").path("phase").asString("PENDING");
     long generation = t.path("metadata").path("generation").asLong();
     long observed = t.path("status").path("observedGeneration").asLong();

@@ -264,7 +264,7 @@ public class DeclaredSets {
         continue; // dropped with its table, or the table's own CREATE TABLE ... FLOW
       }
       TableChange change = tables.dropFlow(name, false);
-      drops.add(drop("FLOW", name, change.message()));
+      drops.add(drop("FLOW", name, tableName, change.message()));
     }
     for (MaterializedTable table : tables.list(catalog, database)) {
       ObjectName name = new ObjectName(catalog, database, table.getName());
@@ -276,15 +276,23 @@ public class DeclaredSets {
               ? "PIPELINE_TABLE"
               : "MATERIALIZED_TABLE";
       TableChange change = tables.drop(name, false);
-      drops.add(drop(type, name, change.message()));
+      drops.add(drop(type, name, name, change.message()));
     }
     return drops;
   }
 
-  private static Entry drop(String type, ObjectName name, String message) {
-    String table = type.equals("FLOW") ? null : name.toString();
+  private static Entry drop(String type, ObjectName name, ObjectName table, String message) {
     return new Entry(
-        Action.DROP, type, name.toString(), table, null, null, null, null, message, null);
+        Action.DROP,
+        type,
+        name.toString(),
+        table.toString(),
+        null,
+        null,
+        null,
+        null,
+        message,
+        null);
   }
 
   private static Action action(StatementResult result) {
@@ -314,7 +322,7 @@ public class DeclaredSets {
     Object line = e.properties().get("line");
     Object column = e.properties().get("column");
     int[] start = statement == null ? new int[] {1, 1} : statement.start();
-    if (line instanceof Integer l && column instanceof Integer c && statement == null) {
+    if (line instanceof Integer l && column instanceof Integer c) {
       start = new int[] {l, c};
     }
     String message = e.getMessage();

@@ -3,6 +3,7 @@ package dev.tributary.statement;
 import dev.tributary.sql.Parser;
 import dev.tributary.sql.Printer;
 import dev.tributary.sql.Secrets;
+import dev.tributary.sql.SqlException;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
 import java.time.Duration;
@@ -108,6 +109,13 @@ public class StatementService {
                 results.add(executor.execute(parsed));
               } catch (ApiException e) {
                 throw withIndex(e, parsed.index());
+              } catch (SqlException e) {
+                // Positioned in the statement's own file, which is its source.
+                throw new ApiException(
+                    e.code(),
+                    e.getMessage(),
+                    Map.of(
+                        "statementIndex", parsed.index(), "line", e.line(), "column", e.column()));
               }
             }
           }

@@ -148,6 +148,57 @@ class CliIT {
   }
 
   @Test
+  void shouldPlanPipelineTablesAndFlowsAsDeclarationsAndPruneAFlow() throws IOException {
+    String pipe = table("pipe");
+    String flow = table("more");
+    write(
+        "01_pipe.sql",
+        "CREATE TABLE "
+            + pipe
+            + " FLOW INSERT BY NAME SELECT order_id, price FROM examples.marketplace.orders;\n");
+    write(
+        "02_flow.sql",
+        "CREATE FLOW "
+            + flow
+            + " AS INSERT INTO "
+            + pipe
+            + " BY NAME SELECT order_id, price FROM examples.marketplace.orders WHERE price > 90;\n");
+    Run apply = cli("apply", "-f", dir.toString(), "--wait", "3m");
+    assertThat(apply.code()).as(apply.out() + apply.err()).isZero();
+    String qualified = "examples." + database + ".";
+    assertThat(apply.out())
+        .contains("+ create    " + qualified + pipe)
+        .contains("+ create    " + qualified + flow);
+
+    Run again = cli("plan", "-f", dir.toString());
+    assertThat(again.code()).as(again.out()).isZero();
+    assertThat(line(again, "= unchanged " + qualified + pipe)).isNotNull();
+    assertThat(line(again, "= unchanged " + qualified + flow)).isNotNull();
+
+    write(
+        "02_flow.sql",
+        "CREATE FLOW "
+            + flow
+            + " AS INSERT INTO "
+            + pipe
+            + " BY NAME SELECT order_id, price FROM examples.marketplace.orders WHERE price > 95;\n");
+    Run changed = cli("plan", "-f", dir.toString());
+    assertThat(changed.code()).isEqualTo(1);
+    assertThat(line(changed, "! rejected"))
+        .startsWith("! rejected  " + dir.resolve("02_flow.sql") + ":1:1  CONFLICT")
+        .contains("not changed in place");
+
+    Files.delete(dir.resolve("02_flow.sql"));
+    Run prunePlan = cli("plan", "-f", dir.toString(), "--prune");
+    assertThat(prunePlan.code()).as(prunePlan.out()).isEqualTo(2);
+    assertThat(line(prunePlan, "- drop")).isEqualTo("- drop      " + qualified + flow);
+    Run prune = cli("apply", "-f", dir.toString(), "--prune", "--wait", "3m");
+    assertThat(prune.code()).as(prune.out() + prune.err()).isZero();
+    assertThat(api.get(path("pipe") + "/flows").text()).doesNotContain(flow);
+    assertThat(cli("plan", "-f", dir.toString(), "--prune").code()).isZero();
+  }
+
+  @Test
   void shouldExitNonZeroNamingTheTableAndTheCauseWhenAQueryFailsAtRuntime() throws IOException {
     write(
         "broken.sql",
@@ -227,6 +278,9 @@ class CliIT {
     Run mermaid = cli("lineage", "--database", database);
     assertThat(mermaid.code()).isZero();
     assertThat(mermaid.out()).startsWith("flowchart LR").contains("examples.marketplace.orders");
+    Run events = cli("events", table("lin"));
+    assertThat(events.code()).isZero();
+    assertThat(events.out()).contains("Created").contains("JobRunning");
     Run status = cli("status");
     assertThat(line(status, table("lin"))).contains("RUNNING");
     Run suspend = cli("suspend", table("lin"));
