@@ -2,8 +2,11 @@ package dev.tributary.cli;
 
 import dev.tributary.cli.CliClient.Answer;
 import dev.tributary.cli.CliClient.CliException;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -55,7 +58,12 @@ public final class Cli {
   /** Runs the command line and exits the JVM with its exit code. */
   public static void main(String[] args) {
     boolean terminal = System.console() != null && System.getenv("CI") == null;
-    System.exit(new Cli(System.out, System.err, System.getenv(), terminal).run(args));
+    // UTF-8 whatever the locale: names, messages and Mermaid labels are not all ASCII.
+    PrintStream out =
+        new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
+    PrintStream err =
+        new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8);
+    System.exit(new Cli(out, err, System.getenv(), terminal).run(args));
   }
 
   /** Runs one command; returns its exit code. */
@@ -200,7 +208,7 @@ public final class Cli {
     }
 
     String line() {
-      String mark = failed ? "!" : done ? "✓" : "…";
+      String mark = failed ? "!!" : done ? "ok" : "..";
       return String.format(
           Locale.ROOT, "%s %-50s %s%s", mark, name, state, cause == null ? "" : ": " + cause);
     }

@@ -131,11 +131,6 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
     this.database = newDatabase;
   }
 
-  /** The plan's catalog and database, for names a file does not qualify. */
-  ObjectName resolveName(ObjectName name) {
-    return resolve(name);
-  }
-
   /** Statement kinds a declared set of files may hold: they say what exists, not what to do. */
   static boolean declares(Statement statement) {
     return statement instanceof Statement.CreateMaterializedTable

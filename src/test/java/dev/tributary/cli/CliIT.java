@@ -1,6 +1,7 @@
 package dev.tributary.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.tributary.Api;
 import dev.tributary.TributaryIT;
@@ -269,6 +270,37 @@ class CliIT {
     assertThat(process.waitFor()).as(out).isEqualTo(2);
     assertThat(out).contains("+ create    examples." + database + "." + table("jar"));
     assertThat(out).doesNotContain("Started TributaryApplication");
+
+    // On a terminal (script(1) gives it one) apply redraws its block of lines in place.
+    assumeTrue(Files.isExecutable(Path.of("/usr/bin/script")), "no script(1) for a terminal");
+    String command =
+        String.join(
+            " ",
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-jar",
+            jar.toString(),
+            "apply",
+            "-f",
+            dir.toString(),
+            "--stable",
+            "3s",
+            "--wait",
+            "3m");
+    ProcessBuilder onTerminal =
+        new ProcessBuilder("/usr/bin/script", "-qec", command, "/dev/null")
+            .redirectErrorStream(true);
+    onTerminal.environment().remove("CI");
+    onTerminal.environment().put("TRIBUTARY_URL", "http://127.0.0.1:" + port);
+    onTerminal.environment().put("TRIBUTARY_API_KEY", LocalStack.get().adminApiKey());
+    onTerminal.environment().put("TRIBUTARY_CATALOG", "examples");
+    onTerminal.environment().put("TRIBUTARY_DATABASE", database);
+    Process applying = onTerminal.start();
+    String shown = new String(applying.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(applying.waitFor()).as(shown).isZero();
+    assertThat(shown)
+        .as("the cursor moves up over the object's line and clears it")
+        .contains("\033[1A")
+        .contains("\r\033[2Kok examples." + database + "." + table("jar"));
   }
 
   @Test
