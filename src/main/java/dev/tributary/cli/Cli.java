@@ -35,6 +35,9 @@ public final class Cli {
           "plan", "apply", "status", "suspend", "resume", "refresh", "drop", "events", "lineage",
           "help", "--help");
 
+  /** A line of {@code status}: name, phase, mode, freshness, lag, last and next refresh. */
+  private static final String STATUS_ROW = "%-32s %-10s %-10s %-22s %-7s %-26s %s";
+
   static final int OK = 0;
   static final int ERROR = 1;
   static final int CHANGES = 2;
@@ -449,7 +452,7 @@ public final class Cli {
       out.println(
           String.format(
               Locale.ROOT,
-              "%-32s %-10s %-10s %-22s %-7s %-26s %s",
+              STATUS_ROW,
               "NAME",
               "PHASE",
               "MODE",
@@ -462,7 +465,7 @@ public final class Cli {
         out.println(
             String.format(
                 Locale.ROOT,
-                "%-32s %-10s %-10s %-22s %-7s %-26s %s",
+                STATUS_ROW,
                 t.path("metadata").path("name").asString(),
                 t.path("status").path("phase").asString(),
                 r.path("refreshMode").asString("-"),

@@ -27,7 +27,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.springframework.stereotype.Service;
-import org.springframework.transaction.annotation.Transactional;
 
 /**
  * Plans and applies a declared set of SQL files for one database, as {@code tributary plan} and
@@ -122,22 +121,31 @@ public class DeclaredSets {
               + database
               + " changed since it was made; plan again");
     }
-    SetPlan dry = run(catalog, database, files, prune, true);
-    for (Entry entry : dry.objects()) {
-      if (entry.action() == Action.REJECTED) {
-        Map<String, Object> where = new LinkedHashMap<>();
-        where.put("file", entry.file());
-        where.put("line", entry.line());
-        where.put("column", entry.column());
-        throw new ApiException(
-            ErrorCode.valueOf(entry.code()),
-            entry.file() + ":" + entry.line() + ":" + entry.column() + ": " + entry.summary(),
-            where);
-      }
-    }
     return run(catalog, database, files, prune, false);
   }
 
+  /** Why a set is not applied: its first rejected file's error, at its position. */
+  private static ApiException refusal(Entry rejected) {
+    Map<String, Object> where = new LinkedHashMap<>();
+    where.put("file", rejected.file());
+    where.put("line", rejected.line());
+    where.put("column", rejected.column());
+    return new ApiException(
+        ErrorCode.valueOf(rejected.code()),
+        rejected.file()
+            + ":"
+            + rejected.line()
+            + ":"
+            + rejected.column()
+            + ": "
+            + rejected.summary(),
+        where);
+  }
+
+  /**
+   * Plans ({@code dryRun}) or applies the set. A plan rejects a failing file and plans the rest
+   * without it; an apply stops at the first rejected file, and its transaction keeps nothing.
+   */
   private SetPlan run(
       String catalog, String database, List<SqlFile> files, boolean prune, boolean dryRun) {
     String id = planId(catalog, database, files, prune);
@@ -164,6 +172,9 @@ public class DeclaredSets {
       } catch (ApiException e) {
         rejected.add(rejection(file, e, null));
       }
+    }
+    if (!dryRun && !rejected.isEmpty()) {
+      throw refusal(rejected.get(0));
     }
     while (true) {
       List<List<Parser.Parsed>> scripts = new ArrayList<>();
@@ -198,7 +209,11 @@ public class DeclaredSets {
           throw e;
         }
         SqlFile file = owners.get(i);
-        rejected.add(rejection(file, e, all.get(i)));
+        Entry rejection = rejection(file, e, all.get(i));
+        if (!dryRun) {
+          throw refusal(rejection);
+        }
+        rejected.add(rejection);
         parsed.removeIf(p -> p.file() == file);
       }
     }
@@ -347,8 +362,7 @@ public class DeclaredSets {
    * database as stored (each table's and flow's id and generation, each source's definition). Two
    * plans with the same id were made from the same files against the same objects.
    */
-  @Transactional(readOnly = true)
-  public String planId(String catalog, String database, List<SqlFile> files, boolean prune) {
+  private String planId(String catalog, String database, List<SqlFile> files, boolean prune) {
     StringBuilder in = new StringBuilder();
     in.append(catalog).append('\0').append(database).append('\0').append(prune).append('\0');
     for (SqlFile file : files) {

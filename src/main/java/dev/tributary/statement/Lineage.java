@@ -16,6 +16,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Predicate;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.annotation.Transactional;
@@ -116,77 +117,83 @@ public class Lineage {
    */
   @Transactional(readOnly = true)
   public Graph graph(Predicate<ObjectName> shown) {
-    Map<String, Node> nodes = new LinkedHashMap<>();
-    Set<Edge> edges = new LinkedHashSet<>();
-    List<Node> all = new ArrayList<>();
+    Map<String, Node> known = new LinkedHashMap<>();
     for (Catalog catalog : catalogs.catalogs()) {
       for (CatalogDatabase db : catalogs.databases(catalog.getName())) {
         for (SourceTable source : catalogs.sourceTables(catalog.getName(), db.getName())) {
-          all.add(node(source.objectName(), "SOURCE_TABLE", null));
+          put(known, node(source.objectName(), "SOURCE_TABLE", null));
         }
       }
     }
-    Map<String, Node> known = new LinkedHashMap<>();
-    all.forEach(n -> known.put(n.id(), n));
     List<MaterializedTable> rows = new ArrayList<>(tables.all());
     rows.sort((a, b) -> a.qualifiedName().compareTo(b.qualifiedName()));
     for (MaterializedTable table : rows) {
-      TableSpec spec = tables.spec(table);
-      known.put(
-          table.qualifiedName(),
-          node(table.objectName(), spec.kind().name(), table.getPhase().name()));
+      put(known, node(table.objectName(), tables.spec(table).kind().name(), phase(table)));
     }
+    Set<Edge> edges = new LinkedHashSet<>();
     for (MaterializedTable table : rows) {
       ObjectName self = table.objectName();
       TableSpec spec = tables.spec(table);
-      boolean inScope = shown.test(self);
+      List<String> queries = new ArrayList<>();
       if (spec.kind() == TableSpec.Kind.MATERIALIZED_TABLE) {
-        for (ObjectName read : reads(spec.definition().query(), self)) {
-          if (inScope || shown.test(read)) {
-            edge(nodes, edges, known, read, self, "UNKNOWN");
-          }
+        queries.add(spec.definition().query());
+      } else {
+        if (spec.pipeline() != null && spec.pipeline().flow() != null) {
+          queries.add(spec.pipeline().flow().query()); // the table's own flow
         }
-        if (inScope) {
-          nodes.putIfAbsent(self.toString(), known.get(self.toString()));
-        }
-        continue;
+        spec.flows().forEach(f -> queries.add(f.query())); // stored before flows had rows
       }
-      if (inScope) {
-        nodes.putIfAbsent(self.toString(), known.get(self.toString()));
-      }
-      if (spec.pipeline() != null && spec.pipeline().flow() != null) {
-        for (ObjectName read : reads(spec.pipeline().flow().query(), self)) {
-          if (inScope || shown.test(read)) {
-            edge(nodes, edges, known, read, self, "UNKNOWN");
-          }
-        }
-      }
+      queries.forEach(q -> reads(q, self).forEach(read -> edges.add(edge(known, read, self))));
       for (MaterializedTable flow : tables.flows(table)) {
         if (flow.getName().equals(table.getName())) {
           continue; // the table's own flow, read above
         }
         ObjectName flowName = flow.objectName();
-        Node flowNode = node(flowName, "FLOW", flow.getPhase().name());
-        known.put(flowName.toString(), flowNode);
-        if (!inScope) {
-          continue;
-        }
-        nodes.putIfAbsent(flowName.toString(), flowNode);
+        put(known, node(flowName, "FLOW", phase(flow)));
         for (ObjectName read : reads(tables.spec(flow).flowStatement().query(), self)) {
-          edge(nodes, edges, known, read, flowName, "UNKNOWN");
+          edges.add(edge(known, read, flowName));
         }
-        edge(nodes, edges, known, flowName, self, "FLOW");
+        edges.add(edge(known, flowName, self));
       }
     }
-    for (Node n : all) {
-      ObjectName name = new ObjectName(n.catalog(), n.database(), n.name());
-      if (shown.test(name)) {
-        nodes.putIfAbsent(n.id(), n);
+    Predicate<String> inScope = id -> shown.test(name(known.get(id)));
+    List<Edge> kept =
+        edges.stream().filter(e -> inScope.test(e.from()) || inScope.test(e.to())).toList();
+    Set<String> reached = new LinkedHashSet<>();
+    kept.forEach(
+        e -> {
+          reached.add(e.from());
+          reached.add(e.to());
+        });
+    List<Node> nodes =
+        known.values().stream()
+            .filter(n -> reached.contains(n.id()) || shown.test(name(n)))
+            .sorted((a, b) -> a.id().compareTo(b.id()))
+            .toList();
+    return new Graph(nodes, kept);
+  }
+
+  /**
+   * The tables whose queries (or flows) read {@code name}, by qualified name: what keeps a source
+   * table from being dropped.
+   */
+  @Transactional(readOnly = true)
+  public List<String> readersOf(ObjectName name) {
+    Graph graph = graph();
+    Set<String> readers = new TreeSet<>();
+    for (Edge e : graph.edges()) {
+      if (!e.from().equals(name.toString())) {
+        continue;
+      }
+      if ("FLOW".equals(graph.node(e.to()).type())) {
+        graph.edges().stream()
+            .filter(w -> w.from().equals(e.to()))
+            .forEach(w -> readers.add(w.to()));
+      } else {
+        readers.add(e.to());
       }
     }
-    List<Node> sorted = new ArrayList<>(nodes.values());
-    sorted.sort((a, b) -> a.id().compareTo(b.id()));
-    return new Graph(sorted, List.copyOf(edges));
+    return List.copyOf(readers);
   }
 
   /** The graph of everything. */
@@ -229,17 +236,23 @@ public class Lineage {
     return rows;
   }
 
-  private static void edge(
-      Map<String, Node> nodes,
-      Set<Edge> edges,
-      Map<String, Node> known,
-      ObjectName from,
-      ObjectName to,
-      String unknownType) {
-    Node fromNode = known.getOrDefault(from.toString(), node(from, unknownType, null));
-    nodes.putIfAbsent(from.toString(), fromNode);
-    nodes.putIfAbsent(to.toString(), known.getOrDefault(to.toString(), node(to, "UNKNOWN", null)));
-    edges.add(new Edge(from.toString(), to.toString()));
+  /** An edge, adding a node of type UNKNOWN for an end that is no table the service knows. */
+  private static Edge edge(Map<String, Node> known, ObjectName from, ObjectName to) {
+    known.computeIfAbsent(from.toString(), id -> node(from, "UNKNOWN", null));
+    known.computeIfAbsent(to.toString(), id -> node(to, "UNKNOWN", null));
+    return new Edge(from.toString(), to.toString());
+  }
+
+  private static void put(Map<String, Node> known, Node node) {
+    known.put(node.id(), node);
+  }
+
+  private static ObjectName name(Node node) {
+    return new ObjectName(node.catalog(), node.database(), node.name());
+  }
+
+  private static String phase(MaterializedTable table) {
+    return table.getPhase().name();
   }
 
   private static List<ObjectName> reads(String query, ObjectName self) {

@@ -332,12 +332,8 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
       if (spec.kind() == TableSpec.Kind.PIPELINE_TABLE && sameTable(spec.pipeline(), s)) {
         return unchanged(name, "PIPELINE_TABLE", "Pipeline table " + name + " is unchanged");
       }
-      throw new ApiException(
-          ErrorCode.CONFLICT,
-          "Table "
-              + name
-              + " exists with another definition; a pipeline table is not changed in place:"
-              + " drop it (DROP TABLE) or remove its file and apply with --prune, then create it");
+      throw notInPlace(
+          "Pipeline table", name, "drop it (DROP TABLE) or remove its file and apply with --prune");
     }
     if (existing.isPresent() || catalogs.findSourceTable(name).isPresent()) {
       throw new ApiException(ErrorCode.ALREADY_EXISTS, "Table " + name + " already exists");
@@ -382,12 +378,8 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
             && s.withNames(named, target).equals(stored)) {
           return unchanged(named, "FLOW", "Flow " + named + " is unchanged");
         }
-        throw new ApiException(
-            ErrorCode.CONFLICT,
-            "Flow "
-                + named
-                + " exists with another definition; a flow is not changed in place: drop it"
-                + " (DROP FLOW) or remove it from its file and apply with --prune, then create it");
+        throw notInPlace(
+            "Flow", named, "drop it (DROP FLOW) or remove it from its file and apply with --prune");
       }
     }
     tables.requireFlowAllowed(table, s);
@@ -448,12 +440,8 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
       if (SourceTableDefinition.of(s).equals(catalogs.forFlink(source.get()))) {
         return unchanged(name, "SOURCE_TABLE", "Table " + name + " is unchanged");
       }
-      throw new ApiException(
-          ErrorCode.CONFLICT,
-          "Source table "
-              + name
-              + " exists with another definition; a plan does not replace source tables:"
-              + " drop it (DROP TABLE) first");
+      throw notInPlace(
+          "Source table", name, "drop it (DROP TABLE: a plan never prunes source tables)");
     }
     if (source.isPresent()) {
       if (s.ifNotExists()) {
@@ -502,7 +490,7 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
       throw new ApiException(ErrorCode.NOT_FOUND, "Table " + name + " does not exist");
     }
     Access.require(Role.ADMIN, name.catalog(), name.database());
-    List<String> readers = queries.readersOf(name);
+    List<String> readers = lineage.readersOf(name);
     if (!readers.isEmpty()) {
       throw new ApiException(
           ErrorCode.CONFLICT,
@@ -557,6 +545,20 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
         s.tableProperties(),
         s.rowFilter(),
         s.flow());
+  }
+
+  /**
+   * A declared object that exists with another definition and has no OR ALTER: what to do instead.
+   */
+  private static ApiException notInPlace(String what, ObjectName name, String instead) {
+    return new ApiException(
+        ErrorCode.CONFLICT,
+        what
+            + " "
+            + name
+            + " exists with another definition and is not changed in place: "
+            + instead
+            + ", then create it");
   }
 
   private StatementResult unchanged(ObjectName name, String type, String message) {

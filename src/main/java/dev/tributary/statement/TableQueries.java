@@ -8,7 +8,6 @@ import dev.tributary.sql.Column;
 import dev.tributary.sql.Defaults;
 import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.sql.ObjectName;
-import dev.tributary.sql.QueryReferences;
 import dev.tributary.sql.Statement;
 import dev.tributary.sql.TableSchema;
 import dev.tributary.system.ApiException;
@@ -176,15 +175,6 @@ class TableQueries {
   }
 
   /** What the table reads (resolved against the catalog) and which materialized tables read it. */
-  /** The materialized tables whose queries read the named table. */
-  List<String> readersOf(ObjectName name) {
-    return tables.all().stream()
-        .filter(t -> reads(t).contains(name))
-        .map(MaterializedTable::qualifiedName)
-        .sorted()
-        .toList();
-  }
-
   List<List<Object>> tables(String catalog, String database) {
     List<List<Object>> rows = new ArrayList<>();
     catalogs
@@ -292,28 +282,6 @@ class TableQueries {
             ? null
             : Duration.between(Instant.parse(started), Instant.now()).withNanos(0).toString());
     return row;
-  }
-
-  private List<ObjectName> reads(MaterializedTable table) {
-    TableSpec spec = tables.spec(table);
-    List<String> queries = new ArrayList<>();
-    if (spec.kind() == TableSpec.Kind.MATERIALIZED_TABLE) {
-      queries.add(spec.definition().query());
-    } else if (spec.kind() == TableSpec.Kind.FLOW) {
-      queries.add(spec.flowStatement().query());
-    } else {
-      if (spec.pipeline().flow() != null) {
-        queries.add(spec.pipeline().flow().query());
-      }
-      spec.flows().forEach(f -> queries.add(f.query()));
-      tables.flows(table).forEach(f -> queries.add(tables.spec(f).flowStatement().query()));
-    }
-    ObjectName self = table.objectName();
-    return queries.stream()
-        .flatMap(q -> QueryReferences.tables(q).stream())
-        .map(n -> n.resolve(self.catalog(), self.database()))
-        .distinct()
-        .toList();
   }
 
   private static String text(JsonNode node, String field) {

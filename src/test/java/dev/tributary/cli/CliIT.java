@@ -238,6 +238,29 @@ class CliIT {
     assertThat(api.get(path("stale")).status())
         .as("a rejected file applies nothing")
         .isEqualTo(404);
+
+    // The service refuses such a set too, when asked to apply it directly: a file that fails
+    // while the set runs (it reads a table that does not exist) keeps the earlier file's table out.
+    Map<String, Object> set =
+        Map.of(
+            "files",
+            List.of(
+                Map.of("name", "a.sql", "sql", mt("stale", "price > 2")),
+                Map.of(
+                    "name",
+                    "c.sql",
+                    "sql",
+                    "\n  CREATE MATERIALIZED TABLE "
+                        + table("orphan")
+                        + " AS SELECT x FROM nosuch_"
+                        + suffix)));
+    Api.Answer refused = api.post("/v1/catalogs/examples/databases/" + database + "/apply", set);
+    assertThat(refused.status()).as(refused.text()).isBetween(400, 499);
+    assertThat(refused.body().path("file").asString()).isEqualTo("c.sql");
+    assertThat(refused.body().path("line").asInt()).isEqualTo(2);
+    assertThat(refused.body().path("column").asInt()).isEqualTo(3);
+    assertThat(api.get(path("stale")).status()).isEqualTo(404);
+    assertThat(api.get(path("orphan")).status()).isEqualTo(404);
   }
 
   @Test

@@ -26,6 +26,15 @@ import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
 @Tag(name = "Materialized tables", description = "Materialized tables as resources")
 class DatabaseEventController {
 
+  // One operation in the API document (springdoc merges the list and the stream of a path).
+  private static final String SUMMARY =
+      "The newest 200 events of the database's tables and flows, oldest first (follow=true: live,"
+          + " as Server-Sent Events)";
+  private static final String DESCRIPTION =
+      "With follow=true, a text/event-stream as the table's, for every table and flow of the"
+          + " database, including those created after the stream opened; without after or"
+          + " Last-Event-ID it starts with what is written from now on.";
+
   private final MaterializedTableService tables;
   private final EventStreams streams;
 
@@ -35,15 +44,7 @@ class DatabaseEventController {
   }
 
   @GetMapping
-  @Operation(
-      operationId = "listDatabaseEvents",
-      summary =
-          "The newest 200 events of the database's tables and flows, oldest first (follow=true:"
-              + " live, as Server-Sent Events)",
-      description =
-          "With follow=true, a text/event-stream as the table's, for every table and flow of the"
-              + " database, including those created after the stream opened; without after or"
-              + " Last-Event-ID it starts with what is written from now on.")
+  @Operation(operationId = "listDatabaseEvents", summary = SUMMARY, description = DESCRIPTION)
   List<EventStreams.StreamedEvent> list(
       @PathVariable String catalog,
       @PathVariable String database,
@@ -53,28 +54,12 @@ class DatabaseEventController {
     Access.require(Role.VIEWER, catalog, database);
     Map<UUID, String> names = names(catalog, database, new ConcurrentHashMap<>());
     return tables.latestEvents(names.keySet()).stream()
-        .map(
-            e ->
-                new EventStreams.StreamedEvent(
-                    e.getId(),
-                    names.get(e.getTableId()),
-                    e.getAt(),
-                    e.getType().name(),
-                    e.getReason(),
-                    e.getMessage()))
+        .map(e -> EventStreams.StreamedEvent.of(e, names.get(e.getTableId())))
         .toList();
   }
 
   @GetMapping(params = "follow=true", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
-  @Operation(
-      operationId = "listDatabaseEvents",
-      summary =
-          "The newest 200 events of the database's tables and flows, oldest first (follow=true:"
-              + " live, as Server-Sent Events)",
-      description =
-          "With follow=true, a text/event-stream as the table's, for every table and flow of the"
-              + " database, including those created after the stream opened; without after or"
-              + " Last-Event-ID it starts with what is written from now on.")
+  @Operation(operationId = "listDatabaseEvents", summary = SUMMARY, description = DESCRIPTION)
   SseEmitter follow(
       @PathVariable String catalog,
       @PathVariable String database,

@@ -60,7 +60,13 @@ public class EventStreams {
 
   /** One event as a stream sends it: {@code table} names the table or flow it is about. */
   public record StreamedEvent(
-      long id, String table, Instant at, String type, String reason, String message) {}
+      long id, String table, Instant at, String type, String reason, String message) {
+
+    static StreamedEvent of(TableEvent e, String table) {
+      return new StreamedEvent(
+          e.getId(), table, e.getAt(), e.getType().name(), e.getReason(), e.getMessage());
+    }
+  }
 
   /**
    * A stream of the events of the tables {@code names} maps (id to name; asked again at every read,
@@ -102,13 +108,7 @@ public class EventStreams {
                           .id(Long.toString(e.getId()))
                           .name("event")
                           .data(
-                              new StreamedEvent(
-                                  e.getId(),
-                                  known.get(e.getTableId()),
-                                  e.getAt(),
-                                  e.getType().name(),
-                                  e.getReason(),
-                                  e.getMessage()),
+                              StreamedEvent.of(e, known.get(e.getTableId())),
                               MediaType.APPLICATION_JSON));
                   last.set(e.getId());
                   lastSent.set(System.nanoTime());
