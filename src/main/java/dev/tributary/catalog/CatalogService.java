@@ -6,6 +6,8 @@ import dev.tributary.sql.ObjectName;
 import dev.tributary.sql.Secrets;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -121,6 +123,29 @@ public class CatalogService {
     table.storedOptions().forEach((k, v) -> options.put(k, secrets.open(v)));
     SourceTableDefinition stored = table.definition();
     return new SourceTableDefinition(stored.name(), stored.schema(), stored.comment(), options);
+  }
+
+  /** A source table and the topics it names ({@code topic}, split at ';') or its pattern. */
+  public record SourceTopics(ObjectName table, List<String> topics, String pattern) {}
+
+  /** Every source table's topics, in every catalog. */
+  @Transactional(readOnly = true)
+  public List<SourceTopics> sourceTopics() {
+    List<SourceTopics> all = new ArrayList<>();
+    for (SourceTable t : sourceTables.findAll()) {
+      Map<String, String> options = t.storedOptions();
+      all.add(
+          new SourceTopics(
+              t.objectName(), topicsOf(options.get("topic")), options.get("topic-pattern")));
+    }
+    return all;
+  }
+
+  /** The topics of a {@code topic} option: one name, or several separated by ';'. */
+  public static List<String> topicsOf(String topic) {
+    return topic == null
+        ? List.of()
+        : Arrays.stream(topic.split(";")).map(String::trim).filter(t -> !t.isEmpty()).toList();
   }
 
   @Transactional(readOnly = true)

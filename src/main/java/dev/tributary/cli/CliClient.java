@@ -87,12 +87,22 @@ final class CliClient {
       try (BufferedReader in =
           new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
         StringBuilder data = new StringBuilder();
+        String event = "message";
         for (String line = in.readLine(); line != null; line = in.readLine()) {
           if (line.isEmpty()) {
             if (!data.isEmpty()) {
-              onData.accept(JSON.readTree(data.toString()));
+              JsonNode node = JSON.readTree(data.toString());
+              if (event.equals("error")) {
+                // The service ended the stream: the credential was revoked or expired.
+                throw new CliException(
+                    answer(node.path("status").asInt(500), data.toString()).problem());
+              }
+              onData.accept(node);
               data.setLength(0);
             }
+            event = "message";
+          } else if (line.startsWith("event:")) {
+            event = line.substring(6).strip();
           } else if (line.startsWith("data:")) {
             data.append(line.substring(5).stripLeading());
           }

@@ -108,7 +108,19 @@ public class ApiKeyService {
   public Optional<Caller> authenticate(String secret) {
     return keys.findByKeyHash(hash(secret))
         .filter(k -> k.activeAt(Instant.now()))
-        .map(k -> new Caller(k.getName(), "api-key", k.grants()));
+        .map(
+            k ->
+                new Caller(
+                    k.getName(),
+                    "api-key",
+                    k.grants(),
+                    new Caller.Credential(k.getId(), k.getExpiresAt())));
+  }
+
+  /** Whether the key is neither revoked nor expired now. */
+  @Transactional(readOnly = true)
+  public boolean active(UUID id) {
+    return keys.findById(id).map(k -> k.activeAt(Instant.now())).orElse(false);
   }
 
   /** Creates the configured bootstrap admin key if no key has its secret yet. */

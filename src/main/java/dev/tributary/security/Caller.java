@@ -1,18 +1,31 @@
 package dev.tributary.security;
 
+import java.time.Instant;
 import java.util.List;
+import java.util.UUID;
 
 /**
  * Who is calling: a name for the audit log, how they proved it, and what they may do.
  *
  * @param name the API key's name, or the token's subject
- * @param via {@code api-key} or {@code jwt}
+ * @param via {@code api-key}, {@code jwt} or {@code ui-session}
+ * @param credential what proved it, for checks made again later (a stream that stays open)
  */
-public record Caller(String name, String via, List<Grant> grants) {
+public record Caller(String name, String via, List<Grant> grants, Credential credential) {
 
   public Caller {
     grants = List.copyOf(grants);
   }
+
+  public Caller(String name, String via, List<Grant> grants) {
+    this(name, via, grants, null);
+  }
+
+  /**
+   * The credential behind a caller: an API key's or a status page session's id, and when it expires
+   * (a JWT's {@code exp}); either may be null.
+   */
+  public record Credential(UUID id, Instant expiresAt) {}
 
   /** The reconciler and the scheduler, acting for requests made earlier. */
   public static final Caller SYSTEM = new Caller("system", "internal", List.of());

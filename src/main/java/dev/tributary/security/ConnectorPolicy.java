@@ -1,8 +1,10 @@
 package dev.tributary.security;
 
+import dev.tributary.sql.KafkaClientOptions;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
 import dev.tributary.system.Json;
+import dev.tributary.system.Problems;
 import dev.tributary.system.TributaryProperties;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -11,6 +13,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.regex.Pattern;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
@@ -28,6 +31,19 @@ public class ConnectorPolicy {
 
   private static final Pattern CONNECTOR = Pattern.compile("[a-z0-9][a-z0-9.-]{0,99}");
   private static final Pattern SERVER = Pattern.compile("[A-Za-z0-9.-]+:\\d{1,5}");
+  private static final Pattern PROPERTY = Pattern.compile("[a-z0-9][a-z0-9._-]{0,199}");
+  private static final Pattern DATABASE = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}");
+  private static final Pattern TOPIC_CLAIM = Pattern.compile("[a-zA-Z0-9._-]{1,249}\\*?");
+
+  /** The JAAS login modules a source may use: user names and passwords or tokens, no files. */
+  private static final Set<String> LOGIN_MODULES =
+      Set.of(
+          "org.apache.kafka.common.security.plain.PlainLoginModule",
+          "org.apache.kafka.common.security.scram.ScramLoginModule",
+          "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule");
+
+  /** Flink's Kafka connector shades the client under this package. */
+  private static final String SHADED = "org.apache.flink.kafka.shaded.";
 
   private final SecurityProperties.Connectors policies;
   private final List<String> ownServers;
@@ -57,7 +73,40 @@ public class ConnectorPolicy {
     p.bootstrapServers().forEach(s -> servers.addAll(servers(s)));
     List<String> urls = new ArrayList<>(List.of(ownRegistry));
     urls.addAll(p.urls());
-    return new SecurityProperties.Policy(p.connectors(), servers, urls, p.paths());
+    return p.withReach(servers, urls);
+  }
+
+  /** A database's claim on topics: an exact name, or a prefix ending in {@code *}. */
+  public record TopicClaim(String catalog, String database, String entry) {
+
+    public boolean matches(String topic) {
+      return entry.endsWith("*")
+          ? topic.startsWith(entry.substring(0, entry.length() - 1))
+          : topic.equals(entry);
+    }
+
+    /** The literal part: the exact name, or the prefix without its star. */
+    public String literal() {
+      return entry.endsWith("*") ? entry.substring(0, entry.length() - 1) : entry;
+    }
+  }
+
+  /** Every database's topic claims, in every catalog with a configured or stored policy. */
+  public List<TopicClaim> topicClaims() {
+    Map<String, SecurityProperties.Policy> all = new TreeMap<>(policies.catalogs());
+    jdbc.query(
+        "SELECT catalog, policy::text FROM connector_policy",
+        rs -> {
+          all.put(rs.getString(1), Json.read(rs.getString(2), SecurityProperties.Policy.class));
+        });
+    List<TopicClaim> claims = new ArrayList<>();
+    all.forEach(
+        (catalog, p) ->
+            p.topics()
+                .forEach(
+                    (db, entries) ->
+                        entries.forEach(e -> claims.add(new TopicClaim(catalog, db, e)))));
+    return claims;
   }
 
   private Optional<SecurityProperties.Policy> stored(String catalog) {
@@ -128,6 +177,25 @@ public class ConnectorPolicy {
         throw invalid("paths", path, "a prefix without '..'");
       }
     }
+    for (String property : policy.properties()) {
+      if (!PROPERTY.matcher(property).matches()) {
+        throw invalid("properties", property, "a Kafka client key such as interceptor.classes");
+      }
+    }
+    policy
+        .topics()
+        .forEach(
+            (db, entries) -> {
+              if (!DATABASE.matcher(db).matches()) {
+                throw invalid("topics", db, "a database name");
+              }
+              for (String entry : entries) {
+                if (!TOPIC_CLAIM.matcher(entry).matches()) {
+                  throw invalid(
+                      "topics." + db, entry, "a topic name, or a prefix ending in * (not * alone)");
+                }
+              }
+            });
   }
 
   private static ApiException invalid(String field, String value, String expected) {
@@ -153,6 +221,22 @@ public class ConnectorPolicy {
     for (Map.Entry<String, String> option : options.entrySet()) {
       String key = option.getKey().toLowerCase(Locale.ROOT);
       String value = option.getValue() == null ? "" : option.getValue();
+      if (key.startsWith(KafkaClientOptions.PREFIX)) {
+        String clientKey = key.substring(KafkaClientOptions.PREFIX.length());
+        if (!p.properties().contains(clientKey)) {
+          KafkaClientOptions.refusal(clientKey)
+              .ifPresent(
+                  why ->
+                      refusedThrow(
+                          option.getKey(),
+                          why
+                              + "; a catalog admin may allow it in the connector policy's"
+                              + " 'properties'"));
+        }
+        if (clientKey.equals("sasl.jaas.config")) {
+          checkJaas(option.getKey(), value);
+        }
+      }
       if (key.endsWith("bootstrap.servers")) {
         if (servers(value).isEmpty()) {
           throw refused(option.getKey(), "it names no Kafka server");
@@ -182,13 +266,73 @@ public class ConnectorPolicy {
         }
       } else if (key.endsWith(".class") || key.endsWith(".classes")) {
         throw refused(option.getKey(), "options that load classes are not allowed");
-      } else if (key.equals("topic-pattern")) {
-        throw refused(
-            option.getKey(), "a topic pattern could read any topic; name the topics ('topic')");
       } else if (key.endsWith("jaas.config") && value.toLowerCase(Locale.ROOT).contains("keytab")) {
         throw refused(option.getKey(), "a JAAS configuration may not read a keytab file");
       }
     }
+  }
+
+  private static void refusedThrow(String option, String why) {
+    throw refused(option, why);
+  }
+
+  /** 403 unless every login module of the JAAS configuration is PLAIN, SCRAM or OAUTHBEARER. */
+  private static void checkJaas(String option, String value) {
+    for (String module : loginModules(value)) {
+      String name = module.startsWith(SHADED) ? module.substring(SHADED.length()) : module;
+      if (!LOGIN_MODULES.contains(name)) {
+        throw refused(
+            option,
+            "login module '"
+                + Problems.cut(module)
+                + "' is not allowed; use PlainLoginModule, ScramLoginModule or"
+                + " OAuthBearerLoginModule");
+      }
+    }
+  }
+
+  /**
+   * The login module class of each entry of a JAAS configuration ({@code <class> <flag> k="v" ...;}
+   * repeated): the first word after each top-level {@code ;}, quotes skipped. Read by hand in one
+   * pass: no parser for this text ships with the client, and it is tenant input.
+   */
+  static List<String> loginModules(String jaas) {
+    List<String> modules = new ArrayList<>();
+    boolean quoted = false;
+    boolean atEntryStart = true;
+    int i = 0;
+    while (i < jaas.length()) {
+      char c = jaas.charAt(i);
+      if (quoted) {
+        if (c == '\\') {
+          i++;
+        } else if (c == '"') {
+          quoted = false;
+        }
+        i++;
+        continue;
+      }
+      if (c == '"') {
+        quoted = true;
+        atEntryStart = false;
+      } else if (c == ';') {
+        atEntryStart = true;
+      } else if (!Character.isWhitespace(c) && atEntryStart) {
+        int end = i;
+        while (end < jaas.length()
+            && !Character.isWhitespace(jaas.charAt(end))
+            && jaas.charAt(end) != ';'
+            && jaas.charAt(end) != '"') {
+          end++;
+        }
+        modules.add(jaas.substring(i, end));
+        atEntryStart = false;
+        i = end;
+        continue;
+      }
+      i++;
+    }
+    return modules;
   }
 
   private static String last(String key) {

@@ -47,10 +47,15 @@ class SecurityConfiguration {
 
   @Bean
   SecurityFilterChain api(
-      HttpSecurity http, ApiKeyService keys, ObjectProvider<JwtDecoder> jwt, SecurityProperties p)
+      HttpSecurity http,
+      ApiKeyService keys,
+      UiSessions sessions,
+      ObjectProvider<JwtDecoder> jwt,
+      SecurityProperties p)
       throws Exception {
     List<AuthenticationProvider> providers = new ArrayList<>();
     providers.add(new ApiKeyProvider(keys));
+    providers.add(new UiSessionProvider(sessions));
     JwtDecoder decoder = jwt.getIfAvailable();
     if (decoder != null) {
       JwtAuthenticationProvider tokens = new JwtAuthenticationProvider(decoder);
@@ -175,7 +180,11 @@ class SecurityConfiguration {
       }
     }
     String name = token.getClaimAsString(mapping.nameClaim());
-    return new Caller(name == null ? token.getSubject() : name, "jwt", List.copyOf(grants));
+    return new Caller(
+        name == null ? token.getSubject() : name,
+        "jwt",
+        List.copyOf(grants),
+        new Caller.Credential(null, token.getExpiresAt()));
   }
 
   private static Grant parseOrThrow(String text) {
@@ -183,6 +192,36 @@ class SecurityConfiguration {
       return Grant.parse(text);
     } catch (IllegalArgumentException e) {
       throw new BadCredentialsException("The token's grant is not valid: " + e.getMessage());
+    }
+  }
+
+  /**
+   * Status page sessions ({@code trs_}): only ever read from the page's cookie ({@link UiCookie}
+   * refuses one sent as a header).
+   */
+  static final class UiSessionProvider implements AuthenticationProvider {
+
+    private final UiSessions sessions;
+
+    UiSessionProvider(UiSessions sessions) {
+      this.sessions = sessions;
+    }
+
+    @Override
+    public Authentication authenticate(Authentication authentication) {
+      String token = ((BearerTokenAuthenticationToken) authentication).getToken();
+      if (!token.startsWith(UiSessions.PREFIX)) {
+        return null;
+      }
+      return sessions
+          .authenticate(token)
+          .map(CallerAuthentication::new)
+          .orElseThrow(() -> new BadCredentialsException("Unknown or ended page session"));
+    }
+
+    @Override
+    public boolean supports(Class<?> type) {
+      return BearerTokenAuthenticationToken.class.isAssignableFrom(type);
     }
   }
 

@@ -1,7 +1,9 @@
 package dev.tributary.security;
 
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
@@ -52,18 +54,36 @@ public record SecurityProperties(
    * @param bootstrapServers Kafka servers allowed besides the service's own cluster
    * @param urls URL prefixes allowed besides the service's Schema Registry
    * @param paths file-system path prefixes allowed (none by default)
+   * @param properties Kafka client settings ({@code properties.<key>}, without the prefix) allowed
+   *     besides the safe ones, widening the built-in refusal of keys that load classes or run
+   *     commands
+   * @param topics the topics each database of the catalog owns: exact names, or prefixes ending in
+   *     {@code *}; another database's source table may not read them
    */
   public record Policy(
       @DefaultValue({"kafka", "upsert-kafka"}) List<String> connectors,
       @DefaultValue({}) List<String> bootstrapServers,
       @DefaultValue({}) List<String> urls,
-      @DefaultValue({}) List<String> paths) {
+      @DefaultValue({}) List<String> paths,
+      @DefaultValue({}) List<String> properties,
+      Map<String, List<String>> topics) {
 
     public Policy {
       connectors = connectors == null ? List.of() : List.copyOf(connectors);
       bootstrapServers = bootstrapServers == null ? List.of() : List.copyOf(bootstrapServers);
       urls = urls == null ? List.of() : List.copyOf(urls);
       paths = paths == null ? List.of() : List.copyOf(paths);
+      properties = properties == null ? List.of() : List.copyOf(properties);
+      Map<String, List<String>> owned = new TreeMap<>();
+      if (topics != null) {
+        topics.forEach((db, list) -> owned.put(db, list == null ? List.of() : List.copyOf(list)));
+      }
+      topics = Collections.unmodifiableMap(owned);
+    }
+
+    /** The same policy with other servers and URLs (the service's own added). */
+    public Policy withReach(List<String> servers, List<String> allowedUrls) {
+      return new Policy(connectors, servers, allowedUrls, paths, properties, topics);
     }
   }
 }

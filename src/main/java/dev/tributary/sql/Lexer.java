@@ -16,6 +16,8 @@ final class Lexer {
   private final Source source;
   private final String text;
   private int pos;
+  private int depth;
+  private int tokensInStatement;
 
   Lexer(Source source) {
     this.source = source;
@@ -30,7 +32,52 @@ final class Lexer {
         tokens.add(new Token(Token.Kind.EOF, "", "", text.length(), text.length()));
         return tokens;
       }
-      tokens.add(next());
+      Token token = next();
+      tokens.add(token);
+      nest(token);
+    }
+  }
+
+  /** Refuses a name longer than a topic may be, and brackets nested deeper than any query needs. */
+  private void nest(Token token) {
+    if ((token.kind() == Token.Kind.WORD || token.kind() == Token.Kind.QUOTED_IDENTIFIER)
+        && token.value().length() > Limits.MAX_IDENTIFIER) {
+      throw SqlException.at(
+          ErrorCode.STATEMENT_TOO_LARGE,
+          "An identifier has at most "
+              + Limits.MAX_IDENTIFIER
+              + " characters (a topic name's limit); this one has "
+              + token.value().length(),
+          source,
+          token.start(),
+          null);
+    }
+    if (token.kind() == Token.Kind.SYMBOL && token.text().equals(";")) {
+      tokensInStatement = 0;
+    } else if (++tokensInStatement > Limits.MAX_TOKENS) {
+      // Flink's parser and planner take more than linear time in the length of some expressions
+      // (a long OR chain): a statement's size is bounded in tokens, not only in characters.
+      throw SqlException.at(
+          ErrorCode.STATEMENT_TOO_LARGE,
+          "A statement has at most " + Limits.MAX_TOKENS + " tokens (words, literals, symbols)",
+          source,
+          token.start(),
+          null);
+    }
+    if (token.kind() != Token.Kind.SYMBOL) {
+      return;
+    }
+    if (token.text().equals("(") || token.text().equals("[")) {
+      if (++depth > Limits.MAX_NESTING) {
+        throw SqlException.at(
+            ErrorCode.STATEMENT_TOO_LARGE,
+            "Brackets are nested more than " + Limits.MAX_NESTING + " deep",
+            source,
+            token.start(),
+            null);
+      }
+    } else if (token.text().equals(")") || token.text().equals("]")) {
+      depth = Math.max(0, depth - 1);
     }
   }
 

@@ -8,54 +8,76 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.function.BiConsumer;
 
 /**
  * Which option values are secrets, and how they are shown: as {@value #MASK}. A key names a secret
- * as Flink's own redaction decides (password, secret, token, jaas, api keys, auth headers), plus
- * credentials and keys such as {@code fs.azure.account.key} or {@code ssl.keystore.key}; option
- * keys that only begin with {@code key.} (the Kafka connector's key format) do not.
+ * when any of three lists says so: Kafka's client configuration (every key of type PASSWORD of the
+ * producer, consumer and admin configs, {@link KafkaClientOptions#passwords()}), Flink's sensitive
+ * key rule ({@code GlobalConfiguration.isSensitive}: the words below; SecretsTest checks that we
+ * agree with it), and our own (basic auth user info, passphrases, credentials, private keys,
+ * anything ending in {@code key} except the Kafka connector's {@code key.} options).
+ *
+ * <p>The scans over text are written by hand, not as regular expressions: they read user input of
+ * up to a script's length, and each must cost time linear in it (a backtracking pattern over a long
+ * run of identifier characters cost the square of its length).
  */
 public final class Secrets {
 
   public static final String MASK = "******";
 
-  private static final String[] WORDS = {
-    "password",
-    "secret",
-    "token",
-    "jaas",
-    "credential",
-    "apikey",
-    "api-key",
-    "api_key",
-    "auth-params",
-    "service-key",
-    "basic-auth",
-    "http-headers",
-    "private-key"
-  };
+  /** Flink's own list: {@code GlobalConfiguration.SENSITIVE_KEYS} (2.2), matched as substrings. */
+  static final List<String> FLINK_WORDS =
+      List.of(
+          "password",
+          "secret",
+          "fs.azure.account.key",
+          "apikey",
+          "api-key",
+          "auth-params",
+          "service-key",
+          "token",
+          "basic-auth",
+          "jaas.config",
+          "http-headers");
 
-  /** {@code 'key' = 'value'}, the way options are written in SQL; the value may be cut off. */
-  private static final Pattern SQL_OPTION =
-      Pattern.compile("'((?:[^']|'')*)'(\\s*=\\s*)'(?:[^']|'')*(?:'|$)", Pattern.MULTILINE);
+  /** Ours, beside Flink's: words that name a secret in other clients' keys. */
+  private static final List<String> OWN_WORDS =
+      List.of(
+          "jaas",
+          "credential",
+          "passphrase",
+          "api_key",
+          "private-key",
+          "private.key",
+          "privatekey",
+          "user.info",
+          "user-info",
+          "userinfo",
+          "basic.auth");
 
-  /** {@code 'key' = 'value'}, with the value captured. */
-  private static final Pattern SQL_VALUE =
-      Pattern.compile("'((?:[^']|'')*)'\\s*=\\s*'((?:[^']|'')*)(?:'|$)", Pattern.MULTILINE);
+  /** A value shorter than this is not looked for in messages: it would mask common words. */
+  private static final int MIN_VALUE_LENGTH = 4;
 
-  /** {@code key=value} in a map's text, as a message might print options. */
-  private static final Pattern MAP_ENTRY = Pattern.compile("([\\w.\\-]+)=([^,}\\n]*)");
+  /** The shortest end of a value masked where a snippet cuts it. */
+  private static final int MIN_PIECE = 8;
 
   private Secrets() {}
 
   public static boolean isSecret(String key) {
     String k = key.toLowerCase(Locale.ROOT);
-    for (String word : WORDS) {
+    for (String word : FLINK_WORDS) {
       if (k.contains(word)) {
         return true;
       }
+    }
+    for (String word : OWN_WORDS) {
+      if (k.contains(word)) {
+        return true;
+      }
+    }
+    if (KafkaClientOptions.isPassword(k)) {
+      return true;
     }
     String last = k.substring(k.lastIndexOf('.') + 1);
     return last.equals("key") || last.endsWith("-key") || last.endsWith("_key");
@@ -77,13 +99,16 @@ public final class Secrets {
     if (sql == null) {
       return values;
     }
-    Matcher m = SQL_VALUE.matcher(sql);
-    while (m.find()) {
-      if (isSecret(m.group(1).replace("''", "'")) && m.group(2).length() >= 4) {
-        values.add(m.group(2));
-        values.add(m.group(2).replace("''", "'"));
-      }
-    }
+    SqlOptions.scan(
+        sql,
+        (key, value) -> {
+          String written = sql.substring(value.start(), value.end());
+          if (isSecret(unquote(sql.substring(key.start(), key.end())))
+              && written.length() >= MIN_VALUE_LENGTH) {
+            values.add(written);
+            values.add(unquote(written));
+          }
+        });
     return values;
   }
 
@@ -98,23 +123,28 @@ public final class Secrets {
     for (String value : longestFirst) {
       out = out.replace(value, MASK);
     }
-    // A snippet may begin or end inside a value: its visible part is masked too, in pieces of
-    // at least 8 characters from either end.
+    // A snippet may begin or end inside a value (or its first line may): the visible part is
+    // masked too, when it is at least 8 characters of either end.
     for (String value : longestFirst) {
-      for (int cut = value.length() - 1; cut >= 8; cut--) {
-        String head = value.substring(0, cut);
-        String tail = value.substring(value.length() - cut);
-        if (out.endsWith(head)) {
-          out = out.substring(0, out.length() - head.length()) + MASK;
-        }
-        if (out.startsWith(tail)) {
-          out = MASK + out.substring(tail.length());
-        }
-        int lineStart = out.indexOf('\n');
-        if (lineStart > 0 && out.substring(0, lineStart).endsWith(head)) {
-          out = out.substring(0, lineStart - head.length()) + MASK + out.substring(lineStart);
-        }
-      }
+      int newline = out.indexOf('\n');
+      String firstLine = newline < 0 ? out : out.substring(0, newline);
+      String rest = newline < 0 ? "" : out.substring(newline);
+      firstLine = maskEnds(firstLine, value);
+      out = newline < 0 ? firstLine : firstLine + maskEnds(rest, value);
+    }
+    return out;
+  }
+
+  /** Masks a piece of {@code value} that {@code text} begins or ends with. */
+  private static String maskEnds(String text, String value) {
+    String out = text;
+    int head = Overlaps.suffixPrefix(out, value);
+    if (head >= MIN_PIECE && head < value.length()) {
+      out = out.substring(0, out.length() - head) + MASK;
+    }
+    int tail = Overlaps.prefixSuffix(out, value);
+    if (tail >= MIN_PIECE && tail < value.length()) {
+      out = MASK + out.substring(tail);
     }
     return out;
   }
@@ -124,23 +154,174 @@ public final class Secrets {
     if (text == null || text.isEmpty()) {
       return text;
     }
-    Matcher m = SQL_OPTION.matcher(text);
-    StringBuilder out = new StringBuilder();
-    while (m.find()) {
-      String key = m.group(1).replace("''", "'");
-      String replacement =
-          isSecret(key) ? "'" + m.group(1) + "'" + m.group(2) + "'" + MASK + "'" : m.group();
-      m.appendReplacement(out, Matcher.quoteReplacement(replacement));
+    StringBuilder sqlMasked = new StringBuilder(text.length());
+    int[] copied = {0};
+    SqlOptions.scan(
+        text,
+        (key, value) -> {
+          if (isSecret(unquote(text.substring(key.start(), key.end())))) {
+            sqlMasked.append(text, copied[0], value.start()).append(MASK);
+            copied[0] = value.end();
+          }
+        });
+    sqlMasked.append(text, copied[0], text.length());
+    return redactEntries(sqlMasked.toString());
+  }
+
+  /**
+   * Masks {@code key=value} entries, as a map's text prints them: a key is a run of letters,
+   * digits, {@code _ . -} right before {@code =}; its value runs to the next {@code , } or line.
+   */
+  private static String redactEntries(String text) {
+    StringBuilder out = new StringBuilder(text.length());
+    int runStart = -1;
+    int i = 0;
+    while (i < text.length()) {
+      char c = text.charAt(i);
+      if (isKeyChar(c)) {
+        if (runStart < 0) {
+          runStart = i;
+        }
+        out.append(c);
+        i++;
+        continue;
+      }
+      if (c == '=' && runStart >= 0) {
+        int valueEnd = i + 1;
+        while (valueEnd < text.length() && ",}\n".indexOf(text.charAt(valueEnd)) < 0) {
+          valueEnd++;
+        }
+        out.append('=');
+        if (isSecret(text.substring(runStart, i))) {
+          out.append(MASK);
+        } else {
+          out.append(text, i + 1, valueEnd);
+        }
+        i = valueEnd;
+        runStart = -1;
+        continue;
+      }
+      runStart = -1;
+      out.append(c);
+      i++;
     }
-    m.appendTail(out);
-    Matcher entries = MAP_ENTRY.matcher(out.toString());
-    StringBuilder masked = new StringBuilder();
-    while (entries.find()) {
-      String replacement =
-          isSecret(entries.group(1)) ? entries.group(1) + "=" + MASK : entries.group();
-      entries.appendReplacement(masked, Matcher.quoteReplacement(replacement));
+    return out.toString();
+  }
+
+  private static boolean isKeyChar(char c) {
+    return Character.isLetterOrDigit(c) || c == '_' || c == '.' || c == '-';
+  }
+
+  private static String unquote(String written) {
+    return written.replace("''", "'");
+  }
+
+  /** Where a string literal's content lies in a text: {@code [start, end)}. */
+  record Span(int start, int end) {}
+
+  /**
+   * The {@code 'key' = 'value'} pairs of a text, found in one pass: each character is read a
+   * bounded number of times. A value cut off by the end of the text runs to its end.
+   */
+  static final class SqlOptions {
+
+    private SqlOptions() {}
+
+    static void scan(String text, BiConsumer<Span, Span> pair) {
+      int i = text.indexOf('\'');
+      while (i >= 0 && i < text.length()) {
+        int keyEnd = literalEnd(text, i + 1);
+        if (keyEnd >= text.length()) {
+          return; // an unterminated literal: no key
+        }
+        int j = skipSpace(text, keyEnd + 1);
+        if (j < text.length() && text.charAt(j) == '=') {
+          int v = skipSpace(text, j + 1);
+          if (v < text.length() && text.charAt(v) == '\'') {
+            int valueEnd = literalEnd(text, v + 1);
+            pair.accept(
+                new Span(i + 1, keyEnd), new Span(v + 1, Math.min(valueEnd, text.length())));
+            i = valueEnd >= text.length() ? -1 : text.indexOf('\'', valueEnd + 1);
+            continue;
+          }
+        }
+        // Not an option: its closing quote may open the next literal ('x'password' = 'p' must
+        // still find 'password'). Each step moves past one literal, so the scan stays linear.
+        i = keyEnd;
+      }
     }
-    entries.appendTail(masked);
-    return masked.toString();
+
+    /** The index of the quote that closes a literal whose content starts at {@code from}. */
+    private static int literalEnd(String text, int from) {
+      int i = from;
+      while (i < text.length()) {
+        if (text.charAt(i) == '\'') {
+          if (i + 1 < text.length() && text.charAt(i + 1) == '\'') {
+            i += 2;
+            continue;
+          }
+          return i;
+        }
+        i++;
+      }
+      return text.length();
+    }
+
+    private static int skipSpace(String text, int from) {
+      int i = from;
+      while (i < text.length() && Character.isWhitespace(text.charAt(i))) {
+        i++;
+      }
+      return i;
+    }
+  }
+
+  /** Longest overlaps of two strings' ends, by the KMP failure function: linear in both. */
+  static final class Overlaps {
+
+    private Overlaps() {}
+
+    /** The longest k such that {@code text} ends with the first k characters of {@code value}. */
+    static int suffixPrefix(String text, String value) {
+      if (value.isEmpty() || text.isEmpty()) {
+        return 0;
+      }
+      int[] failure = failure(value);
+      int k = 0;
+      for (int i = Math.max(0, text.length() - value.length()); i < text.length(); i++) {
+        char c = text.charAt(i);
+        while (k > 0 && (k == value.length() || value.charAt(k) != c)) {
+          k = failure[k - 1];
+        }
+        if (value.charAt(k) == c) {
+          k++;
+        }
+      }
+      return k;
+    }
+
+    /** The longest k such that {@code text} begins with the last k characters of {@code value}. */
+    static int prefixSuffix(String text, String value) {
+      return suffixPrefix(
+          new StringBuilder(text.substring(0, Math.min(text.length(), value.length())))
+              .reverse()
+              .toString(),
+          new StringBuilder(value).reverse().toString());
+    }
+
+    private static int[] failure(String p) {
+      int[] f = new int[p.length()];
+      int k = 0;
+      for (int i = 1; i < p.length(); i++) {
+        while (k > 0 && p.charAt(i) != p.charAt(k)) {
+          k = f[k - 1];
+        }
+        if (p.charAt(i) == p.charAt(k)) {
+          k++;
+        }
+        f[i] = k;
+      }
+      return f;
+    }
   }
 }

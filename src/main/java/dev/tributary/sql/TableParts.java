@@ -3,6 +3,7 @@ package dev.tributary.sql;
 import dev.tributary.system.ErrorCode;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,6 +25,7 @@ final class TableParts {
   TableSchema schema() {
     in.expectSymbol("(");
     List<Column> columns = new ArrayList<>();
+    Set<String> names = new HashSet<>();
     TableSchema.Watermark watermark = null;
     TableSchema.PrimaryKey primaryKey = null;
     List<TableSchema.Expectation> expectations = new ArrayList<>();
@@ -60,7 +62,7 @@ final class TableParts {
           notEnforced();
           primaryKey = new TableSchema.PrimaryKey(null, List.of(column.name()));
         }
-        if (columns.stream().anyMatch(c -> c.name().equals(column.name()))) {
+        if (!names.add(column.name())) {
           throw in.error(
               ErrorCode.INVALID_DEFINITION,
               "Column '" + column.name() + "' is defined twice",
@@ -338,9 +340,40 @@ final class TableParts {
     }
     do {
       Token keyToken = in.peek();
+      if (options.size() == Limits.MAX_OPTIONS) {
+        throw in.error(
+            ErrorCode.STATEMENT_TOO_LARGE,
+            "A WITH clause has at most " + Limits.MAX_OPTIONS + " options",
+            keyToken,
+            null);
+      }
       String key = in.string("option key");
+      if (key.length() > Limits.MAX_OPTION_KEY) {
+        throw in.error(
+            ErrorCode.STATEMENT_TOO_LARGE,
+            "An option key has at most "
+                + Limits.MAX_OPTION_KEY
+                + " characters; this one has "
+                + key.length(),
+            keyToken,
+            null);
+      }
       in.expectSymbol("=");
+      Token valueToken = in.peek();
       String value = in.string("value of '" + key + "'");
+      if (value.length() > Limits.MAX_OPTION_VALUE) {
+        throw in.error(
+            ErrorCode.STATEMENT_TOO_LARGE,
+            "The value of option '"
+                + key
+                + "' has "
+                + value.length()
+                + " characters; at most "
+                + Limits.MAX_OPTION_VALUE
+                + " are accepted",
+            valueToken,
+            null);
+      }
       if (options.put(key, value) != null) {
         throw in.error(
             ErrorCode.INVALID_DEFINITION, "Option '" + key + "' is given twice", keyToken, null);

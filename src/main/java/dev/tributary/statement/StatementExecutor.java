@@ -7,7 +7,6 @@ import dev.tributary.plan.ChangePlan;
 import dev.tributary.plan.ChangePlanner;
 import dev.tributary.plan.FlowPlanner;
 import dev.tributary.security.Access;
-import dev.tributary.security.ConnectorPolicy;
 import dev.tributary.security.Role;
 import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.sql.ObjectName;
@@ -22,7 +21,6 @@ import dev.tributary.table.MaterializedTable;
 import dev.tributary.table.MaterializedTableService;
 import dev.tributary.table.TableChange;
 import dev.tributary.table.TableSpec;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -43,7 +41,7 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
   private final ChangePlanner planner;
   private final RemoteReads remote;
   private final FlowPlanner flows;
-  private final ConnectorPolicy policy;
+  private final TopicOwnership policy;
   private final Lineage lineage;
   private final Set<ObjectName> createdHere = new HashSet<>();
   private final Map<ObjectName, Statement.CreateFlow> firstFlows = new HashMap<>();
@@ -65,7 +63,7 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
       ChangePlanner planner,
       FlowPlanner flows,
       RemoteReads remote,
-      ConnectorPolicy policy,
+      TopicOwnership policy,
       Lineage lineage,
       String catalog,
       String database,
@@ -91,7 +89,7 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
     private final TableQueries queries;
     private final ChangePlanner planner;
     private final FlowPlanner flows;
-    private final ConnectorPolicy policy;
+    private final TopicOwnership policy;
     private final Lineage lineage;
 
     Factory(
@@ -100,7 +98,7 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
         TableQueries queries,
         ChangePlanner planner,
         FlowPlanner flows,
-        ConnectorPolicy policy,
+        TopicOwnership policy,
         Lineage lineage) {
       this.lineage = lineage;
       this.policy = policy;
@@ -450,22 +448,7 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
       }
       throw new ApiException(ErrorCode.ALREADY_EXISTS, "Table " + name + " already exists");
     }
-    policy.check(name.catalog(), s.options());
-    for (String topic : topics(s.options())) {
-      tables
-          .topicOwner(topic)
-          .ifPresent(
-              owner -> {
-                throw new ApiException(
-                    ErrorCode.CONNECTOR_NOT_ALLOWED,
-                    "Option 'topic' is refused by the connector policy: "
-                        + topic
-                        + " is the topic of "
-                        + owner
-                        + "; read that table instead",
-                    Map.of("option", "topic"));
-              });
-    }
+    policy.checkSource(name, s.options());
     catalogs.registerSourceTable(name.catalog(), name.database(), SourceTableDefinition.of(s));
     return result(name, "SOURCE_TABLE", "CREATED", "Table " + name + " registered");
   }
@@ -501,13 +484,6 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
   }
 
   /** The topics a Kafka source reads: {@code topic} is one, or several separated by ';'. */
-  private static List<String> topics(Map<String, String> options) {
-    String topic = options.get("topic");
-    return topic == null
-        ? List.of()
-        : Arrays.stream(topic.split(";")).map(String::trim).filter(t -> !t.isEmpty()).toList();
-  }
-
   @Override
   public StatementResult showTables(Statement.ShowTables s) {
     ObjectName db = s.database() == null ? new ObjectName(catalog, null, database) : s.database();

@@ -31,6 +31,7 @@ public enum ErrorCode {
   PAYLOAD_TOO_LARGE(413, "Request body too large"),
   UNSUPPORTED_MEDIA_TYPE(415, "Unsupported media type"),
   TOO_MANY_REQUESTS(429, "Too many scripts at once"),
+  HTTP_VERSION_NOT_SUPPORTED(505, "HTTP version not supported"),
   REMOTE_ERROR(502, "A dependency refused the request"),
   DEPENDENCY_UNAVAILABLE(503, "A dependency is unavailable"),
   INTERNAL_ERROR(500, "Internal error");

@@ -62,7 +62,8 @@ class ProblemAdvice extends ResponseEntityExceptionHandler {
       problem.setProperty("expected", e.expected());
     }
     if (!e.snippet().isEmpty()) {
-      problem.setProperty("snippet", Secrets.redact(e.snippet()));
+      problem.setProperty(
+          "snippet", Problems.cut(Secrets.redact(e.snippet()), Problems.MAX_DETAIL));
     }
     return problem;
   }
@@ -127,7 +128,8 @@ class ProblemAdvice extends ResponseEntityExceptionHandler {
       return super.handleExceptionInternal(ex, given, headers, status, request);
     }
     ProblemDetail problem = frameworkProblem(ex, status);
-    return super.handleExceptionInternal(ex, problem, headers, status, request);
+    return super.handleExceptionInternal(
+        ex, problem, headers, HttpStatusCode.valueOf(problem.getStatus()), request);
   }
 
   static ProblemDetail frameworkProblem(Exception ex, HttpStatusCode status) {
@@ -146,6 +148,11 @@ class ProblemAdvice extends ResponseEntityExceptionHandler {
                   : ErrorCode.INTERNAL_ERROR;
         };
     String detail;
+    for (Throwable t = ex; t != null; t = t.getCause()) {
+      if (t instanceof ContentTypeFilter.BodyTooLarge large) {
+        return ContentTypeFilter.tooLarge(-1, large.limit);
+      }
+    }
     if (ex instanceof HttpMessageNotReadableException unreadable
         && unreadable.getCause() == null
         && String.valueOf(unreadable.getMessage()).startsWith("Required request body")) {

@@ -19,11 +19,31 @@ public final class Problems {
   /** The request attribute that holds the problem a request was answered with. */
   public static final String ATTRIBUTE = Problems.class.getName() + ".answer";
 
+  /** The most characters of a piece of input that a message quotes. */
+  public static final int MAX_ECHO = 200;
+
+  /** The most characters of a problem's detail (and snippet): an answer never echoes a body. */
+  public static final int MAX_DETAIL = 2_000;
+
   private Problems() {}
+
+  /** {@code text} cut to {@value #MAX_ECHO} characters, saying how much was left out. */
+  public static String cut(String text) {
+    return cut(text, MAX_ECHO);
+  }
+
+  /** {@code text} cut to {@code max} characters, saying how much was left out. */
+  public static String cut(String text, int max) {
+    if (text == null || text.length() <= max) {
+      return text;
+    }
+    return text.substring(0, max) + "... (" + (text.length() - max) + " more characters)";
+  }
 
   public static ProblemDetail of(ErrorCode code, String detail) {
     ProblemDetail problem =
-        ProblemDetail.forStatusAndDetail(HttpStatusCode.valueOf(code.status()), detail);
+        ProblemDetail.forStatusAndDetail(
+            HttpStatusCode.valueOf(code.status()), cut(detail, MAX_DETAIL));
     problem.setType(URI.create(code.type()));
     problem.setTitle(code.title());
     problem.setProperty("code", code.name());

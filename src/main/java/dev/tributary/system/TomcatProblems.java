@@ -51,12 +51,18 @@ class TomcatProblems {
         return;
       }
       ErrorCode code =
-          status == 404
-              ? ErrorCode.NOT_FOUND
-              : status < 500 ? ErrorCode.BAD_REQUEST : ErrorCode.INTERNAL_ERROR;
+          switch (status) {
+            case 404 -> ErrorCode.NOT_FOUND;
+            // The client's protocol, not a fault of the service.
+            case 505 -> ErrorCode.HTTP_VERSION_NOT_SUPPORTED;
+            default -> status < 500 ? ErrorCode.BAD_REQUEST : ErrorCode.INTERNAL_ERROR;
+          };
       ProblemDetail problem =
           Problems.of(
-              code, "The request cannot be read (its path, query or headers are not valid HTTP)");
+              code,
+              status == 505
+                  ? "The request's HTTP version is not served; send HTTP/1.1"
+                  : "The request cannot be read (its path, query or headers are not valid HTTP)");
       problem.setStatus(status);
       String body = Problems.json(problem);
       try {

@@ -2,6 +2,7 @@ package dev.tributary.table;
 
 import dev.tributary.catalog.CatalogDatabase;
 import dev.tributary.catalog.CatalogService;
+import dev.tributary.security.Access;
 import dev.tributary.security.AuditLog;
 import dev.tributary.sql.Clauses;
 import dev.tributary.sql.Defaults;
@@ -17,6 +18,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -684,6 +686,18 @@ public class MaterializedTableService {
     return topic;
   }
 
+  /** Every table's topic (flows write into their table's and own none). */
+  @Transactional(readOnly = true)
+  public Map<String, ObjectName> topicOwners() {
+    Map<String, ObjectName> owners = new HashMap<>();
+    for (MaterializedTable t : tables.findAll()) {
+      if (t.getFlowOf() == null) {
+        owners.put(t.getTopicName(), t.objectName());
+      }
+    }
+    return owners;
+  }
+
   /** The table whose topic this is, if one owns it. */
   @Transactional(readOnly = true)
   public Optional<String> topicOwner(String topic) {
@@ -695,18 +709,25 @@ public class MaterializedTableService {
         .findByTopicNameAndFlowOfIsNull(topic)
         .ifPresent(
             owner -> {
+              // The owner is named only to a caller who may see its database.
+              ObjectName o = owner.objectName();
+              boolean visible = Access.sees(o.catalog(), o.database());
               throw new ApiException(
                   ErrorCode.ALREADY_EXISTS,
                   "Topic "
                       + topic
                       + " of the new table "
                       + name
-                      + " belongs to materialized table "
-                      + owner.qualifiedName()
-                      + (owner.isDeletionRequested() ? " (being dropped)" : "")
+                      + (visible
+                          ? " belongs to materialized table "
+                              + owner.qualifiedName()
+                              + (owner.isDeletionRequested() ? " (being dropped)" : "")
+                          : " is taken by a table of another database")
                       + "; a topic has one owner. Choose another name or set"
                       + " tributary.kafka.topic-name-template to include {database}",
-                  Map.of("topic", topic, "owner", owner.qualifiedName()));
+                  visible
+                      ? Map.of("topic", topic, "owner", owner.qualifiedName())
+                      : Map.of("topic", topic));
             });
   }
 

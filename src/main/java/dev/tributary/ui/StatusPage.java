@@ -3,6 +3,7 @@ package dev.tributary.ui;
 import dev.tributary.security.Access;
 import dev.tributary.security.Role;
 import dev.tributary.security.UiCookie;
+import dev.tributary.security.UiSessions;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.statement.Lineage;
 import dev.tributary.table.Freshness;
@@ -13,7 +14,6 @@ import dev.tributary.table.web.EventStreams;
 import io.swagger.v3.oas.annotations.Hidden;
 import jakarta.servlet.http.HttpServletRequest;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -25,6 +25,7 @@ import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseCookie;
 import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.CookieValue;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestHeader;
@@ -53,9 +54,15 @@ class StatusPage {
   private final Freshness freshness;
   private final Lineage lineage;
   private final EventStreams streams;
+  private final UiSessions sessions;
 
   StatusPage(
-      MaterializedTableService tables, Freshness freshness, Lineage lineage, EventStreams streams) {
+      MaterializedTableService tables,
+      Freshness freshness,
+      Lineage lineage,
+      EventStreams streams,
+      UiSessions sessions) {
+    this.sessions = sessions;
     this.tables = tables;
     this.freshness = freshness;
     this.lineage = lineage;
@@ -90,22 +97,25 @@ class StatusPage {
 
   /** Turns the bearer token of this request into the page's cookie. */
   @PostMapping("/session")
-  ResponseEntity<Void> session(
-      @RequestHeader(HttpHeaders.AUTHORIZATION) String authorization, HttpServletRequest request) {
-    String token = authorization.substring(authorization.indexOf(' ') + 1).trim();
+  ResponseEntity<Void> session(HttpServletRequest request) {
+    String token = sessions.open(Access.caller());
     ResponseCookie cookie =
         ResponseCookie.from(UiCookie.NAME, token)
             .httpOnly(true)
             .secure(request.isSecure())
             .sameSite("Strict")
             .path("/ui")
-            .maxAge(Duration.ofHours(12))
+            .maxAge(UiSessions.LIFETIME)
             .build();
     return ResponseEntity.noContent().header(HttpHeaders.SET_COOKIE, cookie.toString()).build();
   }
 
   @GetMapping("/logout")
-  ResponseEntity<Void> logout() {
+  ResponseEntity<Void> logout(
+      @CookieValue(value = UiCookie.NAME, required = false) String session) {
+    if (session != null && session.startsWith(UiSessions.PREFIX)) {
+      sessions.close(session);
+    }
     ResponseCookie gone = ResponseCookie.from(UiCookie.NAME, "").path("/ui").maxAge(0).build();
     return ResponseEntity.status(303)
         .header(HttpHeaders.SET_COOKIE, gone.toString())

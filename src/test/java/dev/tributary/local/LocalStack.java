@@ -166,6 +166,12 @@ public final class LocalStack {
     p.put("tributary.security.secret-key", secretKey);
     // The connector policy allows the cluster's SASL listener too (the service's is plain).
     p.put("tributary.security.connectors.defaults.bootstrap-servers", kafka.saslBootstrapServers());
+    // The example catalog's database owns its three topics: another database may not read them.
+    String examples = "tributary.security.connectors.catalogs." + ExampleCatalog.CATALOG;
+    p.put(examples + ".bootstrap-servers", kafka.saslBootstrapServers());
+    p.put(
+        examples + ".topics." + ExampleCatalog.DATABASE,
+        String.join(",", ExampleCatalog.TABLES.stream().map(ExampleCatalog::topic).toList()));
     return p;
   }
 

@@ -10,6 +10,10 @@ import dev.tributary.security.Grant;
 import dev.tributary.security.Role;
 import dev.tributary.security.SecurityProperties;
 import dev.tributary.sql.TableSchema;
+import dev.tributary.statement.TopicOwnership;
+import dev.tributary.system.ApiException;
+import dev.tributary.system.ErrorCode;
+import dev.tributary.system.Problems;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import java.time.Instant;
@@ -31,10 +35,36 @@ class CatalogController {
 
   private final CatalogService catalogs;
   private final ConnectorPolicy policy;
+  private final TopicOwnership ownership;
 
-  CatalogController(CatalogService catalogs, ConnectorPolicy policy) {
+  CatalogController(CatalogService catalogs, ConnectorPolicy policy, TopicOwnership ownership) {
     this.catalogs = catalogs;
     this.policy = policy;
+    this.ownership = ownership;
+  }
+
+  /**
+   * A catalog's connector policy in effect, and the source tables registered before it that break
+   * its topic ownership.
+   */
+  record ConnectorPolicyAnswer(
+      List<String> connectors,
+      List<String> bootstrapServers,
+      List<String> urls,
+      List<String> paths,
+      List<String> properties,
+      Map<String, List<String>> topics,
+      List<String> violations) {}
+
+  private ConnectorPolicyAnswer answer(String catalog, SecurityProperties.Policy p) {
+    return new ConnectorPolicyAnswer(
+        p.connectors(),
+        p.bootstrapServers(),
+        p.urls(),
+        p.paths(),
+        p.properties(),
+        p.topics(),
+        ownership.violations(catalog));
   }
 
   @GetMapping("/{catalog}/connector-policy")
@@ -42,11 +72,13 @@ class CatalogController {
       operationId = "getConnectorPolicy",
       summary = "What source tables of the catalog may reach (admin of the catalog)",
       description =
-          "Connectors, Kafka servers, URL prefixes and paths allowed; the service's own cluster and"
-              + " registry are always included. Set under tributary.security.connectors.")
-  SecurityProperties.Policy connectorPolicy(@PathVariable String catalog) {
+          "Connectors, Kafka servers, URL prefixes, paths and Kafka client properties allowed, and"
+              + " the topics each database owns; the service's own cluster and registry are always"
+              + " included. Set under tributary.security.connectors. violations lists source"
+              + " tables registered earlier that read a topic of another database or table.")
+  ConnectorPolicyAnswer connectorPolicy(@PathVariable String catalog) {
     Access.require(Role.ADMIN, catalog, Grant.ANY);
-    return policy.effective(catalog);
+    return answer(catalog, policy.effective(catalog));
   }
 
   @PutMapping("/{catalog}/connector-policy")
@@ -54,24 +86,32 @@ class CatalogController {
       operationId = "replaceConnectorPolicy",
       summary = "Set what source tables of the catalog may reach (admin of the catalog)",
       description =
-          "connectors, bootstrapServers, urls and paths; the service's own cluster and registry stay"
-              + " allowed. Applies to source tables registered from now on. Answers the policy in"
+          "connectors, bootstrapServers, urls, paths, properties and topics; the service's own"
+              + " cluster and registry stay allowed; 404 for a catalog that does not exist. Applies to source tables registered from now on. Answers the policy in"
               + " effect.")
-  SecurityProperties.Policy replaceConnectorPolicy(
+  ConnectorPolicyAnswer replaceConnectorPolicy(
       @PathVariable String catalog, @RequestBody SecurityProperties.Policy request) {
     AuditContext.attempt("PUT_CONNECTOR_POLICY", "connector-policy:" + catalog);
     Access.require(Role.ADMIN, catalog, Grant.ANY);
-    return policy.replace(catalog, request);
+    if (catalogs.catalogs().stream().noneMatch(c -> c.getName().equals(catalog))) {
+      throw new ApiException(
+          ErrorCode.NOT_FOUND,
+          "Catalog "
+              + Problems.cut(catalog)
+              + " does not exist; a policy is set for a catalog"
+              + " that has databases");
+    }
+    return answer(catalog, policy.replace(catalog, request));
   }
 
   @DeleteMapping("/{catalog}/connector-policy")
   @Operation(
       operationId = "resetConnectorPolicy",
       summary = "Go back to the configured policy of the catalog (admin of the catalog)")
-  SecurityProperties.Policy resetConnectorPolicy(@PathVariable String catalog) {
+  ConnectorPolicyAnswer resetConnectorPolicy(@PathVariable String catalog) {
     AuditContext.attempt("DELETE_CONNECTOR_POLICY", "connector-policy:" + catalog);
     Access.require(Role.ADMIN, catalog, Grant.ANY);
-    return policy.reset(catalog);
+    return answer(catalog, policy.reset(catalog));
   }
 
   @GetMapping

@@ -74,7 +74,7 @@ class DatabaseEventController {
                 .max()
                 .orElse(0)
             : EventStreams.startAfter(lastEventId, after);
-    return streams.stream(() -> names(catalog, database, seen), start);
+    return streams.stream(() -> names(catalog, database, seen), start, catalog, database);
   }
 
   /** The tables and flows of the database, added to those seen before (a dropped one's last). */

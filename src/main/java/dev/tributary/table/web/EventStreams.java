@@ -1,6 +1,11 @@
 package dev.tributary.table.web;
 
+import dev.tributary.security.Access;
+import dev.tributary.security.Caller;
+import dev.tributary.security.Credentials;
 import dev.tributary.sql.ObjectName;
+import dev.tributary.system.ApiException;
+import dev.tributary.system.Problems;
 import dev.tributary.table.MaterializedTableService;
 import dev.tributary.table.TableEvent;
 import jakarta.annotation.PreDestroy;
@@ -9,6 +14,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -21,6 +27,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.http.MediaType;
+import org.springframework.http.ProblemDetail;
 import org.springframework.stereotype.Component;
 import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
 
@@ -37,15 +44,18 @@ public class EventStreams {
   private static final long HEARTBEAT_NANOS = Duration.ofSeconds(15).toNanos();
 
   private final MaterializedTableService tables;
+  private final Credentials credentials;
   private final ScheduledExecutorService pollers;
   private final Duration interval;
   private final Duration timeout;
 
   EventStreams(
       MaterializedTableService tables,
+      Credentials credentials,
       @Value("${tributary.events.poll-interval:500ms}") Duration interval,
       @Value("${tributary.events.stream-timeout:1h}") Duration timeout) {
     this.tables = tables;
+    this.credentials = credentials;
     this.interval = interval;
     this.timeout = timeout;
     this.pollers =
@@ -71,8 +81,13 @@ public class EventStreams {
   /**
    * A stream of the events of the tables {@code names} maps (id to name; asked again at every read,
    * so that a database's stream sees tables created after it opened), after event {@code afterId}.
+   * The caller of this request is checked again at every read: once its credential is revoked or
+   * expires, or it may no longer read the database, the stream ends with an {@code error} event
+   * carrying the problem.
    */
-  public SseEmitter stream(Supplier<Map<UUID, String>> names, long afterId) {
+  public SseEmitter stream(
+      Supplier<Map<UUID, String>> names, long afterId, String catalog, String database) {
+    Caller caller = Access.caller();
     SseEmitter emitter = new SseEmitter(timeout.toMillis());
     AtomicLong last = new AtomicLong(afterId);
     AtomicLong lastSent = new AtomicLong(System.nanoTime());
@@ -100,6 +115,17 @@ public class EventStreams {
         pollers.scheduleWithFixedDelay(
             () -> {
               try {
+                Optional<ApiException> ended = credentials.revoked(caller, catalog, database);
+                if (ended.isPresent()) {
+                  ProblemDetail problem = Problems.of(ended.get().code(), ended.get().getMessage());
+                  emitter.send(
+                      SseEmitter.event()
+                          .name("error")
+                          .data(Problems.json(problem), MediaType.APPLICATION_JSON));
+                  stop.run();
+                  emitter.complete();
+                  return;
+                }
                 Map<UUID, String> known = names.get();
                 List<TableEvent> events = tables.eventsAfter(known.keySet(), last.get());
                 for (TableEvent e : events) {
@@ -147,7 +173,9 @@ public class EventStreams {
               .ifPresent(t -> tables.flows(t).forEach(f -> names.put(f.getId(), f.getName())));
           return names;
         },
-        afterId);
+        afterId,
+        table.catalog(),
+        table.database());
   }
 
   /** The id a stream starts after: {@code Last-Event-ID} when reconnecting, else {@code after}. */
