@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -73,6 +74,22 @@ public final class Parser {
                 }
                 throw SqlException.at(r.code(), r.message(), source, at, null).inStatement(index);
               });
+    }
+
+    /**
+     * Where a 1-based line and column of this statement's AS query lie in its script, as {line,
+     * column}; empty when the statement has no query or no source.
+     */
+    public Optional<int[]> queryPosition(int line, int column) {
+      String query = queryOf(statement);
+      if (query == null || source == null || line < 1) {
+        return Optional.empty();
+      }
+      int start = source.text().indexOf(query, positions.getOrDefault("AS", 0));
+      if (start < 0) {
+        return Optional.empty();
+      }
+      return Optional.of(source.lineAndColumn(start + offsetIn(query, line, column)));
     }
 
     private void requireQuerySyntax() {

@@ -1,5 +1,6 @@
 package dev.tributary.statement;
 
+import dev.tributary.sql.Parser;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
 import java.util.ArrayList;
@@ -17,7 +18,7 @@ import java.util.function.Function;
 final class RemoteReads {
 
   /** A question, the statement that asked it, and how to answer it. */
-  private record Question(int statementIndex, Object input, Function<Object, Object> answer) {}
+  private record Question(Parser.Parsed statement, Object input, Function<Object, Object> answer) {}
 
   /** The store changed between the runs; run the script again. */
   static final class Stale extends RuntimeException {
@@ -49,9 +50,9 @@ final class RemoteReads {
    * null and the caller goes on as if the answer allowed it.
    */
   @SuppressWarnings("unchecked")
-  <I, T> T ask(int statementIndex, I input, Function<I, T> answer) {
+  <I, T> T ask(Parser.Parsed statement, I input, Function<I, T> answer) {
     int n = asked.size();
-    asked.add(new Question(statementIndex, input, (Function<Object, Object>) answer));
+    asked.add(new Question(statement, input, (Function<Object, Object>) answer));
     if (answers == null) {
       return null;
     }
@@ -72,7 +73,7 @@ final class RemoteReads {
       try {
         results.add(q.answer().apply(q.input()));
       } catch (ApiException e) {
-        throw StatementService.withIndex(e, q.statementIndex());
+        throw StatementService.withPosition(e, q.statement());
       }
     }
     return new RemoteReads(List.copyOf(asked), results);

@@ -227,7 +227,7 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
         existing.map(MaterializedTable::getTopicName).orElseGet(() -> tables.topicFor(name));
     ChangePlanner.Request request =
         planner.request(name, topic, ChangePlanner.Current.of(existing, tables), next);
-    return remote.ask(current.index(), request, planner::plan);
+    return remote.ask(current, request, planner::plan);
   }
 
   private static ChangePlan approved(ChangePlan plan) {
@@ -317,7 +317,7 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
               : "Table " + name + " does not exist");
     }
     TableRows.Request request = queries.tableRows(table.get(), s);
-    TableQueries.Rows rows = remote.ask(current.index(), request, queries::answer);
+    TableQueries.Rows rows = remote.ask(current, request, queries::answer);
     return rows == null ? rows(request.columns(), List.of()) : rows(rows.columns(), rows.rows());
   }
 
@@ -343,7 +343,7 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
     }
     Statement.CreateFlow flow = Statement.CreateFlow.of(name, s.flow());
     FlowPlanner.Request request = flows.request(name, tables.topicFor(name), s, null, null, flow);
-    FlowPlanner.Planned planned = remote.ask(current.index(), request, flows::plan);
+    FlowPlanner.Planned planned = remote.ask(current, request, flows::plan);
     createdHere.add(name);
     TableChange change =
         planned == null
@@ -390,7 +390,7 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
     Statement.CreateFlow first = here ? firstFlows.get(target) : null;
     FlowPlanner.Request request =
         flows.request(target, table.getTopicName(), spec.pipeline(), stored, first, s);
-    FlowPlanner.Planned planned = remote.ask(current.index(), request, flows::plan);
+    FlowPlanner.Planned planned = remote.ask(current, request, flows::plan);
     if (spec.pipeline().flow() == null && stored == null) {
       firstFlows.putIfAbsent(target, s);
     }

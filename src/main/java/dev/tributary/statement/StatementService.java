@@ -6,6 +6,7 @@ import dev.tributary.sql.Secrets;
 import dev.tributary.sql.SqlException;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
+import dev.tributary.table.NameTaken;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -108,7 +109,7 @@ public class StatementService {
               try {
                 results.add(executor.execute(parsed));
               } catch (ApiException e) {
-                throw withIndex(e, parsed.index());
+                throw withPosition(e, parsed);
               } catch (SqlException e) {
                 // Positioned in the statement's own file, which is its source.
                 throw new ApiException(
@@ -143,6 +144,11 @@ public class StatementService {
                   }
                   return results;
                 });
+      } catch (NameTaken e) {
+        if (attempt == ATTEMPTS) {
+          throw e;
+        }
+        continue; // lost a race for a name: run again and see the winner's row
       } catch (ApiException e) {
         // An earlier statement's remote read may fail first; the script stops where it would.
         reads.answered();
@@ -164,6 +170,12 @@ public class StatementService {
       } catch (RemoteReads.Stale e) {
         if (attempt == ATTEMPTS) {
           throw RemoteReads.conflict();
+        }
+      } catch (NameTaken e) {
+        // Another request created the same name between our read and our insert: the next run
+        // sees its row, so CREATE OR ALTER of the same definition is UNCHANGED, not a 409.
+        if (attempt == ATTEMPTS) {
+          throw e;
         }
       }
     }
@@ -200,7 +212,7 @@ public class StatementService {
       try {
         results.add(executor.execute(parsed));
       } catch (ApiException e) {
-        throw withIndex(e, parsed.index());
+        throw withPosition(e, parsed);
       }
     }
     return results;
@@ -223,6 +235,31 @@ public class StatementService {
                     null,
                     null))
         .toList();
+  }
+
+  /**
+   * The error with its statement's index and, when Flink reported where in the AS query it found
+   * the problem ({@code queryLine}, {@code queryColumn}), that place as the script's line and
+   * column.
+   */
+  static ApiException withPosition(ApiException e, Parser.Parsed parsed) {
+    ApiException indexed = withIndex(e, parsed.index());
+    Map<String, Object> properties = indexed.properties();
+    if (properties.containsKey("line")
+        || !(properties.get("queryLine") instanceof Integer line)
+        || !(properties.get("queryColumn") instanceof Integer column)) {
+      return indexed;
+    }
+    return parsed
+        .queryPosition(line, column)
+        .map(
+            at -> {
+              Map<String, Object> positioned = new LinkedHashMap<>(properties);
+              positioned.put("line", at[0]);
+              positioned.put("column", at[1]);
+              return new ApiException(indexed.code(), indexed.getMessage(), positioned);
+            })
+        .orElse(indexed);
   }
 
   static ApiException withIndex(ApiException e, int index) {

@@ -24,7 +24,6 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Pattern;
 import org.springframework.stereotype.Component;
 import tools.jackson.databind.JsonNode;
 
@@ -318,12 +317,35 @@ class TableQueries {
     };
   }
 
-  /** SQL LIKE: % any run, _ any one character; everything else literal. */
+  /**
+   * SQL LIKE: % any run, _ any one character; everything else literal. Matched greedily with one
+   * backtrack point (the last %), so a pattern of many %s costs at most length(value) x
+   * length(pattern) steps; a regular expression of {@code .*} pieces could backtrack exponentially.
+   */
   static boolean like(String value, String pattern) {
-    StringBuilder regex = new StringBuilder();
-    for (char ch : pattern.toCharArray()) {
-      regex.append(ch == '%' ? ".*" : ch == '_' ? "." : Pattern.quote(String.valueOf(ch)));
+    int v = 0;
+    int p = 0;
+    int star = -1;
+    int resume = 0;
+    while (v < value.length()) {
+      if (p < pattern.length()
+          && pattern.charAt(p) != '%'
+          && (pattern.charAt(p) == '_' || pattern.charAt(p) == value.charAt(v))) {
+        v++;
+        p++;
+      } else if (p < pattern.length() && pattern.charAt(p) == '%') {
+        star = p++;
+        resume = v;
+      } else if (star >= 0) {
+        p = star + 1;
+        v = ++resume;
+      } else {
+        return false;
+      }
     }
-    return Pattern.compile(regex.toString(), Pattern.DOTALL).matcher(value).matches();
+    while (p < pattern.length() && pattern.charAt(p) == '%') {
+      p++;
+    }
+    return p == pattern.length();
   }
 }

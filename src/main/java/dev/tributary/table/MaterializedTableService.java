@@ -632,8 +632,7 @@ public class MaterializedTableService {
       tables.saveAndFlush(table);
     } catch (DataIntegrityViolationException e) {
       // Another request took the name or the topic between the checks and this insert.
-      throw new ApiException(
-          ErrorCode.CONFLICT,
+      throw new NameTaken(
           "Table " + name + " or topic " + topic + " was taken concurrently; read and retry",
           Map.of("topic", topic));
     }
@@ -709,6 +708,12 @@ public class MaterializedTableService {
         .findByTopicNameAndFlowOfIsNull(topic)
         .ifPresent(
             owner -> {
+              if (owner.objectName().equals(name)) {
+                // The table itself, created by another request since this one looked for it.
+                throw new NameTaken(
+                    "Table " + name + " was created concurrently; read and retry",
+                    Map.of("topic", topic));
+              }
               // The owner is named only to a caller who may see its database.
               ObjectName o = owner.objectName();
               boolean visible = Access.sees(o.catalog(), o.database());

@@ -17,10 +17,14 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -421,6 +425,46 @@ class TenancyIT {
       String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       assertThat(answer).startsWith("HTTP/1.1 505").contains("HTTP_VERSION_NOT_SUPPORTED");
       assertThat(answer).doesNotContain("Internal error");
+    }
+  }
+
+  @Test
+  void shouldAnswerUnchangedToEveryLoserOfARaceOfIdenticalCreateOrAlter() throws Exception {
+    String create =
+        "CREATE OR ALTER MATERIALIZED TABLE tenancy_race AS SELECT order_id FROM orders";
+    // Warm the validation cache so that the requests meet at the insert.
+    assertThat(
+            admin
+                .post(
+                    "/v1/statements",
+                    Map.of(
+                        "statement",
+                        create,
+                        "catalog",
+                        "examples",
+                        "database",
+                        "marketplace",
+                        "dryRun",
+                        true))
+                .status())
+        .isEqualTo(200);
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    try {
+      List<Future<Answer>> answers = new ArrayList<>();
+      for (int i = 0; i < 4; i++) {
+        answers.add(pool.submit(() -> admin.sql(create, "examples", "marketplace")));
+      }
+      List<String> outcomes = new ArrayList<>();
+      for (Future<Answer> f : answers) {
+        Answer a = f.get();
+        assertThat(a.status()).as(a.text()).isEqualTo(200);
+        outcomes.add(a.body().path("results").get(0).path("outcome").asString());
+      }
+      assertThat(outcomes).containsOnly("CREATED", "UNCHANGED");
+      assertThat(outcomes.stream().filter("CREATED"::equals).count()).isEqualTo(1);
+    } finally {
+      pool.shutdownNow();
+      admin.sql("DROP MATERIALIZED TABLE IF EXISTS tenancy_race", "examples", "marketplace");
     }
   }
 }
