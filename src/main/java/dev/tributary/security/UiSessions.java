@@ -8,7 +8,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.Base64;
-import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -31,12 +30,10 @@ public class UiSessions {
   public static final Duration LIFETIME = Duration.ofHours(12);
 
   private final JdbcTemplate jdbc;
-  private final ApiKeyService keys;
   private final SecureRandom random = new SecureRandom();
 
-  UiSessions(JdbcTemplate jdbc, ApiKeyService keys) {
+  UiSessions(JdbcTemplate jdbc) {
     this.jdbc = jdbc;
-    this.keys = keys;
   }
 
   /** A new session for the caller of this request; the token is shown only here. */
@@ -66,43 +63,37 @@ public class UiSessions {
     return token;
   }
 
+  /** A session that has not expired, whose key (if it has one) is neither revoked nor expired. */
+  private static final String LIVE =
+      " FROM ui_session s LEFT JOIN api_key k ON k.id = s.api_key_id WHERE s.expires_at > now()"
+          + " AND (s.api_key_id IS NULL OR (k.revoked_at IS NULL"
+          + " AND (k.expires_at IS NULL OR k.expires_at > now())))";
+
   /** The caller a session token proves, if the session and its key are still good. */
   @Transactional(readOnly = true)
   public Optional<Caller> authenticate(String token) {
-    List<Caller> found =
-        jdbc.query(
-            "SELECT s.id, s.api_key_id, s.caller_name, s.grants, s.expires_at FROM ui_session s"
-                + " WHERE s.token_hash = ? AND s.expires_at > now()",
-            (rs, i) -> {
-              UUID key = rs.getObject(2, UUID.class);
-              Instant expires = rs.getTimestamp(5).toInstant();
-              return key != null && !keys.active(key)
-                  ? null
-                  : new Caller(
-                      rs.getString(3),
-                      "ui-session",
-                      Arrays.stream(rs.getString(4).split("\n"))
-                          .filter(g -> !g.isBlank())
-                          .map(Grant::parse)
-                          .toList(),
-                      new Caller.Credential(rs.getObject(1, UUID.class), expires));
-            },
-            ApiKeyService.hash(token));
-    return found.stream().filter(c -> c != null).findFirst();
+    return jdbc
+        .query(
+            "SELECT s.id, s.caller_name, s.grants, s.expires_at" + LIVE + " AND s.token_hash = ?",
+            (rs, i) ->
+                new Caller(
+                    rs.getString(2),
+                    "ui-session",
+                    Arrays.stream(rs.getString(3).split("\n"))
+                        .filter(g -> !g.isBlank())
+                        .map(Grant::parse)
+                        .toList(),
+                    new Caller.Credential(
+                        rs.getObject(1, UUID.class), rs.getTimestamp(4).toInstant())),
+            ApiKeyService.hash(token))
+        .stream()
+        .findFirst();
   }
 
   /** Whether the session is still good: not ended, not expired, its key not revoked. */
   @Transactional(readOnly = true)
   public boolean active(UUID id) {
-    List<UUID> keyOf =
-        jdbc.query(
-            "SELECT api_key_id FROM ui_session WHERE id = ? AND expires_at > now()",
-            (rs, i) -> rs.getObject(1, UUID.class),
-            id);
-    if (keyOf.isEmpty()) {
-      return false;
-    }
-    return keyOf.get(0) == null || keys.active(keyOf.get(0));
+    return !jdbc.queryForList("SELECT s.id" + LIVE + " AND s.id = ?", UUID.class, id).isEmpty();
   }
 
   /** Ends the session of this token (sign out). */
