@@ -21,6 +21,7 @@ import dev.tributary.table.MaterializedTable;
 import dev.tributary.table.MaterializedTableService;
 import dev.tributary.table.TableChange;
 import dev.tributary.table.TableSpec;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -475,15 +476,28 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
     Access.require(Role.ADMIN, name.catalog(), name.database());
     List<String> readers = lineage.readersOf(name);
     if (!readers.isEmpty()) {
+      // Readers in databases the caller cannot see are counted, not named.
+      List<String> named = new ArrayList<>();
+      int unseen = 0;
+      for (String reader : readers) {
+        String[] parts = reader.split("\\.", 3);
+        if (parts.length == 3 && Access.sees(parts[0], parts[1])) {
+          named.add(reader);
+        } else {
+          unseen++;
+        }
+      }
+      if (unseen > 0) {
+        named.add(unseen + " table(s) of other databases");
+      }
       throw new ApiException(
           ErrorCode.CONFLICT,
-          "Table " + name + " is read by " + String.join(", ", readers) + "; drop those first");
+          "Table " + name + " is read by " + String.join(", ", named) + "; drop those first");
     }
     catalogs.dropSourceTable(table);
     return result(name, "SOURCE_TABLE", "DROPPED", "Table " + name + " dropped");
   }
 
-  /** The topics a Kafka source reads: {@code topic} is one, or several separated by ';'. */
   @Override
   public StatementResult showTables(Statement.ShowTables s) {
     ObjectName db = s.database() == null ? new ObjectName(catalog, null, database) : s.database();

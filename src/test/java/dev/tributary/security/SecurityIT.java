@@ -277,6 +277,18 @@ class SecurityIT {
     Api catalogAdmin = new Api(port, key("admin:policytest.*"));
 
     Answer before = catalogAdmin.sql(datagen, "policytest", "db");
+    // A policy is set for a catalog that exists: 404 before its first table.
+    Answer missing =
+        catalogAdmin.call(
+            "PUT",
+            "/v1/catalogs/policytest/connector-policy",
+            Map.of("connectors", List.of("kafka", "datagen")));
+    Answer first =
+        catalogAdmin.sql(
+            "CREATE TABLE k (a INT) WITH ('connector' = 'kafka', 'topic' = 'policytest_k',"
+                + " 'format' = 'json')",
+            "policytest",
+            "db");
     Answer set =
         catalogAdmin.call(
             "PUT",
@@ -296,6 +308,8 @@ class SecurityIT {
     Answer after = catalogAdmin.sql(datagen.replace("gen (", "gen2 ("), "policytest", "db");
 
     assertThat(before.body().path("code").asString()).isEqualTo("CONNECTOR_NOT_ALLOWED");
+    assertThat(missing.status()).as(missing.text()).isEqualTo(404);
+    assertThat(first.status()).as(first.text()).isEqualTo(200);
     assertThat(set.status()).as(set.text()).isEqualTo(200);
     assertThat(set.body().path("connectors").toString()).isEqualTo("[\"kafka\",\"datagen\"]");
     // The service's own cluster stays allowed.
@@ -319,8 +333,11 @@ class SecurityIT {
             .get("/v1/audit?resource=connector-policy:policytest&outcome=REFUSED")
             .body()
             .path("items");
-    assertThat(refused.findValuesAsString("action")).containsExactly("PUT_CONNECTOR_POLICY");
+    // Newest first: the invalid policy, then the PUT for a catalog that did not exist yet.
+    assertThat(refused.findValuesAsString("action"))
+        .containsExactly("PUT_CONNECTOR_POLICY", "PUT_CONNECTOR_POLICY");
     assertThat(refused.get(0).path("code").asString()).isEqualTo("VALIDATION_FAILED");
+    assertThat(refused.get(1).path("code").asString()).isEqualTo("NOT_FOUND");
   }
 
   @Test
