@@ -108,6 +108,8 @@ public class StatementService {
             for (Parser.Parsed parsed : file) {
               try {
                 results.add(executor.execute(parsed));
+              } catch (NameTaken e) {
+                throw e; // the script runs again (inOneTransaction)
               } catch (ApiException e) {
                 throw withPosition(e, parsed);
               } catch (SqlException e) {
@@ -211,6 +213,8 @@ public class StatementService {
     for (Parser.Parsed parsed : statements) {
       try {
         results.add(executor.execute(parsed));
+      } catch (NameTaken e) {
+        throw e; // the script runs again (inOneTransaction)
       } catch (ApiException e) {
         throw withPosition(e, parsed);
       }

@@ -12,10 +12,13 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -241,24 +244,20 @@ class CliIT {
 
     // The service refuses such a set too, when asked to apply it directly: a file that fails
     // while the set runs (it reads a table that does not exist) keeps the earlier file's table out.
+    String orphan =
+        "  CREATE MATERIALIZED TABLE " + table("orphan") + " AS SELECT x FROM nosuch_" + suffix;
     Map<String, Object> set =
         Map.of(
             "files",
             List.of(
                 Map.of("name", "a.sql", "sql", mt("stale", "price > 2")),
-                Map.of(
-                    "name",
-                    "c.sql",
-                    "sql",
-                    "\n  CREATE MATERIALIZED TABLE "
-                        + table("orphan")
-                        + " AS SELECT x FROM nosuch_"
-                        + suffix)));
+                Map.of("name", "c.sql", "sql", "\n" + orphan)));
     Api.Answer refused = api.post("/v1/catalogs/examples/databases/" + database + "/apply", set);
     assertThat(refused.status()).as(refused.text()).isBetween(400, 499);
     assertThat(refused.body().path("file").asString()).isEqualTo("c.sql");
+    // Where Flink found the problem in the query: the table it cannot find.
     assertThat(refused.body().path("line").asInt()).isEqualTo(2);
-    assertThat(refused.body().path("column").asInt()).isEqualTo(3);
+    assertThat(refused.body().path("column").asInt()).isEqualTo(orphan.indexOf("nosuch_") + 1);
     assertThat(api.get(path("stale")).status()).isEqualTo(404);
     assertThat(api.get(path("orphan")).status()).isEqualTo(404);
   }
@@ -347,5 +346,36 @@ class CliIT {
 
   private String path(String name) {
     return "/v1/catalogs/examples/databases/" + database + "/materialized-tables/" + table(name);
+  }
+
+  @Test
+  void shouldEndEventsFollowWithAnErrorOnceItsKeyExpires() throws Exception {
+    Instant expiry = Instant.now().plusSeconds(4);
+    JsonNode key =
+        new Api(port)
+            .post(
+                "/v1/api-keys",
+                Map.of(
+                    "name",
+                    "follow-" + UUID.randomUUID().toString().substring(0, 8),
+                    "grants",
+                    List.of("viewer:examples.marketplace"),
+                    "expiresAt",
+                    expiry.toString()))
+            .body();
+    CompletableFuture<Run> follow =
+        CompletableFuture.supplyAsync(
+            () ->
+                cli(
+                    "events",
+                    "--follow",
+                    "--database",
+                    "marketplace",
+                    "--api-key",
+                    key.path("secret").asString()));
+    Run ended = follow.get(30, TimeUnit.SECONDS);
+    assertThat(Instant.now()).isAfter(expiry);
+    assertThat(ended.code()).isEqualTo(1);
+    assertThat(ended.err()).contains("expired");
   }
 }

@@ -467,4 +467,18 @@ class TenancyIT {
       admin.sql("DROP MATERIALIZED TABLE IF EXISTS tenancy_race", "examples", "marketplace");
     }
   }
+
+  @Test
+  void shouldPointFlinksValidationErrorAtItsLineAndColumnInTheScript() {
+    Answer invalid =
+        admin.sql(
+            "SHOW TABLES;\nCREATE MATERIALIZED TABLE tenancy_pos\nAS SELECT order_id,\n  custo FROM orders",
+            "examples",
+            "marketplace");
+    assertThat(invalid.status()).as(invalid.text()).isEqualTo(400);
+    assertThat(invalid.body().path("detail").asString()).contains("Column 'custo' not found");
+    assertThat(invalid.body().path("statementIndex").asInt()).isEqualTo(1);
+    assertThat(invalid.body().path("line").asInt()).isEqualTo(4);
+    assertThat(invalid.body().path("column").asInt()).isEqualTo(3);
+  }
 }
