@@ -9,7 +9,9 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
@@ -54,8 +56,12 @@ class SecurityConfiguration {
       SecurityProperties p)
       throws Exception {
     List<AuthenticationProvider> providers = new ArrayList<>();
-    providers.add(new ApiKeyProvider(keys));
-    providers.add(new UiSessionProvider(sessions));
+    providers.add(
+        new PrefixedTokenProvider(
+            ApiKeyService.PREFIX, keys::authenticate, "Unknown, revoked or expired API key"));
+    providers.add(
+        new PrefixedTokenProvider(
+            UiSessions.PREFIX, sessions::authenticate, "Unknown or ended page session"));
     JwtDecoder decoder = jwt.getIfAvailable();
     if (decoder != null) {
       JwtAuthenticationProvider tokens = new JwtAuthenticationProvider(decoder);
@@ -196,53 +202,33 @@ class SecurityConfiguration {
   }
 
   /**
-   * Status page sessions ({@code trs_}): only ever read from the page's cookie ({@link UiCookie}
-   * refuses one sent as a header).
+   * Bearer tokens with a prefix of ours: API keys ({@code trb_}) and status page sessions ({@code
+   * trs_}, which {@link UiCookie} only ever reads from the page's cookie). Other tokens are left to
+   * the JWT provider.
    */
-  static final class UiSessionProvider implements AuthenticationProvider {
+  static final class PrefixedTokenProvider implements AuthenticationProvider {
 
-    private final UiSessions sessions;
+    private final String prefix;
+    private final Function<String, Optional<Caller>> lookup;
+    private final String unknown;
 
-    UiSessionProvider(UiSessions sessions) {
-      this.sessions = sessions;
+    PrefixedTokenProvider(
+        String prefix, Function<String, Optional<Caller>> lookup, String unknown) {
+      this.prefix = prefix;
+      this.lookup = lookup;
+      this.unknown = unknown;
     }
 
     @Override
     public Authentication authenticate(Authentication authentication) {
       String token = ((BearerTokenAuthenticationToken) authentication).getToken();
-      if (!token.startsWith(UiSessions.PREFIX)) {
+      if (!token.startsWith(prefix)) {
         return null;
       }
-      return sessions
-          .authenticate(token)
+      return lookup
+          .apply(token)
           .map(CallerAuthentication::new)
-          .orElseThrow(() -> new BadCredentialsException("Unknown or ended page session"));
-    }
-
-    @Override
-    public boolean supports(Class<?> type) {
-      return BearerTokenAuthenticationToken.class.isAssignableFrom(type);
-    }
-  }
-
-  /** Bearer tokens that start with {@code trb_}: API keys. Others are left to the JWT provider. */
-  static final class ApiKeyProvider implements AuthenticationProvider {
-
-    private final ApiKeyService keys;
-
-    ApiKeyProvider(ApiKeyService keys) {
-      this.keys = keys;
-    }
-
-    @Override
-    public Authentication authenticate(Authentication authentication) {
-      String token = ((BearerTokenAuthenticationToken) authentication).getToken();
-      if (!token.startsWith(ApiKeyService.PREFIX)) {
-        return null;
-      }
-      return keys.authenticate(token)
-          .map(CallerAuthentication::new)
-          .orElseThrow(() -> new BadCredentialsException("Unknown, revoked or expired API key"));
+          .orElseThrow(() -> new BadCredentialsException(unknown));
     }
 
     @Override

@@ -133,54 +133,32 @@ class InputCostIT {
 
   @Test
   void shouldValidateEveryStatementShapeInTimeLinearInItsSize() {
-    List<String> failures = new ArrayList<>();
-    statements()
-        .forEach(
-            (what, statement) -> {
-              long[] ms = new long[SIZES.length];
-              for (int i = 0; i < SIZES.length; i++) {
-                String sql = statement.apply(SIZES[i]);
-                ms[i] =
-                    time(
-                        what,
-                        () ->
-                            api.post(
-                                "/v1/statements/validate",
-                                Map.of(
-                                    "statement",
-                                    sql,
-                                    "catalog",
-                                    "examples",
-                                    "database",
-                                    "marketplace")));
-              }
-              try {
-                assertLinear("validate " + what, ms);
-              } catch (AssertionError e) {
-                failures.add(e.getMessage());
-              }
-            });
-    assertThat(failures).isEmpty();
+    assertEveryShapeLinear("validate", "/v1/statements/validate", false);
   }
 
   @Test
   void shouldRunEveryStatementShapeInTimeLinearInItsSize() {
+    assertEveryShapeLinear("dry run", "/v1/statements", true);
+  }
+
+  private void assertEveryShapeLinear(String label, String path, boolean dryRun) {
     List<String> failures = new ArrayList<>();
     statements()
         .forEach(
             (what, statement) -> {
               long[] ms = new long[SIZES.length];
               for (int i = 0; i < SIZES.length; i++) {
-                String sql = statement.apply(SIZES[i]);
                 Map<String, Object> body = new LinkedHashMap<>();
-                body.put("statement", sql);
+                body.put("statement", statement.apply(SIZES[i]));
                 body.put("catalog", "examples");
-                body.put("database", "input_cost");
-                body.put("dryRun", true);
-                ms[i] = time(what, () -> api.post("/v1/statements", body));
+                body.put("database", dryRun ? "input_cost" : "marketplace");
+                if (dryRun) {
+                  body.put("dryRun", true);
+                }
+                ms[i] = time(what, () -> api.post(path, body));
               }
               try {
-                assertLinear("dry run " + what, ms);
+                assertLinear(label + " " + what, ms);
               } catch (AssertionError e) {
                 failures.add(e.getMessage());
               }
