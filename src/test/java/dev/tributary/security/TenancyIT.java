@@ -168,7 +168,7 @@ class TenancyIT {
     Answer a2 =
         teamA.sql(source("a2", "'topic-pattern' = 'team-a\\.orders-.*'"), catalog, "team_a");
     assertThat(a2.status()).as(a2.text()).isEqualTo(200);
-    // A pattern that would also reach another database's claim is refused, even to the claimer.
+    // Once team_b claims a prefix of its own, its pattern under it is allowed.
     admin.put(
         "/v1/catalogs/tenancy/connector-policy",
         null,
@@ -176,7 +176,22 @@ class TenancyIT {
             "connectors",
             List.of("kafka"),
             "topics",
-            Map.of("team_a", List.of("team-*"), "team_b", List.of("team-b.*"))));
+            Map.of("team_a", List.of("team-a.*"), "team_b", List.of("team-b.*"))));
+    Answer b4 = teamB.sql(source("b4", "'topic-pattern' = 'team-b\\..*'"), catalog, "team_b");
+    assertThat(b4.status()).as(b4.text()).isEqualTo(200);
+    // A pattern that would also reach another database's claim is refused, even to the claimer;
+    // and a claim that now covers an earlier pattern lists it as a violation.
+    Answer wider =
+        admin.put(
+            "/v1/catalogs/tenancy/connector-policy",
+            null,
+            Map.of(
+                "connectors",
+                List.of("kafka"),
+                "topics",
+                Map.of("team_a", List.of("team-*"), "team_b", List.of("team-b.*"))));
+    assertThat(wider.body().path("violations").toString())
+        .contains("tenancy.team_b.b4 reads pattern");
     assertRefused(
         teamA.sql(source("a3", "'topic-pattern' = 'team-.*'"), catalog, "team_a"), "topic-pattern");
     admin.delete("/v1/catalogs/tenancy/connector-policy", null);
