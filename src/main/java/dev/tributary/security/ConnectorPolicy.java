@@ -223,15 +223,14 @@ public class ConnectorPolicy {
       String value = option.getValue() == null ? "" : option.getValue();
       if (key.startsWith(KafkaClientOptions.PREFIX)) {
         String clientKey = key.substring(KafkaClientOptions.PREFIX.length());
-        if (!p.properties().contains(clientKey)) {
-          KafkaClientOptions.refusal(clientKey)
-              .ifPresent(
-                  why ->
-                      refusedThrow(
-                          option.getKey(),
-                          why
-                              + "; a catalog admin may allow it in the connector policy's"
-                              + " 'properties'"));
+        if (p.properties().contains(clientKey)) {
+          continue; // the catalog's admin allowed this client setting
+        }
+        Optional<String> why = KafkaClientOptions.refusal(clientKey);
+        if (why.isPresent()) {
+          throw refused(
+              option.getKey(),
+              why.get() + "; a catalog admin may allow it in the connector policy's 'properties'");
         }
         if (clientKey.equals("sasl.jaas.config")) {
           checkJaas(option.getKey(), value);
@@ -270,10 +269,6 @@ public class ConnectorPolicy {
         throw refused(option.getKey(), "a JAAS configuration may not read a keytab file");
       }
     }
-  }
-
-  private static void refusedThrow(String option, String why) {
-    throw refused(option, why);
   }
 
   /** 403 unless every login module of the JAAS configuration is PLAIN, SCRAM or OAUTHBEARER. */

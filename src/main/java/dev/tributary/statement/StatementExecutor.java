@@ -157,7 +157,13 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
     ObjectName name = resolve(s.name());
     Optional<MaterializedTable> existing = tables.find(name);
     ChangePlan plan = null;
-    if (existing.isEmpty() || s.orAlter()) {
+    boolean unchanged =
+        existing.isPresent()
+            && s.orAlter()
+            && tables.spec(existing.get()).definition().equals(s.definition());
+    // An unchanged definition needs no plan: no question to Flink, so a table that the reconciler
+    // is working on meanwhile cannot make the script's reads stale.
+    if (existing.isEmpty() || (s.orAlter() && !unchanged)) {
       plan = approved(plan(name, existing, s.definition()));
     }
     MaterializedTableDefinition definition = s.definition();

@@ -194,6 +194,22 @@ class TenancyIT {
         .contains("tenancy.team_b.b4 reads pattern");
     assertRefused(
         teamA.sql(source("a3", "'topic-pattern' = 'team-.*'"), catalog, "team_a"), "topic-pattern");
+    // The catalog's admin may widen the client settings a source may set.
+    String interceptor = "'topic' = 'team-a.i', 'properties.interceptor.classes' = 'com.example.A'";
+    assertRefused(
+        teamA.sql(source("a4", interceptor), catalog, "team_a"), "properties.interceptor.classes");
+    admin.put(
+        "/v1/catalogs/tenancy/connector-policy",
+        null,
+        Map.of(
+            "connectors",
+            List.of("kafka"),
+            "properties",
+            List.of("interceptor.classes"),
+            "topics",
+            Map.of("team_a", List.of("team-a.*"))));
+    Answer widened = teamA.sql(source("a4", interceptor), catalog, "team_a");
+    assertThat(widened.status()).as(widened.text()).isEqualTo(200);
     admin.delete("/v1/catalogs/tenancy/connector-policy", null);
   }
 
