@@ -704,6 +704,26 @@ public class MaterializedTableService {
   }
 
   private void requireTopicFree(ObjectName name, String topic) {
+    // A source table of another database that already reads the topic would read this table's
+    // rows past its database's grants: the topic is taken.
+    for (CatalogService.SourceTopics source : catalogs.sourceTopics()) {
+      ObjectName s = source.table();
+      boolean elsewhere =
+          !s.catalog().equals(name.catalog()) || !s.database().equals(name.database());
+      if (elsewhere && source.topics().contains(topic)) {
+        throw new ApiException(
+            ErrorCode.ALREADY_EXISTS,
+            "Topic "
+                + topic
+                + " of the new table "
+                + name
+                + " is read by a source table of "
+                + (Access.sees(s.catalog(), s.database()) ? s.toString() : "another database")
+                + "; a table's topic is its own. Choose another name or set"
+                + " tributary.kafka.topic-name-template to include {database}",
+            Map.of("topic", topic));
+      }
+    }
     tables
         .findByTopicNameAndFlowOfIsNull(topic)
         .ifPresent(

@@ -512,4 +512,27 @@ class TenancyIT {
     assertThat(invalid.body().path("line").asInt()).isEqualTo(4);
     assertThat(invalid.body().path("column").asInt()).isEqualTo(3);
   }
+
+  @Test
+  void shouldNotGiveANewTableATopicThatAnotherDatabasesSourceAlreadyReads() {
+    Api spy = new Api(port, key(null, "admin:examples.rs_spy").secret());
+    Answer early = spy.sql(source("spy", "'topic' = 'tenancy_payroll'"), "examples", "rs_spy");
+    assertThat(early.status()).as(early.text()).isEqualTo(200);
+    Api team = new Api(port, key(null, "developer:examples.marketplace").secret());
+    Answer table =
+        team.sql(
+            "CREATE MATERIALIZED TABLE tenancy_payroll AS SELECT order_id FROM orders",
+            "examples",
+            "marketplace");
+    assertThat(table.status()).as(table.text()).isEqualTo(409);
+    assertThat(table.body().path("code").asString()).isEqualTo("ALREADY_EXISTS");
+    assertThat(table.text()).contains("another database").doesNotContain("rs_spy");
+    assertThat(
+            admin
+                .get(
+                    "/v1/catalogs/examples/databases/marketplace/materialized-tables/tenancy_payroll")
+                .status())
+        .isEqualTo(404);
+    admin.sql("DROP TABLE spy", "examples", "rs_spy");
+  }
 }
