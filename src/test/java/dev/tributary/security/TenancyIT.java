@@ -144,12 +144,7 @@ class TenancyIT {
     assertThat(early.status()).as(early.text()).isEqualTo(200);
     assertThat(admin.put("/v1/catalogs/no_such_catalog/connector-policy", null, Map.of()).status())
         .isEqualTo(404);
-    Answer policy =
-        admin.put(
-            "/v1/catalogs/tenancy/connector-policy",
-            null,
-            Map.of(
-                "connectors", List.of("kafka"), "topics", Map.of("team_a", List.of("team-a.*"))));
+    Answer policy = tenancyPolicy(List.of(), Map.of("team_a", List.of("team-a.*")));
     assertThat(policy.status()).as(policy.text()).isEqualTo(200);
     assertThat(policy.body().path("violations").toString())
         .contains("tenancy.team_b.early reads team-a.early");
@@ -169,27 +164,14 @@ class TenancyIT {
         teamA.sql(source("a2", "'topic-pattern' = 'team-a\\.orders-.*'"), catalog, "team_a");
     assertThat(a2.status()).as(a2.text()).isEqualTo(200);
     // Once team_b claims a prefix of its own, its pattern under it is allowed.
-    admin.put(
-        "/v1/catalogs/tenancy/connector-policy",
-        null,
-        Map.of(
-            "connectors",
-            List.of("kafka"),
-            "topics",
-            Map.of("team_a", List.of("team-a.*"), "team_b", List.of("team-b.*"))));
+    tenancyPolicy(List.of(), Map.of("team_a", List.of("team-a.*"), "team_b", List.of("team-b.*")));
     Answer b4 = teamB.sql(source("b4", "'topic-pattern' = 'team-b\\..*'"), catalog, "team_b");
     assertThat(b4.status()).as(b4.text()).isEqualTo(200);
     // A pattern that would also reach another database's claim is refused, even to the claimer;
     // and a claim that now covers an earlier pattern lists it as a violation.
     Answer wider =
-        admin.put(
-            "/v1/catalogs/tenancy/connector-policy",
-            null,
-            Map.of(
-                "connectors",
-                List.of("kafka"),
-                "topics",
-                Map.of("team_a", List.of("team-*"), "team_b", List.of("team-b.*"))));
+        tenancyPolicy(
+            List.of(), Map.of("team_a", List.of("team-*"), "team_b", List.of("team-b.*")));
     assertThat(wider.body().path("violations").toString())
         .contains("tenancy.team_b.b4 reads pattern");
     assertRefused(
@@ -198,19 +180,18 @@ class TenancyIT {
     String interceptor = "'topic' = 'team-a.i', 'properties.interceptor.classes' = 'com.example.A'";
     assertRefused(
         teamA.sql(source("a4", interceptor), catalog, "team_a"), "properties.interceptor.classes");
-    admin.put(
-        "/v1/catalogs/tenancy/connector-policy",
-        null,
-        Map.of(
-            "connectors",
-            List.of("kafka"),
-            "properties",
-            List.of("interceptor.classes"),
-            "topics",
-            Map.of("team_a", List.of("team-a.*"))));
+    tenancyPolicy(List.of("interceptor.classes"), Map.of("team_a", List.of("team-a.*")));
     Answer widened = teamA.sql(source("a4", interceptor), catalog, "team_a");
     assertThat(widened.status()).as(widened.text()).isEqualTo(200);
     admin.delete("/v1/catalogs/tenancy/connector-policy", null);
+  }
+
+  /** Sets the tenancy catalog's whole policy: the Kafka connector, widened properties, claims. */
+  private Answer tenancyPolicy(List<String> properties, Map<String, List<String>> topics) {
+    return admin.put(
+        "/v1/catalogs/tenancy/connector-policy",
+        null,
+        Map.of("connectors", List.of("kafka"), "properties", properties, "topics", topics));
   }
 
   @Test
