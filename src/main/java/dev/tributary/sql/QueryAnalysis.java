@@ -1,13 +1,17 @@
 package dev.tributary.sql;
 
+import java.io.StringReader;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.calcite.config.Lex;
 import org.apache.calcite.sql.SqlCall;
 import org.apache.calcite.sql.SqlIdentifier;
@@ -19,6 +23,7 @@ import org.apache.calcite.sql.SqlOrderBy;
 import org.apache.calcite.sql.SqlSelect;
 import org.apache.calcite.sql.SqlWith;
 import org.apache.calcite.sql.SqlWithItem;
+import org.apache.calcite.sql.parser.SqlAbstractParserImpl;
 import org.apache.calcite.sql.parser.SqlParseException;
 import org.apache.calcite.sql.parser.SqlParser;
 import org.apache.flink.sql.parser.impl.FlinkSqlParserImpl;
@@ -60,10 +65,42 @@ public final class QueryAnalysis {
       }
       int line = e.getPos() == null ? 0 : e.getPos().getLineNum();
       int column = e.getPos() == null ? 0 : e.getPos().getColumnNum();
-      return Optional.of(new SyntaxError(message, line, column));
+      return Optional.of(new SyntaxError(reservedWordHint(message), line, column));
     } catch (RuntimeException | StackOverflowError e) {
       return Optional.empty(); // the parser gave up in another way: Flink's validation decides
     }
+  }
+
+  private static final Pattern ENCOUNTERED = Pattern.compile("^Encountered \"([A-Za-z_]\\w*)");
+
+  /**
+   * A syntax error at a word Flink reserves (a column named {@code date}, {@code value}, {@code
+   * timestamp}, ...) says so and how to quote it: the parser's own message only shows what it met.
+   * Which words are reserved is the parser's own list (Calcite's parser metadata for Flink's
+   * grammar).
+   */
+  static String reservedWordHint(String message) {
+    Matcher m = ENCOUNTERED.matcher(message);
+    if (!m.find()) {
+      return message;
+    }
+    String word = m.group(1);
+    boolean reserved = ParserWords.METADATA.isReservedWord(word.toUpperCase(Locale.ROOT));
+    return reserved
+        ? "`"
+            + word
+            + "` is a reserved word in Flink SQL; quote it as `"
+            + word
+            + "` with backticks to use it as a name ("
+            + message
+            + ")"
+        : message;
+  }
+
+  /** Flink's grammar's word lists, built once on first use. */
+  private static final class ParserWords {
+    static final SqlAbstractParserImpl.Metadata METADATA =
+        FlinkSqlParserImpl.FACTORY.getParser(new StringReader("")).getMetadata();
   }
 
   /**

@@ -43,6 +43,51 @@ public record StatementResult(
         index, kind, statement, resource, outcome, message, columns, rows, newPlan);
   }
 
+  /**
+   * This result as a dry run tells it: what the statement would do ({@code WOULD_CREATE}, {@code
+   * WOULD_EVOLVE}, {@code WOULD_UPDATE}, {@code WOULD_SUSPEND}, {@code WOULD_RESUME}, {@code
+   * WOULD_REFRESH}, {@code WOULD_DROP}), and a message that says nothing was stored. Outcomes that
+   * change nothing (UNCHANGED, SKIPPED, OK) stay as they are.
+   */
+  public StatementResult asDryRun() {
+    String would =
+        switch (outcome == null ? "" : outcome) {
+          case "CREATED" -> "WOULD_CREATE";
+          case "UPDATED" ->
+              plan != null && plan.action() == ChangePlan.Action.EVOLVE
+                  ? "WOULD_EVOLVE"
+                  : "WOULD_UPDATE";
+          case "DROPPED" -> "WOULD_DROP";
+          case "REQUESTED" -> requested();
+          default -> null;
+        };
+    if (would == null) {
+      return this;
+    }
+    String said = message == null || message.isBlank() ? "" : " " + message;
+    return new StatementResult(
+        index,
+        kind,
+        statement,
+        resource,
+        would,
+        "Dry run, nothing was stored:" + said,
+        columns,
+        rows,
+        plan);
+  }
+
+  /** The running-state change a REQUESTED outcome stands for, read from the statement's kind. */
+  private String requested() {
+    String k = kind == null ? "" : kind;
+    for (String verb : new String[] {"SUSPEND", "RESUME", "REFRESH", "DROP"}) {
+      if (k.contains(verb)) {
+        return "WOULD_" + verb;
+      }
+    }
+    return "WOULD_UPDATE";
+  }
+
   /** A catalog object, by its three-part name. */
   public record Resource(String type, String catalog, String database, String name) {}
 }

@@ -82,7 +82,9 @@ public class StatementService {
     List<Parser.Parsed> statements = Parser.parseScript(script);
     // Nothing of a script runs if any of its statements asks for what cannot be carried out.
     statements.forEach(Parser.Parsed::requireSupported);
-    return inOneTransaction(reads -> runAll(statements, catalog, database, reads), dryRun);
+    List<StatementResult> results =
+        inOneTransaction(reads -> runAll(statements, catalog, database, reads), dryRun);
+    return dryRun ? results.stream().map(StatementResult::asDryRun).toList() : results;
   }
 
   /**

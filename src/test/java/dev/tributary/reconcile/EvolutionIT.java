@@ -210,6 +210,10 @@ class EvolutionIT {
     assertThat(dryRun.body().path("dryRun").asBoolean()).isTrue();
     assertThat(dryRun.body().path("results").path(0).path("plan").path("action").asString())
         .isEqualTo("EVOLVE");
+    assertThat(dryRun.body().path("results").path(0).path("outcome").asString())
+        .isEqualTo("WOULD_EVOLVE");
+    assertThat(dryRun.body().path("results").path(0).path("message").asString())
+        .startsWith("Dry run, nothing was stored");
     assertThat(explain.path(0).path("outcome").asString()).isEqualTo("PLANNED");
     assertThat(explain.path(0).path("plan").path("changes").toString())
         .contains("retention.ms", "259200000");

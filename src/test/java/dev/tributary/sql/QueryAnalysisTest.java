@@ -71,6 +71,24 @@ class QueryAnalysisTest {
   }
 
   @Test
+  void shouldSayThatAReservedWordUsedAsANameNeedsBackticks() {
+    // Seed 003's dashboard, verbatim: a column named date.
+    QueryAnalysis.SyntaxError error =
+        QueryAnalysis.syntaxError("SELECT\n  date, count(*) AS n FROM orders GROUP BY date")
+            .orElseThrow();
+
+    assertThat(error.message())
+        .startsWith("`date` is a reserved word in Flink SQL; quote it as `date` with backticks");
+    assertThat(error.line()).isEqualTo(2);
+    assertThat(error.column()).isEqualTo(3);
+    assertThat(QueryAnalysis.syntaxError("SELECT `date`, count(*) FROM orders GROUP BY `date`"))
+        .isEmpty();
+    // A word that is not reserved keeps the parser's message.
+    assertThat(QueryAnalysis.syntaxError("SELECT a b c FROM orders").orElseThrow().message())
+        .doesNotContain("reserved word");
+  }
+
+  @Test
   void shouldDeriveTheKeyOfAnAggregationFromItsGroupByColumns() {
     assertThat(
             QueryAnalysis.derivedKey(

@@ -12,8 +12,14 @@ import java.util.regex.Pattern;
  */
 final class FlinkErrors {
 
+  /**
+   * A throwable's class heading a line: a qualified name (package, then a capitalised class, nested
+   * ones after {@code $}), followed by a colon or the end of the line. Any class, not only those
+   * named *Exception: a job's own failure type (an expectation's violation) is a class too.
+   */
   private static final Pattern EXCEPTION_PREFIX =
-      Pattern.compile("^(?:[a-zA-Z_$][\\w$]*\\.)+[\\w$]*(?:Exception|Error|Throwable)[\\w$]*:\\s*");
+      Pattern.compile("^(?:[a-z_$][\\w$]*\\.)+[A-Z][\\w$]*(?::\\s*|$)");
+
   private static final Pattern POSITION = Pattern.compile("line (\\d+), column (\\d+)");
   private static final String CAUSED_BY = "Caused by: ";
   private static final String SERVER_SIDE = "<Exception on server side:";
@@ -47,7 +53,8 @@ final class FlinkErrors {
         return causes.get(i);
       }
     }
-    String firstLine = trace.strip().lines().findFirst().orElse("");
+    // Throwables without messages say nothing a user can act on; their class names say less.
+    String firstLine = causes.isEmpty() ? trace.strip().lines().findFirst().orElse("") : "";
     return firstLine.isBlank() ? "Flink gave no error message" : firstLine;
   }
 

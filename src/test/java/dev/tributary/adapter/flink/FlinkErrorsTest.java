@@ -55,10 +55,24 @@ class FlinkErrorsTest {
         Caused by: java.lang.NullPointerException
         """;
 
-    // A bare class name is still better than nothing, but blank messages are skipped.
-    assertThat(FlinkErrors.rootMessage(trace)).isEqualTo("java.lang.NullPointerException");
+    // A cause without a message is skipped; its class name is no message either.
+    assertThat(FlinkErrors.rootMessage(trace)).isEqualTo("For input string: \"abc\"");
     assertThat(FlinkErrors.rootMessage("Caused by: java.lang.IllegalStateException: \n"))
-        .isEqualTo("Caused by: java.lang.IllegalStateException:");
+        .isEqualTo("Flink gave no error message");
+  }
+
+  @Test
+  void shouldRemoveTheClassOfAFailureTypeNotNamedException() {
+    // How a FAIL UPDATE expectation fails its job (the format's own throwable, a nested class).
+    String trace =
+        """
+        org.apache.flink.runtime.JobException: Recovery is suppressed by NoRestartBackoffTimeStrategy
+        Caused by: dev.tributary.flinkformat.Expectations$Violation: Expectation 'positive' failed: {"id":1}
+        \tat dev.tributary.flinkformat.Expectations.check(Expectations.java:75)
+        """;
+
+    assertThat(FlinkErrors.rootMessage(trace))
+        .isEqualTo("Expectation 'positive' failed: {\"id\":1}");
   }
 
   @Test
