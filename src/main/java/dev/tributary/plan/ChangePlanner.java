@@ -213,6 +213,7 @@ public class ChangePlanner {
     List<FlinkSql.Column> columns = validate(queries, name, next, notes);
     if (columns != null) {
       checkExpectations(queries, name, next);
+      requireWritable(name, request.topic(), effective, columns);
     }
     if (request.current() == null) {
       if (!request.sharedTopic()) {
@@ -461,6 +462,24 @@ public class ChangePlanner {
       log.info("Flink unreachable; {} is checked by the reconciler: {}", name, e.getMessage());
       notes.add("Query not checked now: Flink is unreachable; the reconciler checks it");
       return null;
+    }
+  }
+
+  /**
+   * Every column can be written in the table's format: the registry schemas are derived here, as
+   * the reconciler will derive them, so a type the format cannot carry (TIMESTAMP_LTZ in Avro, a
+   * MULTISET) is a 400 now rather than a job that fails after start.
+   */
+  private static void requireWritable(
+      ObjectName name,
+      String topic,
+      MaterializedTableDefinition effective,
+      List<FlinkSql.Column> columns) {
+    try {
+      new PipelinePlan(name, topic, "", effective, columns, "", "").subjects();
+    } catch (IllegalArgumentException e) {
+      throw new ApiException(
+          ErrorCode.INVALID_DEFINITION, e.getMessage() + " (table " + name + ")");
     }
   }
 

@@ -428,16 +428,23 @@ public record PipelinePlan(
 
   /**
    * The columns as the job writes them: Flink makes primary key columns NOT NULL, so the sink
-   * declares them so in every changelog mode and the schemas say what is written.
+   * declares them so in every changelog mode and the schemas say what is written; in Avro, with the
+   * types Avro carries (see {@link SchemaDocuments#asAvroCarries}).
    */
   private List<FlinkSql.Column> writtenColumns() {
     List<String> primaryKey =
         effective.schema() != null && effective.schema().primaryKey() != null
             ? effective.schema().primaryKey().columns()
             : List.of();
+    boolean avro =
+        !"retract".equals(changelogMode())
+                && "avro-registry".equals(effective.options().get("value.format"))
+            || !keyColumns().isEmpty()
+                && "avro-registry".equals(effective.options().get("key.format"));
     return columns.stream()
         .map(
             c -> primaryKey.contains(c.name()) ? new FlinkSql.Column(c.name(), c.type(), false) : c)
+        .map(c -> avro ? SchemaDocuments.asAvroCarries(c) : c)
         .toList();
   }
 

@@ -1,11 +1,10 @@
 package dev.tributary.table;
 
 import dev.tributary.system.Json;
+import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.time.LocalDate;
+import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -13,160 +12,141 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.avro.Conversions;
+import org.apache.avro.Schema;
+import org.apache.avro.data.TimeConversions;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericDatumReader;
+import org.apache.avro.generic.GenericFixed;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.BinaryDecoder;
+import org.apache.avro.io.DecoderFactory;
 
 /**
- * Avro binary decoding of one record, driven by its writer schema (the one the registry returns for
- * the record's schema id), into the values a SELECT shows: numbers, booleans and text; a date as
- * {@code 2026-12-01}, a timestamp as {@code 2026-12-01 12:00:00.000} (as Flink's JSON format writes
- * them); nested records, arrays and maps as JSON text. Used by SELECT and by the preview.
+ * One record in Avro binary, read by Avro's own {@link GenericDatumReader} against its writer
+ * schema (the one the registry returns for the record's schema id), as the values a SELECT shows:
+ * numbers (a DECIMAL exact, by its logical type), booleans and text; a date as {@code 2026-12-01},
+ * a timestamp as {@code 2026-12-01 12:00:00.000} (as Flink's JSON format writes them, micros kept
+ * when the type has them); bytes as base64; nested records, arrays and maps as JSON text. Used by
+ * SELECT and by the preview.
  */
 public final class AvroRecords {
 
-  private static final DateTimeFormatter TIMESTAMP =
+  private static final DateTimeFormatter MILLIS =
       DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS").withZone(ZoneOffset.UTC);
+  private static final DateTimeFormatter MICROS =
+      DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSSSSS").withZone(ZoneOffset.UTC);
 
-  private final Object schema;
+  /** Avro's generic model with the logical types turned into Java values. */
+  private static final GenericData MODEL = model();
+
+  private final Schema schema;
+  private final GenericDatumReader<Object> reader;
 
   /**
    * @param schemaText the writer schema, a JSON document whose top level is a record
    */
   public AvroRecords(String schemaText) {
-    this.schema = Json.read(schemaText, Object.class);
-    if (!(schema instanceof Map<?, ?> m) || !"record".equals(m.get("type"))) {
+    try {
+      this.schema = new Schema.Parser().parse(schemaText);
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException("Not an Avro schema: " + e.getMessage(), e);
+    }
+    if (schema.getType() != Schema.Type.RECORD) {
       throw new IllegalArgumentException("Not an Avro record schema");
     }
+    this.reader = new GenericDatumReader<>(schema, schema, MODEL);
   }
 
   /** The record's fields by name, in the schema's order. */
-  @SuppressWarnings("unchecked")
   public Map<String, Object> decode(byte[] bytes) {
-    Cursor in = new Cursor(ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN));
-    Map<String, Object> row = (Map<String, Object>) value(schema, in, false);
-    if (in.buffer.hasRemaining()) {
-      throw new IllegalArgumentException(
-          in.buffer.remaining() + " bytes left after the record: not written with this schema");
+    BinaryDecoder in = DecoderFactory.get().binaryDecoder(bytes, null);
+    GenericRecord record;
+    try {
+      record = (GenericRecord) reader.read(null, in);
+      if (!in.isEnd()) {
+        throw new IllegalArgumentException(
+            "bytes left after the record: not written with this schema");
+      }
+    } catch (IOException | RuntimeException e) {
+      if (e instanceof IllegalArgumentException iae) {
+        throw iae;
+      }
+      throw new IllegalArgumentException("not an Avro record of its schema: " + e.getMessage(), e);
+    }
+    Map<String, Object> row = new LinkedHashMap<>();
+    for (Schema.Field field : schema.getFields()) {
+      Object value = plain(record.get(field.pos()), field.schema());
+      row.put(
+          field.name(),
+          value instanceof Map<?, ?> || value instanceof List<?> ? Json.write(value) : value);
     }
     return row;
   }
 
-  /** One value of {@code type}; {@code nested} values are shown as JSON text, not flattened. */
-  private Object value(Object type, Cursor in, boolean nested) {
-    if (type instanceof List<?> union) {
-      int branch = (int) in.varLong();
-      if (branch < 0 || branch >= union.size()) {
-        throw new IllegalArgumentException("Union branch " + branch + " of " + union);
-      }
-      return value(union.get(branch), in, nested);
+  /** A value as plain Java: maps, lists, numbers, booleans and text. */
+  private static Object plain(Object value, Schema type) {
+    if (value == null) {
+      return null;
     }
-    if (type instanceof String name) {
-      return primitive(name, null, in);
+    if (type.getType() == Schema.Type.UNION) {
+      return plain(value, type.getTypes().get(MODEL.resolveUnion(type, value)));
     }
-    Map<?, ?> complex = (Map<?, ?>) type;
-    String kind = String.valueOf(complex.get("type"));
-    Object logical = complex.get("logicalType");
-    switch (kind) {
-      case "record" -> {
-        Map<String, Object> fields = new LinkedHashMap<>();
-        for (Object f : (List<?>) complex.get("fields")) {
-          Map<?, ?> field = (Map<?, ?>) f;
-          fields.put(String.valueOf(field.get("name")), value(field.get("type"), in, true));
-        }
-        return nested ? Json.write(fields) : fields;
+    if (value instanceof GenericRecord r) {
+      Map<String, Object> fields = new LinkedHashMap<>();
+      for (Schema.Field f : r.getSchema().getFields()) {
+        fields.put(f.name(), plain(r.get(f.pos()), f.schema()));
       }
-      case "array" -> {
-        List<Object> items = new ArrayList<>();
-        for (long n = in.blockCount(); n != 0; n = in.blockCount()) {
-          for (long i = 0; i < n; i++) {
-            items.add(value(complex.get("items"), in, true));
-          }
-        }
-        return Json.write(items);
-      }
-      case "map" -> {
-        Map<String, Object> entries = new LinkedHashMap<>();
-        for (long n = in.blockCount(); n != 0; n = in.blockCount()) {
-          for (long i = 0; i < n; i++) {
-            entries.put(in.string(), value(complex.get("values"), in, true));
-          }
-        }
-        return Json.write(entries);
-      }
-      case "enum" -> {
-        return String.valueOf(((List<?>) complex.get("symbols")).get((int) in.varLong()));
-      }
-      case "fixed" -> {
-        byte[] b = new byte[((Number) complex.get("size")).intValue()];
-        in.buffer.get(b);
-        return Base64.getEncoder().encodeToString(b);
-      }
-      default -> {
-        return primitive(kind, logical == null ? null : String.valueOf(logical), in);
-      }
+      return fields;
     }
+    if (value instanceof List<?> items) {
+      List<Object> list = new ArrayList<>();
+      items.forEach(i -> list.add(plain(i, type.getElementType())));
+      return list;
+    }
+    if (value instanceof Map<?, ?> entries) {
+      Map<String, Object> map = new LinkedHashMap<>();
+      entries.forEach((k, v) -> map.put(String.valueOf(k), plain(v, type.getValueType())));
+      return map;
+    }
+    if (value instanceof Instant t) {
+      return (micros(type) ? MICROS : MILLIS).format(t);
+    }
+    if (value instanceof LocalDateTime t) {
+      return (micros(type) ? MICROS : MILLIS).format(t.toInstant(ZoneOffset.UTC));
+    }
+    if (value instanceof ByteBuffer b) {
+      byte[] copy = new byte[b.remaining()];
+      b.duplicate().get(copy);
+      return Base64.getEncoder().encodeToString(copy);
+    }
+    if (value instanceof GenericFixed f) {
+      return Base64.getEncoder().encodeToString(f.bytes());
+    }
+    if (value instanceof Float f) {
+      return f.doubleValue();
+    }
+    if (value instanceof Number || value instanceof Boolean) {
+      return value; // a DECIMAL arrives as BigDecimal, exact
+    }
+    return value.toString(); // text, dates, times, enum symbols
   }
 
-  private static Object primitive(String name, String logical, Cursor in) {
-    return switch (name) {
-      case "null" -> null;
-      case "boolean" -> in.buffer.get() != 0;
-      case "int" -> {
-        int v = (int) in.varLong();
-        yield "date".equals(logical) ? LocalDate.ofEpochDay(v).toString() : v;
-      }
-      case "long" -> {
-        long v = in.varLong();
-        yield switch (logical == null ? "" : logical) {
-          case "timestamp-millis", "local-timestamp-millis" ->
-              TIMESTAMP.format(Instant.ofEpochMilli(v));
-          case "timestamp-micros", "local-timestamp-micros" ->
-              TIMESTAMP.format(Instant.EPOCH.plusNanos(v * 1000));
-          default -> v;
-        };
-      }
-      case "float" -> (double) in.buffer.getFloat();
-      case "double" -> in.buffer.getDouble();
-      case "string" -> in.string();
-      case "bytes" -> Base64.getEncoder().encodeToString(in.bytes());
-      default -> throw new IllegalArgumentException("Unknown Avro type " + name);
-    };
+  private static boolean micros(Schema type) {
+    String logical = type.getLogicalType() == null ? "" : type.getLogicalType().getName();
+    return logical.endsWith("-micros") || logical.endsWith("-nanos");
   }
 
-  private record Cursor(ByteBuffer buffer) {
-
-    /** A zig-zag variable-length long, as Avro writes int and long. */
-    long varLong() {
-      long raw = 0;
-      int shift = 0;
-      byte b;
-      do {
-        if (shift > 63) {
-          throw new IllegalArgumentException("Malformed variable-length number");
-        }
-        b = buffer.get();
-        raw |= (long) (b & 0x7f) << shift;
-        shift += 7;
-      } while ((b & 0x80) != 0);
-      return (raw >>> 1) ^ -(raw & 1);
-    }
-
-    /** The item count of the next block (a negative count is followed by the block's size). */
-    long blockCount() {
-      long n = varLong();
-      if (n < 0) {
-        varLong();
-        n = -n;
-      }
-      return n;
-    }
-
-    byte[] bytes() {
-      byte[] b = new byte[(int) varLong()];
-      buffer.get(b);
-      return b;
-    }
-
-    String string() {
-      return new String(bytes(), StandardCharsets.UTF_8);
-    }
+  private static GenericData model() {
+    GenericData model = new GenericData();
+    model.addLogicalTypeConversion(new Conversions.DecimalConversion());
+    model.addLogicalTypeConversion(new TimeConversions.DateConversion());
+    model.addLogicalTypeConversion(new TimeConversions.TimeMillisConversion());
+    model.addLogicalTypeConversion(new TimeConversions.TimeMicrosConversion());
+    model.addLogicalTypeConversion(new TimeConversions.TimestampMillisConversion());
+    model.addLogicalTypeConversion(new TimeConversions.TimestampMicrosConversion());
+    model.addLogicalTypeConversion(new TimeConversions.LocalTimestampMillisConversion());
+    model.addLogicalTypeConversion(new TimeConversions.LocalTimestampMicrosConversion());
+    return model;
   }
 }
