@@ -79,9 +79,20 @@ final class ReconcilePass {
     return this;
   }
 
+  /** Nothing more to do until the next resync: the pass is done acting (see {@link #settle}). */
   Next resync() {
+    resting = true;
     return Next.resync(resync);
   }
+
+  /** Nothing more to do until {@code after} (a scheduled refresh due before the next resync). */
+  Next restUntil(Duration after) {
+    resting = true;
+    return Next.resync(after);
+  }
+
+  /** A step said the pass is done acting ({@link #resync}, {@link #restUntil}). */
+  private boolean resting;
 
   /**
    * The job's name: the table and a fingerprint of what shapes the job. Stable across suspend,
@@ -113,13 +124,13 @@ final class ReconcilePass {
         .with(TableStatus.READY, false, reason, ready);
   }
 
-  /** Writes status only when it differs from what is stored. */
+  /**
+   * Writes status only when it differs from what is stored. The observed generation is not advanced
+   * here: a step's save may be the first of several towards the generation (see {@link #settle}).
+   */
   Next save(Phase newPhase, TableStatus newStatus, Next next) {
-    // observedGeneration reaches generation on every pass, also for changes with no net effect.
-    boolean behind = savedGeneration != table.generation();
-    if (behind || newPhase != savedPhase || !newStatus.equals(savedStatus)) {
-      store.saveStatus(table.id(), fence.token(), newPhase, table.generation(), newStatus);
-      savedGeneration = table.generation();
+    if (newPhase != savedPhase || !newStatus.equals(savedStatus)) {
+      store.saveStatus(table.id(), fence.token(), newPhase, savedGeneration, newStatus);
       savedPhase = newPhase;
       savedStatus = newStatus;
     }
@@ -128,10 +139,30 @@ final class ReconcilePass {
     return next;
   }
 
-  /** Writes the observed generation if no step of the pass did (a change with no net effect). */
-  void settle() {
-    if (savedGeneration != table.generation()) {
-      save(phase, status, null);
+  /**
+   * Ends the pass: {@code observedGeneration} becomes the table's generation only when the world
+   * now matches it, that is when the pass finished acting on it and waits for nothing but the next
+   * resync: the table at rest (RUNNING, STOPPED, FAILED, or a declared table waiting for its flows
+   * in PENDING) with no evolution in its readiness window. While an old job still runs, a new one
+   * starts, a savepoint is taken or a dependency is awaited, it stays at the generation the world
+   * last matched. Clients wait on {@code observedGeneration == generation}.
+   */
+  void settle(Next next) {
+    boolean atRest =
+        (phase == Phase.RUNNING
+                || phase == Phase.STOPPED
+                || phase == Phase.FAILED
+                || phase == Phase.PENDING)
+            && status.evolution() == null
+            && resting
+            && next != null
+            && !next.failed()
+            && !next.equals(Next.soon());
+    if (atRest && savedGeneration != table.generation()) {
+      store.saveStatus(table.id(), fence.token(), phase, table.generation(), status);
+      savedGeneration = table.generation();
+      savedPhase = phase;
+      savedStatus = status;
     }
   }
 

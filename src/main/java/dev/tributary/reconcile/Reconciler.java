@@ -158,10 +158,14 @@ public class Reconciler {
                 new ReconcilePass.Fence(token, lease),
                 faults)
             .withBatchTopics(batchTopics);
+    Next next = attempt(pass);
+    pass.settle(next);
+    return next;
+  }
+
+  private Next attempt(ReconcilePass pass) {
     try {
-      Next next = run(pass);
-      pass.settle();
-      return next;
+      return run(pass);
     } catch (SchemaRegistry.IncompatibleSchemaException e) {
       return pass.failed(Reason.SchemaIncompatible, e.getMessage());
     } catch (FlinkSql.StatementFailedException e) {

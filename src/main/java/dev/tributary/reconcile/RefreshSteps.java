@@ -153,7 +153,7 @@ final class RefreshSteps {
         s,
         after.isNegative() || after.isZero() || after.compareTo(p.resync().after()) > 0
             ? p.resync()
-            : Next.resync(after.plusMillis(200)));
+            : p.restUntil(after.plusMillis(200)));
   }
 
   private Next advance(ReconcilePass p, PipelinePlan plan, TableRefresh r) {

@@ -229,7 +229,14 @@ class TableRows {
 
   /**
    * Computed columns as Flink evaluates them: one statement over the rows read, as a VALUES list of
-   * their physical and metadata columns (typed as the table declares them), in the same order.
+   * their physical and metadata columns, in the same order.
+   *
+   * <p>The VALUES list holds only literals: each value as a string literal (with a terminator, so
+   * that the CHAR padding of shorter strings and the value's own trailing spaces are told apart)
+   * and a boolean literal saying whether it is NULL; an outer projection casts them to the declared
+   * types. Calcite keeps a list of literals as one Values node, but turns rows holding any other
+   * expression (a CAST) into a UNION ALL of one projection per row: a thousand-branch plan that
+   * took Flink a minute to compile and run.
    */
   private void evaluate(Request request, List<Column> computed, List<Map<String, Object>> rows) {
     Map<String, String> types = new LinkedHashMap<>();
@@ -240,25 +247,52 @@ class TableRows {
     List<String> values = new ArrayList<>();
     for (int i = 0; i < rows.size(); i++) {
       Map<String, Object> row = rows.get(i);
-      values.add(
-          "("
-              + i
-              + ", "
-              + types.entrySet().stream()
-                  .map(e -> literal(row.get(e.getKey()), e.getValue()))
-                  .collect(Collectors.joining(", "))
-              + ")");
+      StringBuilder tuple = new StringBuilder("(").append(i);
+      for (String column : types.keySet()) {
+        Object v = row.get(column);
+        tuple
+            .append(", ")
+            .append(Printer.string((v == null ? "" : String.valueOf(v)) + "|"))
+            .append(v == null ? ", TRUE" : ", FALSE");
+      }
+      values.add(tuple.append(")").toString());
+    }
+    List<String> names = new ArrayList<>(List.of("`__row`"));
+    List<String> typed = new ArrayList<>(List.of("`__row`"));
+    int n = 0;
+    for (Map.Entry<String, String> e : types.entrySet()) {
+      String text = "`__v" + n + "`";
+      String isNull = "`__n" + n + "`";
+      names.add(text);
+      names.add(isNull);
+      String unpadded = "RTRIM(" + text + ")";
+      typed.add(
+          "CASE WHEN "
+              + isNull
+              + " THEN CAST(NULL AS "
+              + e.getValue()
+              + ") ELSE CAST(SUBSTRING("
+              + unpadded
+              + " FROM 1 FOR CHAR_LENGTH("
+              + unpadded
+              + ") - 1) AS "
+              + e.getValue()
+              + ") END AS "
+              + Printer.identifier(e.getKey()));
+      n++;
     }
     String query =
         "SELECT `__row`, "
             + computed.stream()
                 .map(c -> c.expression() + " AS " + Printer.identifier(c.name()))
                 .collect(Collectors.joining(", "))
+            + " FROM (SELECT "
+            + String.join(", ", typed)
             + " FROM (VALUES "
             + String.join(", ", values)
-            + ") AS t(`__row`, "
-            + types.keySet().stream().map(Printer::identifier).collect(Collectors.joining(", "))
-            + ")";
+            + ") AS v("
+            + String.join(", ", names)
+            + ")) AS t";
     FlinkSql.Session session = flink.openSession("tributary-select", Map.of());
     try {
       for (List<Object> result : flink.execute(session, query).rows()) {
@@ -281,11 +315,6 @@ class TableRows {
     } finally {
       flink.closeSession(session);
     }
-  }
-
-  private static String literal(Object value, String type) {
-    String text = value == null ? "NULL" : Printer.string(String.valueOf(value));
-    return "CAST(" + text + " AS " + type + ")";
   }
 
   static Object scalar(JsonNode node) {

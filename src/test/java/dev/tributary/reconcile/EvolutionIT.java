@@ -292,6 +292,58 @@ class EvolutionIT {
   }
 
   @Test
+  void shouldObserveTheGenerationOnlyOnceTheNewJobHasRunThroughItsReadinessWindow() {
+    ok(
+        "CREATE MATERIALIZED TABLE observed FRESHNESS = INTERVAL '1' SECOND"
+            + " AS SELECT order_id, price FROM examples.marketplace.orders");
+    String old = awaitRunning("observed", "");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> observedOf(api.get(TABLES + "observed").body()) == 1);
+
+    ok(
+        "CREATE OR ALTER MATERIALIZED TABLE observed FRESHNESS = INTERVAL '1' SECOND"
+            + " AS SELECT order_id, price, customer_id FROM examples.marketplace.orders");
+    // Sampled every 50 ms: while generation 2 is not observed the world may be anywhere; once it
+    // is, the old job is gone and the new one has been RUNNING for the readiness window.
+    long start = System.nanoTime();
+    int samples = 0;
+    boolean sawBehind = false;
+    JsonNode t;
+    while (true) {
+      t = api.get(TABLES + "observed").body();
+      samples++;
+      long generation = t.path("metadata").path("generation").asLong();
+      assertThat(generation).isEqualTo(2);
+      if (observedOf(t) == generation) {
+        break;
+      }
+      sawBehind = true;
+      assertThat(observedOf(t)).as(t.toString()).isEqualTo(1);
+      assertThat(System.nanoTime() - start)
+          .as("observed within 3 min")
+          .isLessThan(180_000_000_000L);
+      sleep(Duration.ofMillis(50));
+    }
+    assertThat(sawBehind).as("observed behind while the evolution ran").isTrue();
+    assertThat(t.path("status").path("phase").asString()).isEqualTo("RUNNING");
+    String now = t.path("status").path("details").path("jobId").asString();
+    assertThat(now).isNotEqualTo(old);
+    assertThat(jobs.job(old).orElseThrow().state()).isNotEqualTo(FlinkJobs.JobState.RUNNING);
+    assertThat(jobs.job(now).orElseThrow().state()).isEqualTo(FlinkJobs.JobState.RUNNING);
+    assertThat(
+            t.path("status").path("details").path("evolution").isMissingNode()
+                || t.path("status").path("details").path("evolution").isNull())
+        .as("no evolution in its readiness window: " + t)
+        .isTrue();
+    assertThat(samples).isGreaterThan(10);
+  }
+
+  private static long observedOf(JsonNode table) {
+    return table.path("status").path("observedGeneration").asLong();
+  }
+
+  @Test
   void shouldShowAnAddedComputedColumnToATableCreatedOverIt() {
     ok(
         "CREATE MATERIALIZED TABLE priced FRESHNESS = INTERVAL '1' SECOND"
