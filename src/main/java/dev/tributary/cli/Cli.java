@@ -116,10 +116,20 @@ public final class Cli {
     } else {
       printPlan(plan);
     }
-    if (plan.path("rejected").asBoolean()) {
+    if (plan.path("rejected").asBoolean() || o.has("fail-on-warning") && warned(plan)) {
       return ERROR;
     }
     return plan.path("changes").asBoolean() ? CHANGES : OK;
+  }
+
+  /** Whether any object of a set's plan carries warnings. */
+  private static boolean warned(JsonNode plan) {
+    for (JsonNode e : plan.path("objects")) {
+      if (!e.path("plan").path("warnings").isEmpty()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private int apply(CliClient client, Options o) {
@@ -131,6 +141,10 @@ public final class Cli {
       }
       if (!o.json) {
         printPlan(planned.body());
+      }
+      if (o.has("fail-on-warning") && warned(planned.body())) {
+        err.println("error: the plan has warnings (--fail-on-warning); nothing was applied");
+        return ERROR;
       }
       if (planned.body().path("rejected").asBoolean()) {
         if (o.json) {
@@ -394,6 +408,10 @@ public final class Cli {
                     + e.path("summary").asString();
           };
       out.println("  " + line);
+      for (JsonNode w : e.path("plan").path("warnings")) {
+        out.println(
+            "      warning " + w.path("code").asString() + ": " + w.path("message").asString());
+      }
     }
     out.println(
         String.format(
@@ -670,7 +688,7 @@ public final class Cli {
     boolean explicitDatabase;
     boolean json;
 
-    private static final Set<String> FLAGS = Set.of("prune", "follow", "help");
+    private static final Set<String> FLAGS = Set.of("prune", "follow", "help", "fail-on-warning");
     private static final Set<String> VALUED =
         Set.of(
             "f",
@@ -839,9 +857,12 @@ public final class Cli {
       tributary <verb> [options]: the command line of a Tributary service
 
       Verbs:
-        plan    -f DIR|FILE... [--prune]      what applying the .sql files would do (exit 0 no
-                                              changes, 2 changes, 1 error or rejection)
+        plan    -f DIR|FILE... [--prune] [--fail-on-warning]
+                                              what applying the .sql files would do (exit 0 no
+                                              changes, 2 changes, warnings included, 1 error or
+                                              rejection, or a warning with --fail-on-warning)
         apply   -f DIR|FILE... [--prune] [--wait 10m] [--stable 10s] [--plan-id ID]
+                [--fail-on-warning]
                                               apply them, then wait until each object is RUNNING
                                               (for --stable in a row), STOPPED or FAILED (exit 1
                                               when one fails or the wait runs out)

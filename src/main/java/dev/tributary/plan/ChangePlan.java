@@ -22,6 +22,7 @@ public record ChangePlan(
     List<ValueChange> changes,
     List<String> rejections,
     List<String> notes,
+    List<Warning> warnings,
     String autoFallback) {
 
   public ChangePlan {
@@ -31,6 +32,7 @@ public record ChangePlan(
     changes = List.copyOf(changes);
     rejections = List.copyOf(rejections);
     notes = List.copyOf(notes);
+    warnings = warnings == null ? List.of() : List.copyOf(warnings);
   }
 
   /** What kind of change this is, as the CLI prints it. */
@@ -59,11 +61,23 @@ public record ChangePlan(
         changes,
         rejections,
         notes,
+        warnings,
         why);
   }
 
   public boolean rejected() {
     return !rejections.isEmpty();
+  }
+
+  /**
+   * Something the change does that the table's readers will see and that the plan carries out as
+   * asked, yet may not be what was meant: a machine-readable code and the text that explains it and
+   * names the ways out. A plan with warnings is applied like any other; the CLI's {@code
+   * --fail-on-warning} refuses it.
+   */
+  public record Warning(String code, String message) {
+    /** An evolution of a stateful query discards the state that its values were computed from. */
+    public static final String STATE_DISCARDED = "STATE_DISCARDED";
   }
 
   /** Where the new job reads a source from. */

@@ -19,6 +19,7 @@ import dev.tributary.sql.Column;
 import dev.tributary.sql.Defaults;
 import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.sql.ObjectName;
+import dev.tributary.sql.QueryAnalysis;
 import dev.tributary.sql.TableSchema;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
@@ -236,6 +237,7 @@ public class ChangePlanner {
           List.of(),
           List.of(),
           notes,
+          List.of(),
           null);
     }
     return change(queries, request, effective, columns, notes);
@@ -269,6 +271,7 @@ public class ChangePlanner {
           List.of(),
           List.of(),
           List.of("The definition is the stored one; nothing changes"),
+          List.of(),
           null);
     }
     PipelinePlan oldPlan = new PipelinePlan(name, request.topic(), "", before, oldColumns, "", "");
@@ -319,18 +322,40 @@ public class ChangePlanner {
                   : null;
     }
     boolean continuousStart = !full && (evolve || wasFull);
+    boolean stateDiscarded = evolve && !full && !wasFull;
+    List<ChangePlan.Warning> warnings = new ArrayList<>();
+    if (stateDiscarded
+        && effective.startMode().kind().resumes()
+        && QueryAnalysis.keepsState(effective.query())) {
+      warnings.add(
+          new ChangePlan.Warning(
+              ChangePlan.Warning.STATE_DISCARDED,
+              "The query keeps state (an aggregation, a join or a deduplication), which the"
+                  + " evolution discards while the sources resume where the old job stopped: each"
+                  + " key the new job writes will hold a value computed from the rows read after"
+                  + " the evolution only, not from all rows. Keep it so (as Confluent's"
+                  + " materialized tables do), or rebuild: START_MODE = FROM_BEGINNING replays the"
+                  + " sources from the beginning into the same topic, so every key ends with its"
+                  + " full value"));
+    } else if (stateDiscarded && QueryAnalysis.keepsState(effective.query())) {
+      notes.add(
+          "The query's state is rebuilt: the sources are read from "
+              + effective.startMode().fallback()
+              + " again, so every key ends with its value over all those rows");
+    }
     return new ChangePlan(
         name.toString(),
         evolve ? Action.EVOLVE : Action.CHANGE,
         restart != null,
         restart,
-        evolve && !full && !wasFull,
+        stateDiscarded,
         continuousStart ? starts(queries, name, effective, oldSources) : List.of(),
         columnChanges(oldColumns, columns),
         subjects,
         changes,
         rejections,
         notes,
+        warnings,
         null);
   }
 

@@ -7,6 +7,7 @@ import dev.tributary.sql.Defaults;
 import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.sql.Printer;
+import dev.tributary.sql.QueryAnalysis;
 import dev.tributary.sql.QueryReferences;
 import dev.tributary.sql.Statement;
 import dev.tributary.sql.TableSchema;
@@ -343,15 +344,25 @@ public class QueryPlanner {
       problems.add(
           "The query produces updates "
               + kinds(shape.changelogMode())
-              + " and Flink derives no key for it (a key is derived from the GROUP BY columns of"
-              + " an aggregation, when the SELECT list has them all), so the table needs one:"
-              + " declare PRIMARY KEY (...) NOT ENFORCED on the key columns, or set"
-              + " 'changelog.mode' = 'retract'");
+              + " and Flink derives no key for it (a key is derived from the GROUP BY items of"
+              + " an aggregation, columns or expressions, when the SELECT list has them all"
+              + missingGroupItems(definition.query())
+              + "), so the table needs one: declare PRIMARY KEY (...) NOT ENFORCED on the key"
+              + " columns, or set 'changelog.mode' = 'retract'");
     }
     if (!problems.isEmpty()) {
       throw new InvalidQueryException(problems, 0, 0);
     }
     return new QueryShape(columns, shape.changelogMode());
+  }
+
+  private static String missingGroupItems(String query) {
+    List<String> missing = QueryAnalysis.unselectedGroupItems(query);
+    return missing.isEmpty()
+        ? ""
+        : "; this query groups by "
+            + String.join(", ", missing)
+            + " without selecting it: select it with a name and that makes the key";
   }
 
   /**

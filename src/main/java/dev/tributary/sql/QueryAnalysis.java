@@ -26,6 +26,7 @@ import org.apache.calcite.sql.SqlWithItem;
 import org.apache.calcite.sql.parser.SqlAbstractParserImpl;
 import org.apache.calcite.sql.parser.SqlParseException;
 import org.apache.calcite.sql.parser.SqlParser;
+import org.apache.calcite.util.Litmus;
 import org.apache.flink.sql.parser.impl.FlinkSqlParserImpl;
 import org.apache.flink.sql.parser.validate.FlinkSqlConformance;
 
@@ -128,9 +129,9 @@ public final class QueryAnalysis {
 
   /**
    * The unique key of the rows an updating query emits, as Flink derives it for an aggregation: the
-   * output names of the GROUP BY columns of the outermost SELECT (all its columns for SELECT
-   * DISTINCT). Empty when there is none to derive: no grouping, a grouping column not in the SELECT
-   * list, grouping by an expression or GROUPING SETS, a window aggregation (grouped by {@code
+   * output names of the GROUP BY items of the outermost SELECT, columns or expressions (all its
+   * columns for SELECT DISTINCT). Empty when there is none to derive: no grouping, a grouping item
+   * not in the SELECT list, GROUPING SETS, a window aggregation (grouped by {@code
    * window_start}/{@code window_end}, which emits each window once and needs no key), set
    * operations, or a query that does not parse.
    */
@@ -182,29 +183,156 @@ public final class QueryAnalysis {
     }
     List<String> key = new ArrayList<>();
     for (SqlNode group : groups) {
-      if (!(group instanceof SqlIdentifier id) || id.isStar()) {
+      if (group instanceof SqlIdentifier id && id.isStar()
+          || group.getKind() == SqlKind.GROUPING_SETS
+          || group.getKind() == SqlKind.ROLLUP
+          || group.getKind() == SqlKind.CUBE) {
         return Optional.empty();
       }
-      String column = id.names.get(id.names.size() - 1);
-      if (column.equalsIgnoreCase("window_start") || column.equalsIgnoreCase("window_end")) {
-        return Optional.empty();
-      }
-      int at = -1;
-      for (int i = 0; i < projected.size(); i++) {
-        if (projected.get(i) instanceof SqlIdentifier p && p.names.equals(id.names)
-            || projected.get(i) instanceof SqlIdentifier q
-                && id.names.size() == 1
-                && q.names.get(q.names.size() - 1).equals(column)) {
-          at = i;
-          break;
+      if (group instanceof SqlIdentifier id) {
+        String column = id.names.get(id.names.size() - 1);
+        if (column.equalsIgnoreCase("window_start") || column.equalsIgnoreCase("window_end")) {
+          return Optional.empty();
         }
       }
+      int at = selected(group, projected, outputs);
       if (at < 0) {
         return Optional.empty();
       }
       key.add(outputs.get(at));
     }
     return distinct(key) ? Optional.of(List.copyOf(key)) : Optional.empty();
+  }
+
+  /**
+   * The GROUP BY items of the outermost SELECT that are not among its named output columns, as SQL
+   * text: selecting them (with a name) gives the aggregation its key. Empty when there is no GROUP
+   * BY, or every item is selected.
+   */
+  public static List<String> unselectedGroupItems(String query) {
+    SqlNode node = parse(query).orElse(null);
+    while (node instanceof SqlOrderBy || node instanceof SqlWith) {
+      node = node instanceof SqlOrderBy o ? o.query : ((SqlWith) node).body;
+    }
+    if (!(node instanceof SqlSelect select) || select.getGroup() == null) {
+      return List.of();
+    }
+    List<String> outputs = new ArrayList<>();
+    List<SqlNode> projected = new ArrayList<>();
+    for (SqlNode item : select.getSelectList()) {
+      if (item instanceof SqlCall call && call.getKind() == SqlKind.AS) {
+        projected.add(call.operand(0));
+        outputs.add(((SqlIdentifier) call.operand(1)).getSimple());
+      } else {
+        projected.add(item);
+        outputs.add(
+            item instanceof SqlIdentifier id && !id.isStar()
+                ? id.names.get(id.names.size() - 1)
+                : null);
+      }
+    }
+    List<String> missing = new ArrayList<>();
+    for (SqlNode group : select.getGroup()) {
+      if (selected(group, projected, outputs) < 0) {
+        missing.add(group.toSqlString(c -> c.withQuoteAllIdentifiers(false)).getSql());
+      }
+    }
+    return missing;
+  }
+
+  /**
+   * Which SELECT item a grouping item is: the same column (qualified or not), the same expression
+   * (parse trees equal, as {@code GROUP BY CAST(event_time AS DATE)} with {@code CAST(event_time AS
+   * DATE) AS d}), or an output alias Flink accepts in GROUP BY. -1 when the grouping item is not
+   * selected: the aggregation then has no key among its output columns.
+   */
+  private static int selected(SqlNode group, List<SqlNode> projected, List<String> outputs) {
+    for (int i = 0; i < projected.size(); i++) {
+      SqlNode p = projected.get(i);
+      if (outputs.get(i) == null) {
+        continue;
+      }
+      if (group instanceof SqlIdentifier id && p instanceof SqlIdentifier q) {
+        String column = id.names.get(id.names.size() - 1);
+        if (q.names.equals(id.names)
+            || id.names.size() == 1 && q.names.get(q.names.size() - 1).equals(column)) {
+          return i;
+        }
+      } else if (!(group instanceof SqlIdentifier) && group.equalsDeep(p, Litmus.IGNORE)) {
+        return i;
+      }
+    }
+    if (group instanceof SqlIdentifier id && id.names.size() == 1) {
+      int alias = outputs.indexOf(id.getSimple());
+      if (alias >= 0 && !(projected.get(alias) instanceof SqlIdentifier)) {
+        return alias; // GROUP BY d, with CAST(event_time AS DATE) AS d selected
+      }
+    }
+    return -1;
+  }
+
+  /**
+   * Whether the query keeps state its values depend on: an aggregation (GROUP BY, or an aggregate
+   * function over the whole input), SELECT DISTINCT, a join, or an OVER window (deduplication and
+   * Top-N are ROW_NUMBER() OVER). Read from the parse tree; a query that does not parse is taken to
+   * keep state.
+   */
+  public static boolean keepsState(String query) {
+    Optional<SqlNode> node = parse(query);
+    return node.isEmpty() || stateful(node.get());
+  }
+
+  private static final Set<String> AGGREGATES =
+      Set.of(
+          "COUNT",
+          "SUM",
+          "SUM0",
+          "AVG",
+          "MIN",
+          "MAX",
+          "COLLECT",
+          "LISTAGG",
+          "ARRAY_AGG",
+          "FIRST_VALUE",
+          "LAST_VALUE",
+          "STDDEV",
+          "STDDEV_POP",
+          "STDDEV_SAMP",
+          "VARIANCE",
+          "VAR_POP",
+          "VAR_SAMP",
+          "JSON_OBJECTAGG",
+          "JSON_ARRAYAGG");
+
+  private static boolean stateful(SqlNode node) {
+    if (node == null) {
+      return false;
+    }
+    if (node instanceof SqlSelect select
+        && (select.getGroup() != null && !select.getGroup().isEmpty() || select.isDistinct())) {
+      return true;
+    }
+    if (node instanceof SqlJoin || node.getKind() == SqlKind.OVER) {
+      return true;
+    }
+    if (node instanceof SqlCall call) {
+      if (call.getOperator().isAggregator()
+          || AGGREGATES.contains(call.getOperator().getName().toUpperCase(Locale.ROOT))) {
+        return true;
+      }
+      for (SqlNode operand : call.getOperandList()) {
+        if (stateful(operand)) {
+          return true;
+        }
+      }
+    } else if (node instanceof SqlNodeList list) {
+      for (SqlNode item : list) {
+        if (stateful(item)) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   private static boolean distinct(List<String> names) {

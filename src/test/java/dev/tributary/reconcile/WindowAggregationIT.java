@@ -10,7 +10,9 @@ import dev.tributary.local.LocalStack;
 import dev.tributary.local.TopicReader;
 import java.time.Duration;
 import java.time.LocalDateTime;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -90,6 +92,77 @@ class WindowAggregationIT {
                 }
               });
     }
+  }
+
+  @Test
+  void shouldKeyAnAggregationGroupedByExpressionsAndCountEachKeyExactly() {
+    // Every grouping expression is selected: Flink's key is (d, product_id), in both modes.
+    String query =
+        " AS SELECT CAST(event_time AS DATE) AS d, product_id, COUNT(*) AS n FROM orders"
+            + " GROUP BY CAST(event_time AS DATE), product_id";
+    api.ok("CREATE MATERIALIZED TABLE daily FRESHNESS = INTERVAL '1' SECOND" + query);
+    JsonNode full =
+        api.ok(
+            "CREATE MATERIALIZED TABLE daily_full FRESHNESS = INTERVAL '1' HOUR REFRESH_MODE ="
+                + " FULL"
+                + query);
+    assertThat(full.path(0).path("outcome").asString()).isEqualTo("CREATED");
+    // Grouping by an expression that is not selected: refused, naming what to select.
+    Api.Answer keyless =
+        api.sql(
+            "CREATE MATERIALIZED TABLE daily_keyless AS SELECT product_id, COUNT(*) AS n FROM"
+                + " orders GROUP BY CAST(event_time AS DATE), product_id",
+            "examples",
+            "marketplace");
+    assertThat(keyless.status()).as(keyless.text()).isEqualTo(400);
+    assertThat(keyless.body().path("detail").asString())
+        .contains("groups by CAST(event_time AS DATE) without selecting it");
+    api.awaitPhase("daily", "RUNNING");
+    JsonNode details = api.get(Api.EXAMPLE_TABLES + "daily").body().path("status").path("details");
+    assertThat(details.path("changelogMode").asString()).isEqualTo("upsert");
+    assertThat(api.ok("SHOW CREATE MATERIALIZED TABLE daily").toString())
+        .contains("PRIMARY KEY (`d`, `product_id`)");
+
+    String kafka = LocalStack.get().kafkaBootstrapServers();
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .untilAsserted(
+            () -> {
+              // Source before and after the table's topic: each key's count lies between.
+              Map<String, Long> before = dailyCounts(kafka);
+              Map<String, String> table = TopicReader.compacted(kafka, "daily");
+              Map<String, Long> after = dailyCounts(kafka);
+              assertThat(table).isNotEmpty();
+              long matched = 0;
+              for (String value : table.values()) {
+                JsonNode row = JsonMapper.shared().readTree(value);
+                String key = row.path("d").asString() + "/" + row.path("product_id").asString();
+                long n = row.path("n").asLong();
+                assertThat(n).as(key).isLessThanOrEqualTo(after.getOrDefault(key, 0L));
+                if (n >= before.getOrDefault(key, 0L)) {
+                  matched++;
+                }
+              }
+              assertThat(table.keySet()).allSatisfy(k -> assertThat(k).contains("product_id"));
+              assertThat(matched).as("keys caught up with the source").isEqualTo(table.size());
+              assertThat(table.size()).isEqualTo(before.size());
+            });
+  }
+
+  private static Map<String, Long> dailyCounts(String kafka) {
+    Map<String, Long> counts = new HashMap<>();
+    for (String o :
+        TopicReader.values(
+            kafka,
+            ExampleCatalog.topic("orders"),
+            Integer.MAX_VALUE,
+            Duration.ofSeconds(3),
+            false)) {
+      JsonNode order = JsonMapper.shared().readTree(o);
+      String day = order.path("event_time").asString().substring(0, 10);
+      counts.merge(day + "/" + order.path("product_id").asString(), 1L, Long::sum);
+    }
+    return counts;
   }
 
   private static LocalDateTime time(JsonNode value) {

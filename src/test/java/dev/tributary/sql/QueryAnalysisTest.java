@@ -110,13 +110,43 @@ class QueryAnalysisTest {
   }
 
   @Test
-  void shouldDeriveNoKeyWhenTheGroupingIsNotAllSelectedOrIsAWindow() {
-    assertThat(QueryAnalysis.derivedKey("SELECT COUNT(*) AS n FROM orders GROUP BY customer_id"))
-        .isEmpty();
+  void shouldDeriveTheKeyOfAGroupingByExpressionsThatAreSelected() {
+    // The daily counts: every grouping expression is selected, under a name.
+    assertThat(
+            QueryAnalysis.derivedKey(
+                "SELECT CAST(event_time AS DATE) AS d, product_id, COUNT(*) AS n FROM orders"
+                    + " GROUP BY CAST(event_time AS DATE), product_id"))
+        .contains(List.of("d", "product_id"));
     assertThat(
             QueryAnalysis.derivedKey(
                 "SELECT UPPER(product_id) AS p, COUNT(*) FROM orders GROUP BY UPPER(product_id)"))
+        .contains(List.of("p"));
+    // Grouping by the output alias, as Flink allows.
+    assertThat(
+            QueryAnalysis.derivedKey(
+                "SELECT DATE_FORMAT(event_time, 'yyyy-MM-dd') AS dt, COUNT(*) AS n FROM orders"
+                    + " GROUP BY dt"))
+        .contains(List.of("dt"));
+    assertThat(
+            QueryAnalysis.unselectedGroupItems(
+                "SELECT CAST(event_time AS DATE) AS d, COUNT(*) FROM orders GROUP BY"
+                    + " CAST(event_time AS DATE)"))
         .isEmpty();
+  }
+
+  @Test
+  void shouldDeriveNoKeyWhenTheGroupingIsNotAllSelectedOrIsAWindow() {
+    assertThat(QueryAnalysis.derivedKey("SELECT COUNT(*) AS n FROM orders GROUP BY customer_id"))
+        .isEmpty();
+    // An expression grouped by but selected without a name has no output column to key on.
+    assertThat(
+            QueryAnalysis.derivedKey(
+                "SELECT UPPER(product_id), COUNT(*) FROM orders GROUP BY UPPER(product_id)"))
+        .isEmpty();
+    assertThat(
+            QueryAnalysis.unselectedGroupItems(
+                "SELECT COUNT(*) AS n FROM orders GROUP BY customer_id, UPPER(product_id)"))
+        .containsExactly("customer_id", "UPPER(product_id)");
     assertThat(
             QueryAnalysis.derivedKey(
                 "SELECT window_start, window_end, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE orders,"
