@@ -1,5 +1,6 @@
 package dev.tributary;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 import com.tngtech.archunit.base.DescribedPredicate;
@@ -110,14 +111,23 @@ class ArchitectureTest {
             "org.springframework..",
             "tools.jackson..")
         .check(MAIN);
-    // The service does not load Flink's runtime (provided scope, not in the service jar); only
-    // the statement language uses Flink's SQL parser.
+    // The service does not load Flink's runtime (not in the service jar); the statement language
+    // uses Flink's SQL parser, and the registry schemas Flink's type system and Avro converter.
     noClasses()
         .that()
         .resideOutsideOfPackages("dev.tributary.flinkformat..", "dev.tributary.sql..")
+        .and()
+        .haveNameNotMatching("dev\\.tributary\\.reconcile\\.SchemaDocuments(\\$.*)?")
         .should()
         .dependOnClassesThat()
         .resideInAnyPackage("org.apache.flink..", "dev.tributary.flinkformat..")
+        .check(MAIN);
+    classes()
+        .that()
+        .haveNameMatching("dev\\.tributary\\.reconcile\\.SchemaDocuments(\\$.*)?")
+        .should()
+        .onlyDependOnClassesThat()
+        .resideInAnyPackage("org.apache.flink.table.types..", "dev.tributary..", "java..")
         .check(MAIN);
     noClasses()
         .that()

@@ -1,6 +1,5 @@
 package dev.tributary.sql;
 
-import java.io.StringReader;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -101,7 +100,7 @@ public final class QueryAnalysis {
   /** Flink's grammar's word lists, built once on first use. */
   private static final class ParserWords {
     static final SqlAbstractParserImpl.Metadata METADATA =
-        FlinkSqlParserImpl.FACTORY.getParser(new StringReader("")).getMetadata();
+        SqlParser.create("", CONFIG).getMetadata();
   }
 
   /**
