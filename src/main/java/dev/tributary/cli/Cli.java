@@ -323,7 +323,7 @@ public final class Cli {
       } else {
         f.state = "RUNNING (settling)";
       }
-    } else if (phase.equals("STOPPED")) {
+    } else if (phase.equals("STOPPED") || phase.equals("SUCCEEDED")) {
       f.done = true;
       f.cause = null;
     } else if (phase.equals("FAILED")) {

@@ -256,7 +256,7 @@ final class JobSteps {
         p.status
             .with(TableStatus.JOB_RUNNING, false, Reason.Completed, message)
             .with(TableStatus.READY, true, Reason.Completed, message);
-    return p.save(Phase.RUNNING, s, p.resync());
+    return p.save(Phase.SUCCEEDED, s, p.resync());
   }
 
   /**

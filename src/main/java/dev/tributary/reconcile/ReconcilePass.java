@@ -142,16 +142,18 @@ final class ReconcilePass {
   /**
    * Ends the pass: {@code observedGeneration} becomes the table's generation only when the world
    * now matches it, that is when the pass finished acting on it and waits for nothing but the next
-   * resync: the table at rest (RUNNING, STOPPED, FAILED, or a declared table waiting for its flows
-   * in PENDING) with no evolution in its readiness window. While an old job still runs, a new one
-   * starts, a savepoint is taken or a dependency is awaited, it stays at the generation the world
-   * last matched. Clients wait on {@code observedGeneration == generation}.
+   * resync: the table at rest (RUNNING, STOPPED, FAILED, an INSERT ONCE flow SUCCEEDED, or a
+   * declared table waiting for its flows in PENDING) with no evolution in its readiness window.
+   * While an old job still runs, a new one starts, a savepoint is taken or a dependency is awaited,
+   * it stays at the generation the world last matched. Clients wait on {@code observedGeneration ==
+   * generation}.
    */
   void settle(Next next) {
     boolean atRest =
         (phase == Phase.RUNNING
                 || phase == Phase.STOPPED
                 || phase == Phase.FAILED
+                || phase == Phase.SUCCEEDED
                 || phase == Phase.PENDING)
             && status.evolution() == null
             && resting

@@ -281,7 +281,8 @@ public final class QueryAnalysis {
     return node.isEmpty() || stateful(node.get());
   }
 
-  private static final Set<String> AGGREGATES =
+  /** Flink's aggregate functions, by name. */
+  static final Set<String> AGGREGATE_FUNCTIONS =
       Set.of(
           "COUNT",
           "SUM",
@@ -294,12 +295,16 @@ public final class QueryAnalysis {
           "ARRAY_AGG",
           "FIRST_VALUE",
           "LAST_VALUE",
+          "ANY_VALUE",
           "STDDEV",
           "STDDEV_POP",
           "STDDEV_SAMP",
           "VARIANCE",
           "VAR_POP",
           "VAR_SAMP",
+          "BIT_AND",
+          "BIT_OR",
+          "BIT_XOR",
           "JSON_OBJECTAGG",
           "JSON_ARRAYAGG");
 
@@ -316,7 +321,7 @@ public final class QueryAnalysis {
     }
     if (node instanceof SqlCall call) {
       if (call.getOperator().isAggregator()
-          || AGGREGATES.contains(call.getOperator().getName().toUpperCase(Locale.ROOT))) {
+          || AGGREGATE_FUNCTIONS.contains(call.getOperator().getName().toUpperCase(Locale.ROOT))) {
         return true;
       }
       for (SqlNode operand : call.getOperandList()) {

@@ -8,6 +8,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /** Parses the parts that table statements share: the schema, option lists and clauses. */
 final class TableParts {
@@ -291,45 +293,27 @@ final class TableParts {
     }
   }
 
+  /** Aggregates, and the functions that read other rows or make several rows of one. */
   private static final Set<String> NOT_ROW_LEVEL =
-      Set.of(
-          "COUNT",
-          "SUM",
-          "AVG",
-          "MIN",
-          "MAX",
-          "COLLECT",
-          "LISTAGG",
-          "ARRAY_AGG",
-          "STDDEV",
-          "STDDEV_POP",
-          "STDDEV_SAMP",
-          "VARIANCE",
-          "VAR_POP",
-          "VAR_SAMP",
-          "FIRST_VALUE",
-          "LAST_VALUE",
-          "ANY_VALUE",
-          "BIT_AND",
-          "BIT_OR",
-          "BIT_XOR",
-          "ROW_NUMBER",
-          "RANK",
-          "DENSE_RANK",
-          "PERCENT_RANK",
-          "CUME_DIST",
-          "NTILE",
-          "LAG",
-          "LEAD",
-          "NTH_VALUE",
-          "EXPLODE",
-          "EXPLODE_OUTER",
-          "POSEXPLODE",
-          "INLINE",
-          "STACK",
-          "UNNEST",
-          "JSON_ARRAYAGG",
-          "JSON_OBJECTAGG");
+      Stream.concat(
+              QueryAnalysis.AGGREGATE_FUNCTIONS.stream(),
+              Stream.of(
+                  "ROW_NUMBER",
+                  "RANK",
+                  "DENSE_RANK",
+                  "PERCENT_RANK",
+                  "CUME_DIST",
+                  "NTILE",
+                  "LAG",
+                  "LEAD",
+                  "NTH_VALUE",
+                  "EXPLODE",
+                  "EXPLODE_OUTER",
+                  "POSEXPLODE",
+                  "INLINE",
+                  "STACK",
+                  "UNNEST"))
+          .collect(Collectors.toUnmodifiableSet());
 
   /** ( 'key' = 'value', ... ), keys unique. */
   Map<String, String> options() {

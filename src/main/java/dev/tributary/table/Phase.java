@@ -11,5 +11,7 @@ public enum Phase {
   STOPPED,
   FAILING,
   FAILED,
-  DELETING
+  DELETING,
+  /** An INSERT ONCE flow that ran to its end: nothing runs until a full refresh of its table. */
+  SUCCEEDED
 }

@@ -377,7 +377,7 @@ class StatusPage {
           table { border-collapse: collapse; width: 100%%; font-size: 0.9rem; }
           th, td { text-align: left; padding: 0.3rem 0.6rem; border-bottom: 1px solid #ddd; }
           #events td:first-child { white-space: nowrap; }
-          td.phase.running { color: #137333; font-weight: 600; }
+          td.phase.running, td.phase.succeeded { color: #137333; font-weight: 600; }
           td.phase.failed, td.phase.failing, tr.event.warning td { color: #a50e0e; font-weight: 600; }
           td.phase.stopped { color: #5f6368; }
           .who, .hint, .empty { color: #5f6368; font-size: 0.85rem; }

@@ -3,7 +3,10 @@ package dev.tributary.local;
 import dev.tributary.catalog.SourceTableDefinition;
 import dev.tributary.sql.Parser;
 import dev.tributary.sql.Statement;
+import java.time.Duration;
 import java.util.List;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The {@code examples.marketplace} catalog of the seeds' usage examples: orders, customers and
@@ -21,6 +24,17 @@ public final class ExampleCatalog {
   /** The Kafka topic behind an example table. */
   public static String topic(String table) {
     return CATALOG + "." + DATABASE + "." + table;
+  }
+
+  /**
+   * Every order in the orders topic now, as its JSON rows (read for {@code read}, committed only):
+   * what tests count a table's rows against.
+   */
+  public static List<JsonNode> orders(String bootstrapServers, Duration read) {
+    return TopicReader.values(bootstrapServers, topic("orders"), Integer.MAX_VALUE, read, false)
+        .stream()
+        .map(o -> JsonMapper.shared().readTree(o))
+        .toList();
   }
 
   public static List<SourceTableDefinition> tables(String bootstrapServers) {

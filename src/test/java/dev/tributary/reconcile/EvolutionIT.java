@@ -424,14 +424,8 @@ class EvolutionIT {
 
   private Map<String, Long> ordersPerCustomer() {
     Map<String, Long> counts = new HashMap<>();
-    for (String o :
-        TopicReader.values(
-            kafka,
-            dev.tributary.local.ExampleCatalog.topic("orders"),
-            Integer.MAX_VALUE,
-            Duration.ofSeconds(3),
-            false)) {
-      counts.merge(JsonMapper.shared().readTree(o).path("customer_id").asString(), 1L, Long::sum);
+    for (JsonNode order : dev.tributary.local.ExampleCatalog.orders(kafka, Duration.ofSeconds(3))) {
+      counts.merge(order.path("customer_id").asString(), 1L, Long::sum);
     }
     return counts;
   }

@@ -196,6 +196,19 @@ class PipelineIT {
                     .isEqualTo("SUCCEEDED"));
     JsonNode once = flow(t, "backfill_" + suffix).path("once");
     assertThat(once.path("rows").asLong()).isEqualTo(40);
+    // Done, and said so: SUCCEEDED in its GET and in SHOW FLOWS, never RUNNING.
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> {
+              assertThat(flowPhase(t, "backfill_" + suffix)).isEqualTo("SUCCEEDED");
+              JsonNode shown = ok("SHOW FLOWS IN " + t).path(0);
+              int status = columnIndex(shown, "status");
+              assertThat(shown.path("rows").valueStream())
+                  .filteredOn(r -> r.path(0).asString().equals("backfill_" + suffix))
+                  .singleElement()
+                  .satisfies(r -> assertThat(r.path(status).asString()).isEqualTo("SUCCEEDED"));
+            });
     write("history", 40, 25); // after the run: never read
     ok(
         "CREATE FLOW more_"
@@ -547,6 +560,20 @@ class PipelineIT {
   }
 
   /** The status details of one flow of the table. */
+  private String flowPhase(String table, String flow) {
+    for (JsonNode f : api.get(tables() + table + "/flows").body()) {
+      if (f.path("metadata").path("name").asString().equals(flow)) {
+        return f.path("status").path("phase").asString();
+      }
+    }
+    throw new AssertionError("no flow " + flow + " of " + table);
+  }
+
+  private static int columnIndex(JsonNode result, String column) {
+    List<String> columns = result.path("columns").valueStream().map(JsonNode::asString).toList();
+    return columns.indexOf(column);
+  }
+
   private JsonNode flow(String table, String flow) {
     for (JsonNode f : api.get(tables() + table + "/flows").body()) {
       if (f.path("metadata").path("name").asString().equals(flow)) {

@@ -67,14 +67,7 @@ class RegistryFormatsIT {
     assertThat(records).hasSizeGreaterThanOrEqualTo(5);
     // The source as it is now: every order the table's records can hold (read for 10 s).
     Map<String, JsonNode> source = new HashMap<>();
-    for (String o :
-        TopicReader.values(
-            kafka,
-            ExampleCatalog.topic("orders"),
-            Integer.MAX_VALUE,
-            Duration.ofSeconds(10),
-            false)) {
-      JsonNode order = JsonMapper.shared().readTree(o);
+    for (JsonNode order : ExampleCatalog.orders(kafka, Duration.ofSeconds(10))) {
       source.put(order.path("order_id").asString(), order);
     }
 
@@ -159,14 +152,7 @@ class RegistryFormatsIT {
     api.awaitPhase("typed_avro", "RUNNING");
     api.awaitPhase("typed_json", "RUNNING");
     Map<String, JsonNode> source = new HashMap<>();
-    for (String o :
-        TopicReader.values(
-            kafka,
-            ExampleCatalog.topic("orders"),
-            Integer.MAX_VALUE,
-            Duration.ofSeconds(10),
-            false)) {
-      JsonNode order = JsonMapper.shared().readTree(o);
+    for (JsonNode order : ExampleCatalog.orders(kafka, Duration.ofSeconds(10))) {
       source.put(order.path("order_id").asString(), order);
     }
 

@@ -151,14 +151,7 @@ class WindowAggregationIT {
 
   private static Map<String, Long> dailyCounts(String kafka) {
     Map<String, Long> counts = new HashMap<>();
-    for (String o :
-        TopicReader.values(
-            kafka,
-            ExampleCatalog.topic("orders"),
-            Integer.MAX_VALUE,
-            Duration.ofSeconds(3),
-            false)) {
-      JsonNode order = JsonMapper.shared().readTree(o);
+    for (JsonNode order : ExampleCatalog.orders(kafka, Duration.ofSeconds(3))) {
       String day = order.path("event_time").asString().substring(0, 10);
       counts.merge(day + "/" + order.path("product_id").asString(), 1L, Long::sum);
     }
