@@ -437,20 +437,18 @@ class MaterializedTableController {
       TableStatus.Quality quality = TableStatus.parse(writer.getStatus()).quality();
       List<TableStatus.Count> totals = quality == null ? List.of() : quality.totals();
       for (TableSchema.Expectation e : writes.definition().schema().expectations()) {
+        // Never read (no job ran long enough to report them): unknown, not zero.
         TableStatus.Count c =
-            totals.stream()
-                .filter(t -> t.name().equals(e.name()))
-                .findFirst()
-                .orElse(new TableStatus.Count(e.name(), 0, 0));
+            totals.stream().filter(t -> t.name().equals(e.name())).findFirst().orElse(null);
         counts.add(
             new ExpectationCount(
                 writes.kind() == TableSpec.Kind.FLOW ? writer.getName() : null,
                 e.name(),
                 e.expression(),
                 e.onViolation() == null ? "KEEP" : e.onViolation().name(),
-                c.passed(),
-                c.failed(),
-                quality == null ? null : quality.at()));
+                c == null ? null : c.passed(),
+                c == null ? null : c.failed(),
+                c == null ? null : quality.at()));
       }
     }
     return new ExpectationsResponse(id.toString(), counts);
@@ -684,15 +682,17 @@ class MaterializedTableController {
 
   /**
    * One expectation of one writer of the table (a flow, or the materialized table's job: flow
-   * null): rows that passed and failed it, as its jobs' counters were last read ({@code asOf}).
+   * null): rows that passed and failed it, as its jobs' counters were last read ({@code asOf}); all
+   * three null while no counter was ever read (an INSERT ONCE run that finished between two reads
+   * of the JobManager's metrics is one: its counters are gone with its tasks).
    */
   record ExpectationCount(
       String flow,
       String expectation,
       String expression,
       String onViolation,
-      long passedRecords,
-      long failedRecords,
+      Long passedRecords,
+      Long failedRecords,
       Instant asOf) {}
 
   record ExpectationsResponse(String table, List<ExpectationCount> expectations) {}
