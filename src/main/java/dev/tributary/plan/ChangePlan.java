@@ -80,8 +80,15 @@ public record ChangePlan(
     public static final String STATE_DISCARDED = "STATE_DISCARDED";
   }
 
-  /** Where the new job reads a source from. */
-  public record SourceStart(String source, String from) {}
+  /**
+   * Where the new job reads a source from; for a read from the beginning of a Kafka source, {@code
+   * replayOffsets}: the offsets its topic holds now, what the new job reads again (null otherwise).
+   */
+  public record SourceStart(String source, String from, Long replayOffsets) {
+    public SourceStart(String source, String from) {
+      this(source, from, null);
+    }
+  }
 
   /** A column that the change adds, removes or retypes. */
   public record ColumnChange(String column, String change, String before, String after) {}

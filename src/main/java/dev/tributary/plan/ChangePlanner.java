@@ -20,6 +20,7 @@ import dev.tributary.sql.Defaults;
 import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.sql.QueryAnalysis;
+import dev.tributary.sql.Statement;
 import dev.tributary.sql.TableSchema;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
@@ -336,7 +337,8 @@ public class ChangePlanner {
                   + " the evolution only, not from all rows. Keep it so (as Confluent's"
                   + " materialized tables do), or rebuild: START_MODE = FROM_BEGINNING replays the"
                   + " sources from the beginning into the same topic, so every key ends with its"
-                  + " full value"));
+                  + " full value"
+                  + rebuildCost(queries, name, effective)));
     } else if (stateDiscarded && QueryAnalysis.keepsState(effective.query())) {
       notes.add(
           "The query's state is rebuilt: the sources are read from "
@@ -453,7 +455,7 @@ public class ChangePlanner {
   }
 
   /** Where each source of the new job starts, by START_MODE. */
-  private static List<SourceStart> starts(
+  private List<SourceStart> starts(
       QueryPlanner queries,
       ObjectName name,
       MaterializedTableDefinition effective,
@@ -461,16 +463,53 @@ public class ChangePlanner {
     Clauses.StartMode mode = effective.startMode();
     String fallback = mode.fallback();
     boolean resume = mode.kind().resumes();
+    boolean fromBeginning =
+        mode.kind() == Clauses.StartMode.Kind.FROM_BEGINNING
+            || mode.kind() == Clauses.StartMode.Kind.RESUME_OR_FROM_BEGINNING;
+    Map<ObjectName, String> topicsRead = new LinkedHashMap<>();
+    if (fromBeginning) {
+      for (Statement.CreateSourceTable source :
+          queries.sourceDeclarations(name, effective.query())) {
+        String connector = source.options().getOrDefault("connector", "");
+        if (connector.equals("kafka") || connector.equals("upsert-kafka")) {
+          topicsRead.put(source.name(), source.options().get("topic"));
+        }
+      }
+    }
     List<SourceStart> starts = new ArrayList<>();
     for (ObjectName source : queries.sources(name, effective.query())) {
+      boolean resumes = resume && readBefore.contains(source);
+      String topic = topicsRead.get(source);
       starts.add(
           new SourceStart(
               source.toString(),
-              resume && readBefore.contains(source)
-                  ? "where the previous job stopped (its final savepoint)"
-                  : fallback));
+              resumes ? "where the previous job stopped (its final savepoint)" : fallback,
+              resumes || !fromBeginning || topic == null ? null : retained(topic)));
     }
     return starts;
+  }
+
+  /** What a rebuild from the beginning reads again, per Kafka source, as the plan's text. */
+  private String rebuildCost(
+      QueryPlanner queries, ObjectName name, MaterializedTableDefinition effective) {
+    List<String> parts = new ArrayList<>();
+    MaterializedTableDefinition rebuild =
+        effective.withStartMode(Clauses.StartMode.of(Clauses.StartMode.Kind.FROM_BEGINNING));
+    for (SourceStart start : starts(queries, name, rebuild, Set.of())) {
+      if (start.replayOffsets() != null) {
+        parts.add(start.replayOffsets() + " offsets of " + start.source());
+      }
+    }
+    return parts.isEmpty() ? "" : " (it reads again " + String.join(", ", parts) + ")";
+  }
+
+  /** The offsets a topic holds, or null when Kafka cannot say now (the plan goes on without). */
+  private Long retained(String topic) {
+    try {
+      return topics.retainedOffsets(topic).orElse(null);
+    } catch (RemoteSystemException | UnsupportedOperationException e) {
+      return null;
+    }
   }
 
   private static List<FlinkSql.Column> validate(

@@ -394,14 +394,17 @@ class EvolutionIT {
     assertThat(planned.status()).as(planned.text()).isEqualTo(200);
     JsonNode warning = planned.body().path("results").path(0).path("plan").path("warnings").path(0);
     assertThat(warning.path("code").asString()).isEqualTo("STATE_DISCARDED");
-    assertThat(warning.path("message").asString()).contains("START_MODE = FROM_BEGINNING");
+    assertThat(warning.path("message").asString())
+        .contains("START_MODE = FROM_BEGINNING", "offsets of examples.marketplace.orders");
 
     // The rebuild: no warning, and every key ends with its count over all the source's rows.
     JsonNode rebuilt =
         ok("CREATE OR ALTER" + String.format(evolved, " START_MODE = FROM_BEGINNING"));
     assertThat(rebuilt.path(0).path("plan").path("warnings").isEmpty()).isTrue();
-    assertThat(rebuilt.path(0).path("plan").path("sourceStarts").path(0).path("from").asString())
-        .contains("beginning");
+    JsonNode replay = rebuilt.path(0).path("plan").path("sourceStarts").path(0);
+    assertThat(replay.path("from").asString()).contains("beginning");
+    // What the rebuild reads again: the offsets the source topic holds.
+    assertThat(replay.path("replayOffsets").asLong()).isPositive();
     awaitRunning("per_customer", first);
     await()
         .atMost(Duration.ofSeconds(90))

@@ -94,10 +94,32 @@ public class KafkaTopics implements Topics {
   }
 
   @Override
+  public Optional<Long> retainedOffsets(String name) {
+    return spans(name)
+        .map(spans -> spans.values().stream().mapToLong(span -> span[1] - span[0]).sum());
+  }
+
+  @Override
   public long truncate(String name) {
+    Optional<Map<TopicPartition, long[]>> spans = spans(name);
+    if (spans.isEmpty()) {
+      return 0;
+    }
+    Map<TopicPartition, RecordsToDelete> delete = new HashMap<>();
+    long records = 0;
+    for (var span : spans.get().entrySet()) {
+      records += span.getValue()[1] - span.getValue()[0];
+      delete.put(span.getKey(), RecordsToDelete.beforeOffset(span.getValue()[1]));
+    }
+    await(admin.deleteRecords(delete).all(), "delete the records of " + name);
+    return records;
+  }
+
+  /** Each partition's earliest and latest offset; empty when the topic does not exist. */
+  private Optional<Map<TopicPartition, long[]>> spans(String name) {
     Optional<TopicState> topic = describe(name);
     if (topic.isEmpty()) {
-      return 0;
+      return Optional.empty();
     }
     Map<TopicPartition, OffsetSpec> earliest = new HashMap<>();
     Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
@@ -107,14 +129,11 @@ public class KafkaTopics implements Topics {
     }
     var begins = await(admin.listOffsets(earliest).all(), "list offsets of " + name);
     var ends = await(admin.listOffsets(latest).all(), "list offsets of " + name);
-    Map<TopicPartition, RecordsToDelete> delete = new HashMap<>();
-    long records = 0;
-    for (var end : ends.entrySet()) {
-      records += end.getValue().offset() - begins.get(end.getKey()).offset();
-      delete.put(end.getKey(), RecordsToDelete.beforeOffset(end.getValue().offset()));
-    }
-    await(admin.deleteRecords(delete).all(), "delete the records of " + name);
-    return records;
+    Map<TopicPartition, long[]> spans = new HashMap<>();
+    ends.forEach(
+        (partition, end) ->
+            spans.put(partition, new long[] {begins.get(partition).offset(), end.offset()}));
+    return Optional.of(spans);
   }
 
   @Override

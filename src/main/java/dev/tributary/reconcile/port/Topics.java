@@ -72,6 +72,15 @@ public interface Topics {
   }
 
   /**
+   * How many offsets the topic holds now, summed over its partitions (end minus earliest): what a
+   * read from the beginning replays (records, and the transaction markers between them). Empty when
+   * the topic does not exist.
+   */
+  default Optional<Long> retainedOffsets(String name) {
+    throw new UnsupportedOperationException("retainedOffsets");
+  }
+
+  /**
    * Deletes every record of the topic up to each partition's end (the high watermark): the topic
    * stays, empty, with its configs. Returns how many records went.
    */
