@@ -292,89 +292,8 @@ class EvolutionIT {
     assertThat(details("retained").path("jobId").asString()).isEqualTo(job);
   }
 
-  @Test
-  void shouldObserveTheGenerationOnlyOnceTheNewJobHasRunThroughItsReadinessWindow() {
-    ok(
-        "CREATE MATERIALIZED TABLE observed FRESHNESS = INTERVAL '1' SECOND"
-            + " AS SELECT order_id, price FROM examples.marketplace.orders");
-    String old = awaitRunning("observed", "");
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .until(() -> observedOf(api.get(TABLES + "observed").body()) == 1);
-
-    ok(
-        "CREATE OR ALTER MATERIALIZED TABLE observed FRESHNESS = INTERVAL '1' SECOND"
-            + " AS SELECT order_id, price, customer_id FROM examples.marketplace.orders");
-    // Sampled every 50 ms: while generation 2 is not observed the world may be anywhere; once it
-    // is, the old job is gone and the new one has been RUNNING for the readiness window.
-    long start = System.nanoTime();
-    int samples = 0;
-    boolean sawBehind = false;
-    JsonNode t;
-    while (true) {
-      t = api.get(TABLES + "observed").body();
-      samples++;
-      long generation = t.path("metadata").path("generation").asLong();
-      assertThat(generation).isEqualTo(2);
-      if (observedOf(t) == generation) {
-        break;
-      }
-      sawBehind = true;
-      assertThat(observedOf(t)).as(t.toString()).isEqualTo(1);
-      assertThat(System.nanoTime() - start)
-          .as("observed within 3 min")
-          .isLessThan(180_000_000_000L);
-      sleep(Duration.ofMillis(50));
-    }
-    assertThat(sawBehind).as("observed behind while the evolution ran").isTrue();
-    assertThat(t.path("status").path("phase").asString()).isEqualTo("RUNNING");
-    String now = t.path("status").path("details").path("jobId").asString();
-    assertThat(now).isNotEqualTo(old);
-    assertThat(jobs.job(old).orElseThrow().state()).isNotEqualTo(FlinkJobs.JobState.RUNNING);
-    assertThat(jobs.job(now).orElseThrow().state()).isEqualTo(FlinkJobs.JobState.RUNNING);
-    assertThat(
-            t.path("status").path("details").path("evolution").isMissingNode()
-                || t.path("status").path("details").path("evolution").isNull())
-        .as("no evolution in its readiness window: " + t)
-        .isTrue();
-    assertThat(samples).isGreaterThan(10);
-  }
-
   private static long observedOf(JsonNode table) {
     return table.path("status").path("observedGeneration").asLong();
-  }
-
-  @Test
-  void shouldSelectComputedColumnsOverHundredsOfRowsWithinSeconds() {
-    ok(
-        "CREATE MATERIALIZED TABLE vat (order_id STRING, price DOUBLE, event_time TIMESTAMP(3),"
-            + " price_with_vat AS price * 1.19, WATERMARK FOR event_time AS event_time - INTERVAL"
-            + " '5' SECOND) FRESHNESS = INTERVAL '1' SECOND AS SELECT order_id, price, event_time"
-            + " FROM examples.marketplace.orders");
-    awaitRunning("vat", "");
-    await()
-        .atMost(Duration.ofSeconds(60))
-        .until(() -> ok("SELECT order_id FROM vat").path(0).path("rows").size() >= 150);
-
-    long plainStart = System.nanoTime();
-    JsonNode plain = ok("SELECT order_id, price FROM vat").path(0).path("rows");
-    Duration plainTook = Duration.ofNanos(System.nanoTime() - plainStart);
-    long computedStart = System.nanoTime();
-    JsonNode computed = ok("SELECT order_id, price, price_with_vat FROM vat").path(0).path("rows");
-    Duration computedTook = Duration.ofNanos(System.nanoTime() - computedStart);
-    JsonNode star = ok("SELECT * FROM vat LIMIT 5").path(0);
-
-    System.out.printf(
-        "SELECT of %d rows: plain %d ms, with a computed column %d ms%n",
-        plain.size(), plainTook.toMillis(), computedTook.toMillis());
-    assertThat(computed.size()).isGreaterThanOrEqualTo(plain.size());
-    for (JsonNode row : computed) {
-      assertThat(row.path(2).asDouble())
-          .isCloseTo(row.path(1).asDouble() * 1.19, org.assertj.core.data.Offset.offset(1e-6));
-    }
-    assertThat(star.path("columns").toString()).contains("price_with_vat");
-    // A VALUES list of CASTs took Flink 57-75 s to plan and run for these 1000 rows.
-    assertThat(computedTook).isLessThan(Duration.ofSeconds(15));
   }
 
   @Test
@@ -384,6 +303,9 @@ class EvolutionIT {
             + " customer_id, COUNT(*) AS orders FROM examples.marketplace.orders GROUP BY"
             + " customer_id");
     String first = awaitRunning("per_customer", "");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> observedOf(api.get(TABLES + "per_customer").body()) == 1);
     String evolved =
         " MATERIALIZED TABLE per_customer FRESHNESS = INTERVAL '1' SECOND%s AS SELECT"
             + " customer_id, COUNT(*) AS orders, AVG(price) AS average FROM"
@@ -405,12 +327,43 @@ class EvolutionIT {
     assertThat(replay.path("from").asString()).contains("beginning");
     // What the rebuild reads again: the offsets the source topic holds.
     assertThat(replay.path("replayOffsets").asLong()).isPositive();
-    awaitRunning("per_customer", first);
+
+    // observedGeneration, sampled every 50 ms through the evolution: while generation 2 is not
+    // observed the world may be anywhere; once it is, the old job is gone and the new one has
+    // been RUNNING for the readiness window.
+    long start = System.nanoTime();
+    int samples = 0;
+    boolean sawBehind = false;
+    JsonNode t;
+    while (true) {
+      t = api.get(TABLES + "per_customer").body();
+      samples++;
+      long generation = t.path("metadata").path("generation").asLong();
+      assertThat(generation).isEqualTo(2);
+      if (observedOf(t) == generation) {
+        break;
+      }
+      sawBehind = true;
+      assertThat(observedOf(t)).as(t.toString()).isEqualTo(1);
+      assertThat(System.nanoTime() - start)
+          .as("observed within 3 min")
+          .isLessThan(180_000_000_000L);
+      sleep(Duration.ofMillis(50));
+    }
+    assertThat(sawBehind).as("observed behind while the evolution ran").isTrue();
+    assertThat(samples).isGreaterThan(10);
+    assertThat(t.path("status").path("phase").asString()).isEqualTo("RUNNING");
+    String now = t.path("status").path("details").path("jobId").asString();
+    assertThat(now).isNotEqualTo(first);
+    assertThat(jobs.job(first).orElseThrow().state()).isNotEqualTo(FlinkJobs.JobState.RUNNING);
+    assertThat(jobs.job(now).orElseThrow().state()).isEqualTo(FlinkJobs.JobState.RUNNING);
     await()
         .atMost(Duration.ofSeconds(90))
         .untilAsserted(
             () -> {
               Map<String, Long> before = ordersPerCustomer();
+              // Longer than the table takes to commit what it read (freshness 1 s).
+              Thread.sleep(5000);
               Map<String, String> table = TopicReader.compacted(kafka, "per_customer");
               Map<String, Long> after = ordersPerCustomer();
               assertThat(table).isNotEmpty();
@@ -458,6 +411,23 @@ class EvolutionIT {
                 assertThat(row.path(3).asString()).startsWith("20");
               }
             });
+    // Every row read (up to 1000), with and without the computed column: a VALUES list of CASTs
+    // took Flink 57-75 s to plan and run for 1000 rows; literals take seconds.
+    long plainStart = System.nanoTime();
+    JsonNode plain = ok("SELECT order_id, price FROM priced").path(0).path("rows");
+    Duration plainTook = Duration.ofNanos(System.nanoTime() - plainStart);
+    long computedStart = System.nanoTime();
+    JsonNode computed = ok("SELECT * FROM priced").path(0).path("rows");
+    Duration computedTook = Duration.ofNanos(System.nanoTime() - computedStart);
+    System.out.printf(
+        "SELECT of %d rows: plain %d ms, with a computed column %d ms%n",
+        plain.size(), plainTook.toMillis(), computedTook.toMillis());
+    assertThat(computed.size()).isGreaterThanOrEqualTo(plain.size()).isGreaterThan(100);
+    for (JsonNode row : computed) {
+      assertThat(row.path(2).asDouble())
+          .isCloseTo(row.path(1).asDouble() * 1.21, Offset.offset(0.001));
+    }
+    assertThat(computedTook).isLessThan(Duration.ofSeconds(15));
     ok(
         "CREATE MATERIALIZED TABLE priced_vat FRESHNESS = INTERVAL '1' SECOND"
             + " AS SELECT order_id, price, price_with_vat FROM priced");

@@ -130,6 +130,8 @@ class WindowAggregationIT {
             () -> {
               // Source before and after the table's topic: each key's count lies between.
               Map<String, Long> before = dailyCounts(kafka);
+              // Longer than the table takes to commit what it read (freshness 1 s).
+              Thread.sleep(5000);
               Map<String, String> table = TopicReader.compacted(kafka, "daily");
               Map<String, Long> after = dailyCounts(kafka);
               assertThat(table).isNotEmpty();
