@@ -380,7 +380,7 @@ class EvolutionIT {
 
   private Map<String, Long> ordersPerCustomer() {
     Map<String, Long> counts = new HashMap<>();
-    for (JsonNode order : dev.tributary.local.ExampleCatalog.orders(kafka, Duration.ofSeconds(3))) {
+    for (JsonNode order : ExampleCatalog.orders(kafka, Duration.ofSeconds(3))) {
       counts.merge(order.path("customer_id").asString(), 1L, Long::sum);
     }
     return counts;

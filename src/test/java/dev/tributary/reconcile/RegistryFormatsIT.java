@@ -10,6 +10,7 @@ import dev.tributary.local.LocalStack;
 import dev.tributary.local.RegistrySchemas;
 import dev.tributary.local.TopicReader;
 import java.io.IOException;
+import java.math.BigDecimal;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -21,10 +22,14 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.avro.Conversions;
+import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.avro.io.DecoderFactory;
+import org.assertj.core.data.Offset;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -159,15 +164,15 @@ class RegistryFormatsIT {
     // Avro: each record decodes with Avro's own reader against the schema its id names.
     List<byte[]> avro = TopicReader.bytes(kafka, "typed_avro", 5, Duration.ofSeconds(60));
     assertThat(avro).hasSizeGreaterThanOrEqualTo(5);
-    org.apache.avro.generic.GenericData model = new org.apache.avro.generic.GenericData();
-    model.addLogicalTypeConversion(new org.apache.avro.Conversions.DecimalConversion());
+    GenericData model = new GenericData();
+    model.addLogicalTypeConversion(new Conversions.DecimalConversion());
     int checked = 0;
     for (byte[] record : avro) {
       ByteBuffer buffer = ByteBuffer.wrap(record);
       assertThat(buffer.get()).as("magic byte").isZero();
       Schema schema = schema(buffer.getInt());
       assertThat(nonNull(schema.getField("amount").schema()).getLogicalType())
-          .isEqualTo(org.apache.avro.LogicalTypes.decimal(10, 2));
+          .isEqualTo(LogicalTypes.decimal(10, 2));
       GenericRecord row =
           (GenericRecord)
               new GenericDatumReader<Object>(schema, schema, model)
@@ -178,8 +183,8 @@ class RegistryFormatsIT {
         continue; // newer than the snapshot of the source
       }
       checked++;
-      assertThat(((java.math.BigDecimal) row.get("amount")).doubleValue())
-          .isCloseTo(order.path("price").asDouble(), org.assertj.core.data.Offset.offset(0.005));
+      assertThat(((BigDecimal) row.get("amount")).doubleValue())
+          .isCloseTo(order.path("price").asDouble(), Offset.offset(0.005));
       assertThat(row.get("ids").toString())
           .isEqualTo("[" + order.path("customer_id").asInt() + ", 7]");
       assertThat(((Map<?, ?>) row.get("counts")).values().iterator().next())
@@ -216,7 +221,7 @@ class RegistryFormatsIT {
       JsonNode order = source.get(r.path(0).asString());
       if (order != null) {
         assertThat(r.path(1).asDouble())
-            .isCloseTo(order.path("price").asDouble(), org.assertj.core.data.Offset.offset(0.005));
+            .isCloseTo(order.path("price").asDouble(), Offset.offset(0.005));
         assertThat(r.path(2).asString()).startsWith("[" + order.path("customer_id").asInt());
         assertThat(r.path(3).asString()).contains(order.path("product_id").asString());
       }

@@ -63,12 +63,12 @@ class FlinkErrorsTest {
 
   @Test
   void shouldRemoveTheClassOfAFailureTypeNotNamedException() {
-    // How a FAIL UPDATE expectation fails its job (the format's own throwable, a nested class).
+    // Shaped as a FAIL UPDATE expectation fails its job: a nested throwable class of a format.
     String trace =
         """
         org.apache.flink.runtime.JobException: Recovery is suppressed by NoRestartBackoffTimeStrategy
-        Caused by: dev.tributary.flinkformat.Expectations$Violation: Expectation 'positive' failed: {"id":1}
-        \tat dev.tributary.flinkformat.Expectations.check(Expectations.java:75)
+        Caused by: com.example.format.Checks$Violation: Expectation 'positive' failed: {"id":1}
+        \tat com.example.format.Checks.check(Checks.java:75)
         """;
 
     assertThat(FlinkErrors.rootMessage(trace))
