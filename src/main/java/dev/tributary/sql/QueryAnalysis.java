@@ -1,6 +1,7 @@
 package dev.tributary.sql;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -25,7 +26,6 @@ import org.apache.calcite.sql.SqlWithItem;
 import org.apache.calcite.sql.parser.SqlAbstractParserImpl;
 import org.apache.calcite.sql.parser.SqlParseException;
 import org.apache.calcite.sql.parser.SqlParser;
-import org.apache.calcite.util.Litmus;
 import org.apache.flink.sql.parser.impl.FlinkSqlParserImpl;
 import org.apache.flink.sql.parser.validate.FlinkSqlConformance;
 
@@ -180,6 +180,7 @@ public final class QueryAnalysis {
           ? Optional.of(List.copyOf(outputs))
           : Optional.empty();
     }
+    SelectIndex index = SelectIndex.of(projected, outputs);
     List<String> key = new ArrayList<>();
     for (SqlNode group : groups) {
       if (group instanceof SqlIdentifier id && id.isStar()
@@ -194,7 +195,7 @@ public final class QueryAnalysis {
           return Optional.empty();
         }
       }
-      int at = selected(group, projected, outputs);
+      int at = index.find(group);
       if (at < 0) {
         return Optional.empty();
       }
@@ -230,9 +231,10 @@ public final class QueryAnalysis {
                 : null);
       }
     }
+    SelectIndex index = SelectIndex.of(projected, outputs);
     List<String> missing = new ArrayList<>();
     for (SqlNode group : select.getGroup()) {
-      if (selected(group, projected, outputs) < 0) {
+      if (index.find(group) < 0) {
         missing.add(group.toSqlString(c -> c.withQuoteAllIdentifiers(false)).getSql());
       }
     }
@@ -241,33 +243,50 @@ public final class QueryAnalysis {
 
   /**
    * Which SELECT item a grouping item is: the same column (qualified or not), the same expression
-   * (parse trees equal, as {@code GROUP BY CAST(event_time AS DATE)} with {@code CAST(event_time AS
-   * DATE) AS d}), or an output alias Flink accepts in GROUP BY. -1 when the grouping item is not
-   * selected: the aggregation then has no key among its output columns.
+   * (as {@code GROUP BY CAST(event_time AS DATE)} with {@code CAST(event_time AS DATE) AS d}), or
+   * an output alias Flink accepts in GROUP BY. Built once per SELECT, so that matching every
+   * grouping item costs the size of the query, not its square.
    */
-  private static int selected(SqlNode group, List<SqlNode> projected, List<String> outputs) {
-    for (int i = 0; i < projected.size(); i++) {
-      SqlNode p = projected.get(i);
-      if (outputs.get(i) == null) {
-        continue;
-      }
-      if (group instanceof SqlIdentifier id && p instanceof SqlIdentifier q) {
-        String column = id.names.get(id.names.size() - 1);
-        if (q.names.equals(id.names)
-            || id.names.size() == 1 && q.names.get(q.names.size() - 1).equals(column)) {
-          return i;
+  private record SelectIndex(
+      Map<List<String>, Integer> qualified,
+      Map<String, Integer> byName,
+      Map<String, Integer> expressions,
+      Map<String, Integer> aliases) {
+
+    static SelectIndex of(List<SqlNode> projected, List<String> outputs) {
+      SelectIndex index =
+          new SelectIndex(new HashMap<>(), new HashMap<>(), new HashMap<>(), new HashMap<>());
+      for (int i = 0; i < projected.size(); i++) {
+        if (outputs.get(i) == null) {
+          continue; // no output name: nothing a key can name
         }
-      } else if (!(group instanceof SqlIdentifier) && group.equalsDeep(p, Litmus.IGNORE)) {
-        return i;
+        if (projected.get(i) instanceof SqlIdentifier q) {
+          index.qualified.putIfAbsent(q.names, i);
+          index.byName.putIfAbsent(q.names.get(q.names.size() - 1), i);
+        } else {
+          index.expressions.putIfAbsent(projected.get(i).toString(), i);
+          index.aliases.putIfAbsent(outputs.get(i), i);
+        }
       }
+      return index;
     }
-    if (group instanceof SqlIdentifier id && id.names.size() == 1) {
-      int alias = outputs.indexOf(id.getSimple());
-      if (alias >= 0 && !(projected.get(alias) instanceof SqlIdentifier)) {
-        return alias; // GROUP BY d, with CAST(event_time AS DATE) AS d selected
+
+    /** The SELECT item's position, or -1 when the grouping item is not selected. */
+    int find(SqlNode group) {
+      Integer at;
+      if (group instanceof SqlIdentifier id) {
+        at = qualified.get(id.names);
+        if (at == null && id.names.size() == 1) {
+          at = byName.get(id.getSimple());
+          if (at == null) {
+            at = aliases.get(id.getSimple()); // GROUP BY d, with CAST(...) AS d selected
+          }
+        }
+      } else {
+        at = expressions.get(group.toString());
       }
+      return at == null ? -1 : at;
     }
-    return -1;
   }
 
   /**
