@@ -24,6 +24,7 @@ import dev.tributary.sql.Statement;
 import dev.tributary.sql.TableSchema;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
+import dev.tributary.system.TributaryProperties;
 import dev.tributary.table.MaterializedTable;
 import dev.tributary.table.MaterializedTableService;
 import java.time.Duration;
@@ -36,6 +37,7 @@ import java.util.Optional;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
 
 /**
@@ -54,10 +56,27 @@ public class ChangePlanner {
   private final Topics topics;
   private final SchemaRegistry registry;
 
+  /** The Kafka cluster {@link #topics} reads: replay counts are given for its topics only. */
+  private final String bootstrapServers;
+
+  @Autowired
+  public ChangePlanner(
+      QueryPlanner queries,
+      Topics topics,
+      SchemaRegistry registry,
+      TributaryProperties properties) {
+    this.queries = queries;
+    this.topics = topics;
+    this.registry = registry;
+    this.bootstrapServers = properties.kafka().bootstrapServers();
+  }
+
+  /** A planner that counts no replays (tools and tests without a Kafka cluster of their own). */
   public ChangePlanner(QueryPlanner queries, Topics topics, SchemaRegistry registry) {
     this.queries = queries;
     this.topics = topics;
     this.registry = registry;
+    this.bootstrapServers = null;
   }
 
   /**
@@ -232,7 +251,7 @@ public class ChangePlanner {
                   + "), each one a bounded job"
               : "a new job starts",
           false,
-          full ? List.of() : starts(queries, name, effective, Set.of()),
+          full ? List.of() : starts(queries, name, effective, Set.of(), false),
           List.of(),
           List.of(),
           List.of(),
@@ -351,7 +370,7 @@ public class ChangePlanner {
         restart != null,
         restart,
         stateDiscarded,
-        continuousStart ? starts(queries, name, effective, oldSources) : List.of(),
+        continuousStart ? starts(queries, name, effective, oldSources, true) : List.of(),
         columnChanges(oldColumns, columns),
         subjects,
         changes,
@@ -459,19 +478,23 @@ public class ChangePlanner {
       QueryPlanner queries,
       ObjectName name,
       MaterializedTableDefinition effective,
-      Set<ObjectName> readBefore) {
+      Set<ObjectName> readBefore,
+      boolean countReplay) {
     Clauses.StartMode mode = effective.startMode();
     String fallback = mode.fallback();
     boolean resume = mode.kind().resumes();
     boolean fromBeginning =
         mode.kind() == Clauses.StartMode.Kind.FROM_BEGINNING
             || mode.kind() == Clauses.StartMode.Kind.RESUME_OR_FROM_BEGINNING;
+    // Counted for a change of an existing table (a new one replays nothing it had), and only for
+    // topics of the cluster the service reads: another cluster's topic of that name is not it.
     Map<ObjectName, String> topicsRead = new LinkedHashMap<>();
-    if (fromBeginning) {
+    if (fromBeginning && countReplay && bootstrapServers != null) {
       for (Statement.CreateSourceTable source :
           queries.sourceDeclarations(name, effective.query())) {
         String connector = source.options().getOrDefault("connector", "");
-        if (connector.equals("kafka") || connector.equals("upsert-kafka")) {
+        if ((connector.equals("kafka") || connector.equals("upsert-kafka"))
+            && bootstrapServers.equals(source.options().get("properties.bootstrap.servers"))) {
           topicsRead.put(source.name(), source.options().get("topic"));
         }
       }
@@ -495,7 +518,7 @@ public class ChangePlanner {
     List<String> parts = new ArrayList<>();
     MaterializedTableDefinition rebuild =
         effective.withStartMode(Clauses.StartMode.of(Clauses.StartMode.Kind.FROM_BEGINNING));
-    for (SourceStart start : starts(queries, name, rebuild, Set.of())) {
+    for (SourceStart start : starts(queries, name, rebuild, Set.of(), true)) {
       if (start.replayOffsets() != null) {
         parts.add(start.replayOffsets() + " offsets of " + start.source());
       }
