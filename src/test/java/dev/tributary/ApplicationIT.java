@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.tributary.local.ExampleCatalog;
 import dev.tributary.local.LocalStack;
 import dev.tributary.local.TopicReader;
-import dev.tributary.reconcile.port.Topics;
+import dev.tributary.port.Topics;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -36,7 +36,7 @@ class ArchitectureTest {
   void shouldKeepPortsFreeOfFrameworks() {
     noClasses()
         .that()
-        .resideInAPackage("dev.tributary.reconcile.port..")
+        .resideInAPackage("dev.tributary.port..")
         .should()
         .dependOnClassesThat()
         .resideInAnyPackage(

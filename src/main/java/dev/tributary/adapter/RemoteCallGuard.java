@@ -1,9 +1,9 @@
 package dev.tributary.adapter;
 
-import dev.tributary.reconcile.port.FlinkJobs;
-import dev.tributary.reconcile.port.FlinkSql;
-import dev.tributary.reconcile.port.SchemaRegistry;
-import dev.tributary.reconcile.port.Topics;
+import dev.tributary.port.FlinkJobs;
+import dev.tributary.port.FlinkSql;
+import dev.tributary.port.SchemaRegistry;
+import dev.tributary.port.Topics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Map;

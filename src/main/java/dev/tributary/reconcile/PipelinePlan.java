@@ -1,8 +1,8 @@
 package dev.tributary.reconcile;
 
-import dev.tributary.reconcile.port.FlinkSql;
-import dev.tributary.reconcile.port.SchemaRegistry;
-import dev.tributary.reconcile.port.Topics;
+import dev.tributary.port.FlinkSql;
+import dev.tributary.port.SchemaRegistry;
+import dev.tributary.port.Topics;
 import dev.tributary.sql.Clauses;
 import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.sql.ObjectName;

@@ -1,10 +1,10 @@
 package dev.tributary.reconcile;
 
+import dev.tributary.port.FlinkJobs;
+import dev.tributary.port.Topics;
 import dev.tributary.reconcile.ReconcileStore.FlowState;
 import dev.tributary.reconcile.Reconciler.Next;
 import dev.tributary.reconcile.TableStatus.Reason;
-import dev.tributary.reconcile.port.FlinkJobs;
-import dev.tributary.reconcile.port.Topics;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.table.Phase;
 import java.time.Duration;

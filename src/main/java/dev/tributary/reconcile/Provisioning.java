@@ -1,9 +1,9 @@
 package dev.tributary.reconcile;
 
+import dev.tributary.port.SchemaRegistry;
+import dev.tributary.port.Topics;
 import dev.tributary.reconcile.Reconciler.Next;
 import dev.tributary.reconcile.TableStatus.Reason;
-import dev.tributary.reconcile.port.SchemaRegistry;
-import dev.tributary.reconcile.port.Topics;
 import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.table.Phase;
 import java.util.HashMap;

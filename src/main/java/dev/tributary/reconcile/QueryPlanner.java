@@ -1,6 +1,6 @@
 package dev.tributary.reconcile;
 
-import dev.tributary.reconcile.port.FlinkSql;
+import dev.tributary.port.FlinkSql;
 import dev.tributary.sql.Clauses;
 import dev.tributary.sql.Column;
 import dev.tributary.sql.Defaults;

@@ -1,11 +1,11 @@
 package dev.tributary.reconcile;
 
 import dev.tributary.catalog.CatalogService;
-import dev.tributary.reconcile.port.FlinkJobs;
-import dev.tributary.reconcile.port.FlinkSql;
-import dev.tributary.reconcile.port.RefreshSchedules;
-import dev.tributary.reconcile.port.SchemaRegistry;
-import dev.tributary.reconcile.port.Topics;
+import dev.tributary.port.FlinkJobs;
+import dev.tributary.port.FlinkSql;
+import dev.tributary.port.RefreshSchedules;
+import dev.tributary.port.SchemaRegistry;
+import dev.tributary.port.Topics;
 import dev.tributary.sql.Defaults;
 import dev.tributary.system.TributaryProperties;
 import dev.tributary.table.MaterializedTableService;

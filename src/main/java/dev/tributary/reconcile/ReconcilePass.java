@@ -1,10 +1,10 @@
 package dev.tributary.reconcile;
 
+import dev.tributary.port.FlinkJobs.JobSummary;
+import dev.tributary.port.RemoteSystemException;
+import dev.tributary.port.Topics;
 import dev.tributary.reconcile.Reconciler.Next;
 import dev.tributary.reconcile.TableStatus.Reason;
-import dev.tributary.reconcile.port.FlinkJobs.JobSummary;
-import dev.tributary.reconcile.port.RemoteSystemException;
-import dev.tributary.reconcile.port.Topics;
 import dev.tributary.table.Phase;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,8 +1,8 @@
 package dev.tributary.reconcile;
 
-import dev.tributary.reconcile.port.FlinkJobs;
-import dev.tributary.reconcile.port.RemoteSystemException;
-import dev.tributary.reconcile.port.Topics;
+import dev.tributary.port.FlinkJobs;
+import dev.tributary.port.RemoteSystemException;
+import dev.tributary.port.Topics;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;

@@ -1,13 +1,13 @@
 package dev.tributary.reconcile;
 
+import dev.tributary.port.FlinkJobs;
+import dev.tributary.port.FlinkJobs.JobSummary;
+import dev.tributary.port.FlinkSql;
+import dev.tributary.port.RefreshSchedules;
+import dev.tributary.port.RemoteSystemException;
+import dev.tributary.port.SchemaRegistry;
+import dev.tributary.port.Topics;
 import dev.tributary.reconcile.TableStatus.Reason;
-import dev.tributary.reconcile.port.FlinkJobs;
-import dev.tributary.reconcile.port.FlinkJobs.JobSummary;
-import dev.tributary.reconcile.port.FlinkSql;
-import dev.tributary.reconcile.port.RefreshSchedules;
-import dev.tributary.reconcile.port.RemoteSystemException;
-import dev.tributary.reconcile.port.SchemaRegistry;
-import dev.tributary.reconcile.port.Topics;
 import dev.tributary.sql.Clauses;
 import dev.tributary.sql.Defaults;
 import dev.tributary.sql.MaterializedTableDefinition;

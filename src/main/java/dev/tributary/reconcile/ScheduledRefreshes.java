@@ -1,6 +1,6 @@
 package dev.tributary.reconcile;
 
-import dev.tributary.reconcile.port.RefreshSchedules;
+import dev.tributary.port.RefreshSchedules;
 import dev.tributary.sql.Clauses;
 import dev.tributary.sql.Defaults;
 import dev.tributary.sql.MaterializedTableDefinition;

@@ -1,7 +1,7 @@
 package dev.tributary.reconcile;
 
-import dev.tributary.reconcile.port.FlinkSql;
-import dev.tributary.reconcile.port.SchemaRegistry;
+import dev.tributary.port.FlinkSql;
+import dev.tributary.port.SchemaRegistry;
 import dev.tributary.system.Json;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;

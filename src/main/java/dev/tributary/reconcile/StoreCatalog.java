@@ -1,7 +1,7 @@
 package dev.tributary.reconcile;
 
 import dev.tributary.catalog.CatalogService;
-import dev.tributary.reconcile.port.FlinkSql;
+import dev.tributary.port.FlinkSql;
 import dev.tributary.sql.Column;
 import dev.tributary.sql.Defaults;
 import dev.tributary.sql.MaterializedTableDefinition;

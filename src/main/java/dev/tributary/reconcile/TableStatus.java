@@ -1,6 +1,6 @@
 package dev.tributary.reconcile;
 
-import dev.tributary.reconcile.port.FlinkSql;
+import dev.tributary.port.FlinkSql;
 import dev.tributary.system.Json;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -1,14 +1,14 @@
 package dev.tributary.reconcile;
 
+import dev.tributary.port.FlinkJobs;
+import dev.tributary.port.FlinkJobs.JobSummary;
+import dev.tributary.port.FlinkJobs.SavepointStatus;
+import dev.tributary.port.RemoteSystemException;
+import dev.tributary.port.SchemaRegistry;
+import dev.tributary.port.Topics;
 import dev.tributary.reconcile.Reconciler.Next;
 import dev.tributary.reconcile.TableStatus.Evolution;
 import dev.tributary.reconcile.TableStatus.Reason;
-import dev.tributary.reconcile.port.FlinkJobs;
-import dev.tributary.reconcile.port.FlinkJobs.JobSummary;
-import dev.tributary.reconcile.port.FlinkJobs.SavepointStatus;
-import dev.tributary.reconcile.port.RemoteSystemException;
-import dev.tributary.reconcile.port.SchemaRegistry;
-import dev.tributary.reconcile.port.Topics;
 import dev.tributary.table.Phase;
 import java.time.Clock;
 import java.time.Duration;

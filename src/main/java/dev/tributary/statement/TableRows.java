@@ -1,9 +1,9 @@
 package dev.tributary.statement;
 
+import dev.tributary.port.FlinkSql;
+import dev.tributary.port.SchemaRegistry;
+import dev.tributary.port.Topics;
 import dev.tributary.reconcile.TableStatus;
-import dev.tributary.reconcile.port.FlinkSql;
-import dev.tributary.reconcile.port.SchemaRegistry;
-import dev.tributary.reconcile.port.Topics;
 import dev.tributary.sql.Column;
 import dev.tributary.sql.Printer;
 import dev.tributary.sql.Statement;

@@ -1,6 +1,6 @@
 package dev.tributary.system;
 
-import dev.tributary.reconcile.port.RemoteSystemException;
+import dev.tributary.port.RemoteSystemException;
 import dev.tributary.sql.Secrets;
 import dev.tributary.sql.SqlException;
 import java.time.Instant;

@@ -1,7 +1,7 @@
 package dev.tributary.table;
 
-import dev.tributary.reconcile.port.SchemaRegistry;
-import dev.tributary.reconcile.port.Topics;
+import dev.tributary.port.SchemaRegistry;
+import dev.tributary.port.Topics;
 import dev.tributary.system.Json;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;

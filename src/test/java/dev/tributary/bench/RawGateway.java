@@ -3,8 +3,8 @@ package dev.tributary.bench;
 import dev.tributary.catalog.CatalogService;
 import dev.tributary.catalog.SourceTable;
 import dev.tributary.local.LocalStack;
-import dev.tributary.reconcile.port.FlinkSql;
-import dev.tributary.reconcile.port.Topics;
+import dev.tributary.port.FlinkSql;
+import dev.tributary.port.Topics;
 import java.util.Map;
 
 /** What a user would do without Tributary: topic, session, source tables, sink table, INSERT. */

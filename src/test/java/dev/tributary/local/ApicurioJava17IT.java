@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tributary.adapter.schemaregistry.ConfluentSchemaRegistry;
-import dev.tributary.reconcile.port.SchemaRegistry.Compatibility;
-import dev.tributary.reconcile.port.SchemaRegistry.IncompatibleSchemaException;
-import dev.tributary.reconcile.port.SchemaRegistry.Schema;
-import dev.tributary.reconcile.port.SchemaRegistry.SchemaType;
+import dev.tributary.port.SchemaRegistry.Compatibility;
+import dev.tributary.port.SchemaRegistry.IncompatibleSchemaException;
+import dev.tributary.port.SchemaRegistry.Schema;
+import dev.tributary.port.SchemaRegistry.SchemaType;
 import dev.tributary.system.HttpClients;
 import java.nio.file.Path;
 import java.time.Duration;

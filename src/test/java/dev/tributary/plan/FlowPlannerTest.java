@@ -3,8 +3,8 @@ package dev.tributary.plan;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tributary.port.FlinkSql.Column;
 import dev.tributary.reconcile.QueryPlanner;
-import dev.tributary.reconcile.port.FlinkSql.Column;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.sql.Statement;
 import dev.tributary.system.ApiException;

@@ -1,12 +1,12 @@
 package dev.tributary.reconcile;
 
-import dev.tributary.reconcile.port.DependencyUnavailableException;
-import dev.tributary.reconcile.port.ExternalSystem;
-import dev.tributary.reconcile.port.FlinkJobs;
-import dev.tributary.reconcile.port.FlinkSql;
-import dev.tributary.reconcile.port.RemoteSystemException;
-import dev.tributary.reconcile.port.SchemaRegistry;
-import dev.tributary.reconcile.port.Topics;
+import dev.tributary.port.DependencyUnavailableException;
+import dev.tributary.port.ExternalSystem;
+import dev.tributary.port.FlinkJobs;
+import dev.tributary.port.FlinkSql;
+import dev.tributary.port.RemoteSystemException;
+import dev.tributary.port.SchemaRegistry;
+import dev.tributary.port.Topics;
 import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.sql.Parser;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tributary.flinkformat.Expectations;
-import dev.tributary.reconcile.port.FlinkSql;
-import dev.tributary.reconcile.port.SchemaRegistry;
+import dev.tributary.port.FlinkSql;
+import dev.tributary.port.SchemaRegistry;
 import dev.tributary.sql.Defaults;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.sql.Printer;

@@ -2,9 +2,9 @@ package dev.tributary.reconcile;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tributary.reconcile.port.FlinkJobs.JobState;
-import dev.tributary.reconcile.port.FlinkSql;
-import dev.tributary.reconcile.port.Topics;
+import dev.tributary.port.FlinkJobs.JobState;
+import dev.tributary.port.FlinkSql;
+import dev.tributary.port.Topics;
 import dev.tributary.sql.Clauses;
 import dev.tributary.table.Phase;
 import java.time.Duration;

@@ -3,7 +3,7 @@ package dev.tributary.reconcile;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tributary.reconcile.port.FlinkSql;
+import dev.tributary.port.FlinkSql;
 import dev.tributary.system.Json;
 import java.util.List;
 import java.util.Map;

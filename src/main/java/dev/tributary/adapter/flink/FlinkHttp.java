@@ -1,8 +1,8 @@
 package dev.tributary.adapter.flink;
 
-import dev.tributary.reconcile.port.DependencyUnavailableException;
-import dev.tributary.reconcile.port.ExternalSystem;
-import dev.tributary.reconcile.port.RemoteSystemException;
+import dev.tributary.port.DependencyUnavailableException;
+import dev.tributary.port.ExternalSystem;
+import dev.tributary.port.RemoteSystemException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;

@@ -1,8 +1,8 @@
 package dev.tributary.adapter.flink;
 
-import dev.tributary.reconcile.port.DependencyUnavailableException;
-import dev.tributary.reconcile.port.ExternalSystem;
-import dev.tributary.reconcile.port.FlinkSql;
+import dev.tributary.port.DependencyUnavailableException;
+import dev.tributary.port.ExternalSystem;
+import dev.tributary.port.FlinkSql;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;

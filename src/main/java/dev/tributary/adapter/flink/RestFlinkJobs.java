@@ -1,6 +1,6 @@
 package dev.tributary.adapter.flink;
 
-import dev.tributary.reconcile.port.FlinkJobs;
+import dev.tributary.port.FlinkJobs;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,9 +1,9 @@
 package dev.tributary.adapter.kafka;
 
-import dev.tributary.reconcile.port.DependencyUnavailableException;
-import dev.tributary.reconcile.port.ExternalSystem;
-import dev.tributary.reconcile.port.RemoteSystemException;
-import dev.tributary.reconcile.port.Topics;
+import dev.tributary.port.DependencyUnavailableException;
+import dev.tributary.port.ExternalSystem;
+import dev.tributary.port.RemoteSystemException;
+import dev.tributary.port.Topics;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -1,8 +1,8 @@
 package dev.tributary.adapter.quartz;
 
-import dev.tributary.reconcile.port.DependencyUnavailableException;
-import dev.tributary.reconcile.port.ExternalSystem;
-import dev.tributary.reconcile.port.RefreshSchedules;
+import dev.tributary.port.DependencyUnavailableException;
+import dev.tributary.port.ExternalSystem;
+import dev.tributary.port.RefreshSchedules;
 import java.time.Instant;
 import java.util.Date;
 import java.util.Optional;

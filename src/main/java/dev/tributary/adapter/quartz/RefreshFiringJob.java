@@ -1,6 +1,6 @@
 package dev.tributary.adapter.quartz;
 
-import dev.tributary.reconcile.port.RefreshSchedules;
+import dev.tributary.port.RefreshSchedules;
 import java.time.Instant;
 import java.util.UUID;
 import org.quartz.DisallowConcurrentExecution;

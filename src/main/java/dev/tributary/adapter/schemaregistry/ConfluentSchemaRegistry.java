@@ -1,9 +1,9 @@
 package dev.tributary.adapter.schemaregistry;
 
-import dev.tributary.reconcile.port.DependencyUnavailableException;
-import dev.tributary.reconcile.port.ExternalSystem;
-import dev.tributary.reconcile.port.RemoteSystemException;
-import dev.tributary.reconcile.port.SchemaRegistry;
+import dev.tributary.port.DependencyUnavailableException;
+import dev.tributary.port.ExternalSystem;
+import dev.tributary.port.RemoteSystemException;
+import dev.tributary.port.SchemaRegistry;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

@@ -2,9 +2,9 @@ package dev.tributary.table.web;
 
 import dev.tributary.plan.ChangePlan;
 import dev.tributary.plan.ChangePlanner;
+import dev.tributary.port.SchemaRegistry;
+import dev.tributary.port.Topics;
 import dev.tributary.reconcile.TableStatus;
-import dev.tributary.reconcile.port.SchemaRegistry;
-import dev.tributary.reconcile.port.Topics;
 import dev.tributary.security.Access;
 import dev.tributary.security.AuditContext;
 import dev.tributary.security.Role;

@@ -2,7 +2,7 @@ package dev.tributary.adapter.flink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tributary.reconcile.port.FlinkSql.RowKind;
+import dev.tributary.port.FlinkSql.RowKind;
 import org.junit.jupiter.api.Test;
 
 class ChangelogModeParsingTest {

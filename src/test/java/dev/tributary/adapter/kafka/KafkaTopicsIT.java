@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.tributary.TributaryIT;
-import dev.tributary.reconcile.port.DependencyUnavailableException;
-import dev.tributary.reconcile.port.RemoteSystemException;
-import dev.tributary.reconcile.port.Topics.TopicSpec;
-import dev.tributary.reconcile.port.Topics.TopicState;
+import dev.tributary.port.DependencyUnavailableException;
+import dev.tributary.port.RemoteSystemException;
+import dev.tributary.port.Topics.TopicSpec;
+import dev.tributary.port.Topics.TopicState;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;

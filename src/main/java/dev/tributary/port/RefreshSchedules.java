@@ -1,4 +1,4 @@
-package dev.tributary.reconcile.port;
+package dev.tributary.port;
 
 import java.time.Duration;
 import java.time.Instant;

@@ -1,4 +1,4 @@
-package dev.tributary.reconcile.port;
+package dev.tributary.port;
 
 import java.util.List;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package dev.tributary.reconcile.port;
+package dev.tributary.port;
 
 /**
  * A remote system refused or failed a request. The message is the remote system's own message,

@@ -1,4 +1,4 @@
-package dev.tributary.reconcile.port;
+package dev.tributary.port;
 
 /** The systems Tributary drives. */
 public enum ExternalSystem {

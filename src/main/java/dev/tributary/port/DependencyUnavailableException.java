@@ -1,4 +1,4 @@
-package dev.tributary.reconcile.port;
+package dev.tributary.port;
 
 /** The system could not be reached or did not answer in time; worth retrying later. */
 public class DependencyUnavailableException extends RemoteSystemException {
