@@ -1,7 +1,6 @@
 package dev.tributary.plan;
 
 import dev.tributary.port.FlinkSql;
-import dev.tributary.reconcile.QueryPlanner;
 import dev.tributary.sql.Clauses;
 import dev.tributary.sql.Column;
 import dev.tributary.sql.MaterializedTableDefinition;

@@ -4,6 +4,7 @@ import dev.tributary.sql.ObjectName;
 import dev.tributary.system.Json;
 import dev.tributary.table.Phase;
 import dev.tributary.table.TableSpec;
+import dev.tributary.table.TableStatus;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.PreparedStatement;
 import java.sql.Timestamp;

@@ -1,18 +1,21 @@
 package dev.tributary.reconcile;
 
+import dev.tributary.plan.PipelinePlan;
+import dev.tributary.plan.QueryPlanner;
 import dev.tributary.port.FlinkJobs;
 import dev.tributary.port.FlinkJobs.JobState;
 import dev.tributary.port.FlinkJobs.JobSummary;
 import dev.tributary.port.FlinkSql;
 import dev.tributary.port.Topics;
 import dev.tributary.reconcile.Reconciler.Next;
-import dev.tributary.reconcile.TableStatus.Evolution;
-import dev.tributary.reconcile.TableStatus.Reason;
 import dev.tributary.sql.Clauses;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.sql.Statement;
 import dev.tributary.sql.TableSchema;
 import dev.tributary.table.Phase;
+import dev.tributary.table.TableStatus;
+import dev.tributary.table.TableStatus.Evolution;
+import dev.tributary.table.TableStatus.Reason;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

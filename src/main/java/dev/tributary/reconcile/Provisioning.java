@@ -1,11 +1,14 @@
 package dev.tributary.reconcile;
 
+import dev.tributary.plan.PipelinePlan;
+import dev.tributary.plan.QueryPlanner;
 import dev.tributary.port.SchemaRegistry;
 import dev.tributary.port.Topics;
 import dev.tributary.reconcile.Reconciler.Next;
-import dev.tributary.reconcile.TableStatus.Reason;
 import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.table.Phase;
+import dev.tributary.table.TableStatus;
+import dev.tributary.table.TableStatus.Reason;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;

@@ -1,6 +1,7 @@
 package dev.tributary.reconcile;
 
 import dev.tributary.catalog.CatalogService;
+import dev.tributary.plan.QueryPlanner;
 import dev.tributary.port.FlinkJobs;
 import dev.tributary.port.FlinkSql;
 import dev.tributary.port.RefreshSchedules;

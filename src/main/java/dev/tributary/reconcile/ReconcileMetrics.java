@@ -2,6 +2,7 @@ package dev.tributary.reconcile;
 
 import dev.tributary.system.Json;
 import dev.tributary.table.Phase;
+import dev.tributary.table.TableStatus;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;

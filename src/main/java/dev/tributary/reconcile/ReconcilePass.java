@@ -1,11 +1,13 @@
 package dev.tributary.reconcile;
 
+import dev.tributary.plan.PipelinePlan;
 import dev.tributary.port.FlinkJobs.JobSummary;
 import dev.tributary.port.RemoteSystemException;
 import dev.tributary.port.Topics;
 import dev.tributary.reconcile.Reconciler.Next;
-import dev.tributary.reconcile.TableStatus.Reason;
 import dev.tributary.table.Phase;
+import dev.tributary.table.TableStatus;
+import dev.tributary.table.TableStatus.Reason;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;

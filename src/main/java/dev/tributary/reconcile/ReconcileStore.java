@@ -1,6 +1,7 @@
 package dev.tributary.reconcile;
 
 import dev.tributary.table.Phase;
+import dev.tributary.table.TableStatus;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;

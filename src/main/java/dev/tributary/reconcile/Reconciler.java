@@ -1,5 +1,7 @@
 package dev.tributary.reconcile;
 
+import dev.tributary.plan.PipelinePlan;
+import dev.tributary.plan.QueryPlanner;
 import dev.tributary.port.FlinkJobs;
 import dev.tributary.port.FlinkJobs.JobSummary;
 import dev.tributary.port.FlinkSql;
@@ -7,7 +9,6 @@ import dev.tributary.port.RefreshSchedules;
 import dev.tributary.port.RemoteSystemException;
 import dev.tributary.port.SchemaRegistry;
 import dev.tributary.port.Topics;
-import dev.tributary.reconcile.TableStatus.Reason;
 import dev.tributary.sql.Clauses;
 import dev.tributary.sql.Defaults;
 import dev.tributary.sql.MaterializedTableDefinition;
@@ -15,6 +16,8 @@ import dev.tributary.sql.ObjectName;
 import dev.tributary.table.Phase;
 import dev.tributary.table.RefreshLedger;
 import dev.tributary.table.TableSpec;
+import dev.tributary.table.TableStatus;
+import dev.tributary.table.TableStatus.Reason;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;

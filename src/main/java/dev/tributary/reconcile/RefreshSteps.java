@@ -1,5 +1,7 @@
 package dev.tributary.reconcile;
 
+import dev.tributary.plan.PipelinePlan;
+import dev.tributary.plan.QueryPlanner;
 import dev.tributary.port.FlinkJobs;
 import dev.tributary.port.FlinkJobs.JobState;
 import dev.tributary.port.FlinkJobs.JobSummary;
@@ -8,13 +10,14 @@ import dev.tributary.port.RefreshSchedules;
 import dev.tributary.port.SchemaRegistry;
 import dev.tributary.port.Topics;
 import dev.tributary.reconcile.Reconciler.Next;
-import dev.tributary.reconcile.TableStatus.Reason;
 import dev.tributary.sql.RefreshSchedule;
 import dev.tributary.sql.Statement;
 import dev.tributary.table.Phase;
 import dev.tributary.table.RecordValues;
 import dev.tributary.table.RefreshLedger;
 import dev.tributary.table.TableRefresh;
+import dev.tributary.table.TableStatus;
+import dev.tributary.table.TableStatus.Reason;
 import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.time.Duration;

@@ -1,6 +1,7 @@
 package dev.tributary.reconcile;
 
 import dev.tributary.catalog.CatalogService;
+import dev.tributary.plan.QueryPlanner;
 import dev.tributary.port.FlinkSql;
 import dev.tributary.sql.Column;
 import dev.tributary.sql.Defaults;
@@ -11,6 +12,7 @@ import dev.tributary.sql.TableSchema;
 import dev.tributary.table.MaterializedTable;
 import dev.tributary.table.MaterializedTableService;
 import dev.tributary.table.TableSpec;
+import dev.tributary.table.TableStatus;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

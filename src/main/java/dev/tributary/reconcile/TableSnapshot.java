@@ -3,6 +3,7 @@ package dev.tributary.reconcile;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.table.Phase;
 import dev.tributary.table.TableSpec;
+import dev.tributary.table.TableStatus;
 import java.util.UUID;
 
 /**

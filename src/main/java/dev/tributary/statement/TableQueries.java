@@ -2,7 +2,6 @@ package dev.tributary.statement;
 
 import dev.tributary.catalog.CatalogService;
 import dev.tributary.catalog.SourceTable;
-import dev.tributary.reconcile.TableStatus;
 import dev.tributary.security.Access;
 import dev.tributary.sql.Column;
 import dev.tributary.sql.Defaults;
@@ -17,6 +16,7 @@ import dev.tributary.table.Freshness;
 import dev.tributary.table.MaterializedTable;
 import dev.tributary.table.MaterializedTableService;
 import dev.tributary.table.TableSpec;
+import dev.tributary.table.TableStatus;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tributary.port.FlinkSql.Column;
-import dev.tributary.reconcile.QueryPlanner;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.sql.Statement;
 import dev.tributary.system.ApiException;

@@ -1,5 +1,6 @@
 package dev.tributary.reconcile;
 
+import dev.tributary.plan.QueryPlanner;
 import dev.tributary.port.DependencyUnavailableException;
 import dev.tributary.port.ExternalSystem;
 import dev.tributary.port.FlinkJobs;
@@ -13,6 +14,7 @@ import dev.tributary.sql.Parser;
 import dev.tributary.sql.Statement;
 import dev.tributary.table.Phase;
 import dev.tributary.table.TableSpec;
+import dev.tributary.table.TableStatus;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.time.Clock;

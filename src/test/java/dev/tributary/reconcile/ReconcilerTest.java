@@ -7,6 +7,7 @@ import dev.tributary.port.FlinkSql;
 import dev.tributary.port.Topics;
 import dev.tributary.sql.Clauses;
 import dev.tributary.table.Phase;
+import dev.tributary.table.TableStatus;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package dev.tributary.reconcile;
+package dev.tributary.plan;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -7,8 +7,11 @@ import dev.tributary.flinkformat.Expectations;
 import dev.tributary.port.FlinkSql;
 import dev.tributary.port.SchemaRegistry;
 import dev.tributary.sql.Defaults;
+import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.sql.ObjectName;
+import dev.tributary.sql.Parser;
 import dev.tributary.sql.Printer;
+import dev.tributary.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -26,7 +29,7 @@ class PipelinePlanTest {
         new ObjectName("c", "d", "t"),
         "t",
         "tributary-x-v1",
-        Defaults.effective(FakeWorld.definition(sql)),
+        Defaults.effective(definition(sql)),
         COLUMNS,
         "kafka:9092",
         "http://registry:8081/apis/ccompat/v7");
@@ -136,7 +139,9 @@ class PipelinePlanTest {
   void shouldNameTheExpectationsFunctionOfTheFlinkFormatJar() {
     assertThat(PipelinePlan.EXPECTATIONS_CLASS).isEqualTo(Expectations.class.getName());
     assertThat(PipelinePlan.EXPECTATIONS_FUNCTION).isEqualTo(Expectations.SQL_NAME);
-    assertThat(JobSteps.EXPECTATION_METRICS).isEqualTo(Expectations.METRIC_GROUP);
-    assertThat(JobSteps.metricName("a b.c")).isEqualTo(Expectations.metricName("a b.c"));
+  }
+
+  static MaterializedTableDefinition definition(String sql) {
+    return ((Statement.CreateMaterializedTable) Parser.parse(sql)).definition();
   }
 }

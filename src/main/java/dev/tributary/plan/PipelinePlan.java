@@ -1,4 +1,4 @@
-package dev.tributary.reconcile;
+package dev.tributary.plan;
 
 import dev.tributary.port.FlinkSql;
 import dev.tributary.port.SchemaRegistry;
@@ -360,7 +360,7 @@ public record PipelinePlan(
    * error-handling.mode}: its format becomes the guarded one's inner format, and that format's
    * options move under it. Empty when the table does not set it.
    */
-  Map<String, String> errorHandling(Map<String, String> source) {
+  public Map<String, String> errorHandling(Map<String, String> source) {
     String mode = effective.options().get("error-handling.mode");
     if (mode == null) {
       return Map.of();
@@ -387,7 +387,7 @@ public record PipelinePlan(
    * Per-partition offsets as the Kafka connector's {@code scan.*.specific-offsets} options take
    * them: {@code partition:0,offset:42;partition:1,offset:7}.
    */
-  static String specificOffsets(Map<Integer, Long> offsets) {
+  public static String specificOffsets(Map<Integer, Long> offsets) {
     return new TreeMap<>(offsets)
         .entrySet().stream()
             .map(e -> "partition:" + e.getKey() + ",offset:" + e.getValue())

@@ -1,4 +1,4 @@
-package dev.tributary.reconcile;
+package dev.tributary.plan;
 
 import dev.tributary.port.FlinkSql;
 import dev.tributary.port.SchemaRegistry;

@@ -1,4 +1,4 @@
-package dev.tributary.reconcile;
+package dev.tributary.table;
 
 import dev.tributary.port.FlinkSql;
 import dev.tributary.system.Json;
@@ -93,7 +93,8 @@ public record TableStatus(
      * changed. A job's counters only grow, so a read that misses some (not fetched yet) keeps what
      * was seen; a new job starts on top of the earlier jobs' totals.
      */
-    static Optional<Quality> after(Quality before, String jobId, List<Count> read, Instant at) {
+    public static Optional<Quality> after(
+        Quality before, String jobId, List<Count> read, Instant at) {
       boolean sameJob = before != null && jobId.equals(before.jobId());
       List<Count> current = new ArrayList<>();
       for (Count c : read) {

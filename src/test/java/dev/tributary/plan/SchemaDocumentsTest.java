@@ -1,4 +1,4 @@
-package dev.tributary.reconcile;
+package dev.tributary.plan;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
