@@ -1,6 +1,6 @@
 package dev.tributary.security;
 
-import dev.tributary.system.Problems;
+import dev.tributary.system.web.Problems;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;

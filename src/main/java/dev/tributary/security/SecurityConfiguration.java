@@ -1,7 +1,7 @@
 package dev.tributary.security;
 
 import dev.tributary.system.ErrorCode;
-import dev.tributary.system.Problems;
+import dev.tributary.system.web.Problems;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;

@@ -9,7 +9,7 @@ import dev.tributary.security.Role;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
-import dev.tributary.system.Problems;
+import dev.tributary.system.web.Problems;
 import dev.tributary.table.MaterializedTableService;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;

@@ -13,7 +13,7 @@ import dev.tributary.sql.TableSchema;
 import dev.tributary.statement.TopicOwnership;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
-import dev.tributary.system.Problems;
+import dev.tributary.system.web.Problems;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import java.time.Instant;

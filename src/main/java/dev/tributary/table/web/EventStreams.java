@@ -5,7 +5,7 @@ import dev.tributary.security.Caller;
 import dev.tributary.security.Credentials;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.system.ApiException;
-import dev.tributary.system.Problems;
+import dev.tributary.system.web.Problems;
 import dev.tributary.table.MaterializedTableService;
 import dev.tributary.table.TableEvent;
 import jakarta.annotation.PreDestroy;

@@ -16,7 +16,7 @@ import dev.tributary.sql.TableSchema;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
 import dev.tributary.system.Json;
-import dev.tributary.system.JsonProblems;
+import dev.tributary.system.web.JsonProblems;
 import dev.tributary.table.Freshness;
 import dev.tributary.table.MaterializedTable;
 import dev.tributary.table.MaterializedTableService;

@@ -1,8 +1,10 @@
-package dev.tributary.system;
+package dev.tributary.system.web;
 
 import dev.tributary.port.RemoteSystemException;
 import dev.tributary.sql.Secrets;
 import dev.tributary.sql.SqlException;
+import dev.tributary.system.ApiException;
+import dev.tributary.system.ErrorCode;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.UUID;

@@ -1,5 +1,6 @@
-package dev.tributary.system;
+package dev.tributary.system.web;
 
+import dev.tributary.system.ErrorCode;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;

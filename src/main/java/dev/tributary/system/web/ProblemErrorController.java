@@ -1,4 +1,4 @@
-package dev.tributary.system;
+package dev.tributary.system.web;
 
 import io.swagger.v3.oas.annotations.Hidden;
 import jakarta.servlet.RequestDispatcher;

@@ -1,4 +1,4 @@
-package dev.tributary.system;
+package dev.tributary.system.web;
 
 import org.springframework.core.MethodParameter;
 import org.springframework.http.MediaType;

@@ -1,5 +1,6 @@
-package dev.tributary.system;
+package dev.tributary.system.web;
 
+import dev.tributary.system.ErrorCode;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import org.apache.catalina.Container;

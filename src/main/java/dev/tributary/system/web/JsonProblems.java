@@ -1,4 +1,4 @@
-package dev.tributary.system;
+package dev.tributary.system.web;
 
 import java.util.Arrays;
 import java.util.Collection;
