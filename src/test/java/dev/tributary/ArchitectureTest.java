@@ -2,6 +2,7 @@ package dev.tributary;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClass;
@@ -29,6 +30,44 @@ class ArchitectureTest {
         .dependOnClassesThat()
         .resideInAPackage("dev.tributary.adapter..")
         .allowEmptyShould(true)
+        .check(MAIN);
+  }
+
+  @Test
+  void shouldKeepPackagesFreeOfCycles() {
+    // Every package is a slice: table.web may use plan, and plan table, but never both ways.
+    slices().matching("dev.tributary.(**)").should().beFreeOfCycles().check(MAIN);
+  }
+
+  @Test
+  void shouldKeepTheReconcilerInternalToItself() {
+    // The API, the statements and the planners reach the world through port/ and the status
+    // through table/; the loop, its passes and its store are used by nothing but themselves.
+    noClasses()
+        .that()
+        .resideOutsideOfPackage("dev.tributary.reconcile..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("dev.tributary.reconcile..")
+        .check(MAIN);
+  }
+
+  @Test
+  void shouldKeepTheStatementLanguageFreeOfTheServiceAroundIt() {
+    noClasses()
+        .that()
+        .resideInAPackage("dev.tributary.sql..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "org.springframework..",
+            "jakarta..",
+            "dev.tributary.adapter..",
+            "dev.tributary.system.web..",
+            "dev.tributary.table..",
+            "dev.tributary.reconcile..",
+            "dev.tributary.plan..",
+            "dev.tributary.statement..")
         .check(MAIN);
   }
 
