@@ -97,7 +97,7 @@ public class ChangePlanner {
         Optional<MaterializedTable> table, MaterializedTableService tables) {
       return table
           .filter(t -> tables.spec(t).definition() != null)
-          .map(t -> of(tables.spec(t).definition(), TableStatus.parse(t.getStatus())));
+          .map(t -> of(tables.spec(t).definition(), t.status()));
     }
   }
 

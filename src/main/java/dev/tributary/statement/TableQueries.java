@@ -11,7 +11,6 @@ import dev.tributary.sql.Statement;
 import dev.tributary.sql.TableSchema;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
-import dev.tributary.system.Json;
 import dev.tributary.table.Freshness;
 import dev.tributary.table.MaterializedTable;
 import dev.tributary.table.MaterializedTableService;
@@ -25,7 +24,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.springframework.stereotype.Component;
-import tools.jackson.databind.JsonNode;
 
 /** The read-only statements: DESCRIBE, lineage, SHOW TABLES and information_schema. */
 @Component
@@ -59,13 +57,13 @@ class TableQueries {
 
   List<Object> flowRow(MaterializedTable flow) {
     Statement.CreateFlow statement = tables.spec(flow).flowStatement();
-    JsonNode status = Json.read(flow.getStatus(), JsonNode.class);
+    TableStatus status = flow.status();
     List<Object> row = new ArrayList<>();
     row.add(flow.getName());
     row.add(statement.target().name());
     row.add(statement.once() ? "INSERT_ONCE" : "APPEND");
     row.add(flow.isDeletionRequested() ? "DELETING" : flow.getPhase().name());
-    row.add(status.path("jobId").isString() ? status.path("jobId").asString() : null);
+    row.add(status.jobId());
     row.add(statement.comment());
     return row;
   }
@@ -157,7 +155,7 @@ class TableQueries {
    * the table gives them), then its declared computed and metadata columns, key and watermark.
    */
   private static TableSchema withInferredColumns(TableSchema declared, MaterializedTable table) {
-    TableStatus status = TableStatus.parse(table.getStatus());
+    TableStatus status = table.status();
     if (status.schema().isEmpty()) {
       return declared;
     }
@@ -246,7 +244,7 @@ class TableQueries {
 
   private Map<String, Object> informationSchemaRow(MaterializedTable t) {
     TableSpec spec = tables.spec(t);
-    JsonNode status = Json.read(t.getStatus(), JsonNode.class);
+    TableStatus status = t.status();
     Map<String, Object> row = new LinkedHashMap<>();
     row.put("table_catalog", t.getDatabase().getCatalog().getName());
     row.put("table_schema", t.getDatabase().getName());
@@ -273,19 +271,14 @@ class TableQueries {
     row.put(
         "next_refresh",
         full && fresh.nextRefresh() != null ? fresh.nextRefresh().toString() : null);
-    row.put("job_id", text(status, "jobId"));
-    String started = text(status, "jobStartTime");
+    row.put("job_id", status.jobId());
+    Instant started = status.jobStartTime();
     row.put(
         "job_running_time",
         started == null || !"RUNNING".equals(t.getPhase().name())
             ? null
-            : Duration.between(Instant.parse(started), Instant.now()).withNanos(0).toString());
+            : Duration.between(started, Instant.now()).withNanos(0).toString());
     return row;
-  }
-
-  private static String text(JsonNode node, String field) {
-    JsonNode value = node.path(field);
-    return value.isMissingNode() || value.isNull() ? null : value.asString();
   }
 
   static boolean matches(Object value, Statement.Predicate p) {

@@ -73,7 +73,7 @@ class TableRows {
       Statement.Select select) {}
 
   Request request(MaterializedTable table, Statement.Select select) {
-    TableStatus status = TableStatus.parse(table.getStatus());
+    TableStatus status = table.status();
     if (status.topic() == null || status.schema().isEmpty()) {
       throw new ApiException(
           ErrorCode.CONFLICT,

@@ -4,12 +4,10 @@ import dev.tributary.port.RefreshSchedules;
 import dev.tributary.sql.Clauses;
 import dev.tributary.sql.Defaults;
 import dev.tributary.sql.MaterializedTableDefinition;
-import dev.tributary.system.Json;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import org.springframework.stereotype.Component;
-import tools.jackson.databind.JsonNode;
 
 /**
  * How fresh a table is, as a promise kept or not: its refresh mode and why, its last and next
@@ -67,9 +65,8 @@ public class Freshness {
           active.map(TableRefresh::number).orElse(null),
           active.map(r -> r.state().name()).orElse(null));
     }
-    JsonNode status = Json.read(table.getStatus(), JsonNode.class);
-    String completed = status.path("checkpoint").path("completedAt").asString("");
-    Instant asOf = completed.isBlank() ? null : Instant.parse(completed);
+    TableStatus.RestorePoint checkpoint = table.status().checkpoint();
+    Instant asOf = checkpoint == null ? null : checkpoint.completedAt();
     boolean running = table.getPhase() == Phase.RUNNING;
     Double lag = running ? lag(asOf) : null;
     return new Summary(

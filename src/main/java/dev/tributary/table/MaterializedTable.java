@@ -197,6 +197,11 @@ public class MaterializedTable {
     return phase;
   }
 
+  /** The status as the typed record every reader goes through. */
+  public TableStatus status() {
+    return TableStatus.parse(status);
+  }
+
   public String getStatus() {
     return status;
   }

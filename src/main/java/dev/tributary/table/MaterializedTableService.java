@@ -27,7 +27,6 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
-import tools.jackson.databind.JsonNode;
 
 /**
  * Materialized and pipeline tables in the store: every write bumps the generation the reconciler
@@ -233,7 +232,7 @@ public class MaterializedTableService {
       throw new ApiException(
           ErrorCode.CONFLICT, name + " has no flow yet; there is nothing to refresh");
     }
-    long done = Json.read(table.getStatus(), JsonNode.class).path("fullRefreshed").asLong(0);
+    long done = table.status().fullRefreshed();
     if (spec.fullRefresh() > done) {
       throw new ApiException(
           ErrorCode.CONFLICT,

@@ -434,7 +434,7 @@ class MaterializedTableController {
       if (writes.definition() == null || writes.definition().schema() == null) {
         continue;
       }
-      TableStatus.Quality quality = TableStatus.parse(writer.getStatus()).quality();
+      TableStatus.Quality quality = writer.status().quality();
       List<TableStatus.Count> totals = quality == null ? List.of() : quality.totals();
       for (TableSchema.Expectation e : writes.definition().schema().expectations()) {
         // Never read (no job ran long enough to report them): unknown, not zero.
@@ -470,7 +470,7 @@ class MaterializedTableController {
       throw new ApiException(ErrorCode.VALIDATION_FAILED, "limit must be between 1 and 1000");
     }
     MaterializedTable table = tables.get(new ObjectName(catalog, database, name));
-    String topic = Json.read(table.getStatus(), JsonNode.class).path("topic").asString(null);
+    String topic = table.status().topic();
     if (topic == null) {
       throw new ApiException(
           ErrorCode.CONFLICT,
@@ -587,7 +587,7 @@ class MaterializedTableController {
             MaterializedTableService.showCreate(t.objectName(), spec),
             spec.definition(),
             spec.stopped());
-    JsonNode status = Json.read(t.getStatus(), JsonNode.class);
+    TableStatus status = t.status();
     return new Resource(
         "tributary.dev/v1",
         switch (spec.kind()) {
@@ -648,7 +648,7 @@ class MaterializedTableController {
   record SpecResponse(String statement, MaterializedTableDefinition definition, boolean stopped) {}
 
   record StatusResponse(
-      Phase phase, long observedGeneration, Freshness.Summary refresh, JsonNode details) {}
+      Phase phase, long observedGeneration, Freshness.Summary refresh, TableStatus details) {}
 
   record RefreshRequest(Map<String, String> partition) {}
 
