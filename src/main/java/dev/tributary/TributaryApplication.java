@@ -1,6 +1,7 @@
 package dev.tributary;
 
 import dev.tributary.cli.Cli;
+import java.util.Arrays;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
@@ -11,14 +12,16 @@ import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
 public class TributaryApplication {
 
   /**
-   * The service; or, when the first argument is one of the command line's verbs ({@code plan},
-   * {@code apply}, {@code status}, ...), the command line, which starts no service.
+   * The service, when there are no arguments or the first is {@code serve} (the rest go to Spring
+   * Boot, e.g. {@code serve --server.port=8081}); anything else is the command line ({@code plan},
+   * {@code status}, {@code --help}, ...), which starts no service.
    */
   public static void main(String[] args) {
-    if (Cli.isVerb(args)) {
+    if (!Cli.startsService(args)) {
       Cli.main(args);
       return;
     }
-    SpringApplication.run(TributaryApplication.class, args);
+    String[] rest = args.length == 0 ? args : Arrays.copyOfRange(args, 1, args.length);
+    SpringApplication.run(TributaryApplication.class, rest);
   }
 }

@@ -6,6 +6,9 @@ import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,22 +21,25 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
+import picocli.CommandLine;
+import picocli.CommandLine.MissingParameterException;
+import picocli.CommandLine.Model.ArgSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.Model.PositionalParamSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParseResult;
+import picocli.CommandLine.UnmatchedArgumentException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * The command line: {@code java -jar tributary.jar <verb> [options]}. It talks to a running service
- * over its REST API and never starts one. Exit codes follow Terraform's detailed exit code: 0
- * success with nothing to change, 2 a plan with changes, 1 an error, a rejection, a failed object
- * or a wait that ran out.
+ * The command line: {@code tributary <verb> [options]}, from the service jar or from {@code
+ * target/tributary-cli.jar}. It talks to a running service over its REST API and never starts one.
+ * Its grammar is {@link Verbs} (picocli); this class does what a verb asks. Exit codes follow
+ * Terraform's detailed exit code: 0 success with nothing to change, 2 a plan with changes, 1 an
+ * error, a rejection, a failed object or a wait that ran out.
  */
 public final class Cli {
-
-  /** The first arguments that make the jar a command line instead of the service. */
-  public static final Set<String> VERBS =
-      Set.of(
-          "plan", "apply", "status", "suspend", "resume", "refresh", "drop", "events", "lineage",
-          "help", "--help");
 
   /** A line of {@code status}: name, phase, mode, freshness, lag, last and next refresh. */
   private static final String STATUS_ROW = "%-32s %-10s %-10s %-22s %-7s %-26s %s";
@@ -54,8 +60,12 @@ public final class Cli {
     this.terminal = terminal;
   }
 
-  public static boolean isVerb(String[] args) {
-    return args.length > 0 && VERBS.contains(args[0]);
+  /**
+   * Whether the jar's arguments start the service: none at all, or the verb {@code serve}. Anything
+   * else is the command line, so a mistyped verb or {@code --help} never starts a service.
+   */
+  public static boolean startsService(String[] args) {
+    return args.length == 0 || args[0].equals("serve");
   }
 
   /** Runs the command line and exits the JVM with its exit code. */
@@ -71,20 +81,44 @@ public final class Cli {
 
   /** Runs one command; returns its exit code. */
   public int run(String... args) {
-    Options o;
-    try {
-      o = Options.parse(args, env);
-    } catch (CliException e) {
-      err.println("error: " + e.getMessage());
-      err.println("Run 'tributary help' for the verbs and options.");
+    CommandLine line = commandLine();
+    line.setExecutionStrategy(this::execute);
+    line.setParameterExceptionHandler(this::refuse);
+    return line.execute(args);
+  }
+
+  private CommandLine commandLine() {
+    CommandLine line = new CommandLine(new Verbs());
+    line.setExpandAtFiles(false); // a name starting with @ is a name, not a file of arguments
+    line.setOut(new PrintWriter(out, true));
+    line.setErr(new PrintWriter(err, true));
+    return line;
+  }
+
+  private int execute(ParseResult parsed) {
+    Integer help = CommandLine.executeHelpRequest(parsed);
+    if (help != null) {
+      return help;
+    }
+    ParseResult verb = parsed.subcommand();
+    if (verb == null) {
+      err.println("error: no verb given");
+      err.println("Run 'tributary --help' for the verbs.");
       return ERROR;
     }
-    if (o.verb.equals("help") || o.verb.equals("--help") || o.has("help")) {
-      out.print(USAGE);
-      return OK;
+    String name = verb.commandSpec().name();
+    if (name.equals("help") || name.equals("generate-completion")) {
+      return new CommandLine.RunLast().execute(parsed);
     }
-    CliClient client = new CliClient(o.url, o.apiKey);
+    if (name.equals("serve")) {
+      err.println(
+          "error: serve starts the service from the service jar (java -jar"
+              + " target/tributary-<version>.jar serve); this jar is the command line only");
+      return ERROR;
+    }
     try {
+      Options o = Options.from(verb, env);
+      CliClient client = new CliClient(o.url, o.apiKey);
       return switch (o.verb) {
         case "plan" -> plan(client, o);
         case "apply" -> apply(client, o);
@@ -101,6 +135,34 @@ public final class Cli {
       err.println("error: " + e.getMessage());
       return ERROR;
     }
+  }
+
+  /** A command line picocli could not match: what was wrong, what was meant, where help is. */
+  private int refuse(ParameterException ex, String[] args) {
+    CommandLine at = ex.getCommandLine();
+    boolean root = at.getParent() == null;
+    String message = ex.getMessage();
+    if (ex instanceof UnmatchedArgumentException unmatched && !unmatched.getUnmatched().isEmpty()) {
+      String first = unmatched.getUnmatched().get(0);
+      message =
+          first.startsWith("-")
+              ? "unknown option " + first
+              : root ? "unknown verb " + first : "unexpected argument " + first;
+    } else if (ex instanceof MissingParameterException missing
+        && missing.getMissing().stream().anyMatch(ArgSpec::isPositional)) {
+      message = at.getCommandName() + " takes one table name";
+    }
+    err.println("error: " + message);
+    PrintWriter suggestions = new PrintWriter(err, true);
+    UnmatchedArgumentException.printSuggestions(ex, suggestions);
+    suggestions.flush();
+    err.println(
+        "Run 'tributary "
+            + (root ? "" : at.getCommandName() + " ")
+            + "--help' for "
+            + (root ? "the verbs" : "its options")
+            + ".");
+    return ERROR;
   }
 
   // ---- plan and apply ----
@@ -349,9 +411,12 @@ public final class Cli {
   }
 
   private Map<String, Object> setRequest(Options o, String planId) {
+    if (o.values("file").isEmpty()) {
+      throw new CliException(o.verb + " needs the .sql files: -f DIR|FILE");
+    }
     List<Path> files = o.files();
     if (files.isEmpty()) {
-      throw new CliException("no .sql file found in " + o.values("f"));
+      throw new CliException("no .sql file found in " + o.values("file"));
     }
     List<Map<String, String>> bodies = new ArrayList<>();
     for (Path file : files) {
@@ -459,6 +524,7 @@ public final class Cli {
 
   private int status(CliClient client, Options o) {
     if (o.args.isEmpty()) {
+      requireDatabase(client, o);
       Answer answer = client.get(o.databasePath() + "/materialized-tables?size=500");
       if (!answer.ok()) {
         throw new CliException(answer.problem());
@@ -601,6 +667,9 @@ public final class Cli {
   }
 
   private int events(CliClient client, Options o) {
+    if (o.args.isEmpty()) {
+      requireDatabase(client, o);
+    }
     String path =
         o.args.isEmpty() ? o.databasePath() + "/events" : o.tablePath(o.args.get(0)) + "/events";
     if (o.has("follow")) {
@@ -661,6 +730,33 @@ public final class Cli {
     return OK;
   }
 
+  /**
+   * A database that does not exist is an error, not an empty list: the service lists the tables of
+   * any name it is asked for. A key that may not list the catalog's databases skips the check.
+   */
+  private static void requireDatabase(CliClient client, Options o) {
+    Answer databases = client.get("/v1/catalogs/" + CliClient.encode(o.catalog) + "/databases");
+    if (databases.status() == 403) {
+      return;
+    }
+    boolean found = false;
+    if (databases.ok()) {
+      for (JsonNode d : databases.body()) {
+        found |= d.path("name").asString("").equals(o.database);
+      }
+    } else if (databases.status() != 404) {
+      throw new CliException(databases.problem());
+    }
+    if (!found) {
+      throw new CliException(
+          "there is no database "
+              + o.catalog
+              + "."
+              + o.database
+              + " (--catalog and --database, or TRIBUTARY_CATALOG and TRIBUTARY_DATABASE)");
+    }
+  }
+
   private static String nameOf(String qualified) {
     return qualified.substring(qualified.lastIndexOf('.') + 1);
   }
@@ -676,7 +772,10 @@ public final class Cli {
 
   // ---- options ----
 
-  /** The parsed command line: verb, positional arguments and options (repeatable ones listed). */
+  /**
+   * What picocli matched for one verb, resolved against the environment and the defaults: the
+   * positional arguments, and every option by its long name (repeatable ones listed).
+   */
   static final class Options {
     final String verb;
     final List<String> args = new ArrayList<>();
@@ -688,67 +787,31 @@ public final class Cli {
     boolean explicitDatabase;
     boolean json;
 
-    private static final Set<String> FLAGS = Set.of("prune", "follow", "help", "fail-on-warning");
-    private static final Set<String> VALUED =
-        Set.of(
-            "f",
-            "file",
-            "url",
-            "api-key",
-            "catalog",
-            "database",
-            "output",
-            "o",
-            "wait",
-            "stable",
-            "plan-id",
-            "partition",
-            "format");
-
     private Options(String verb) {
       this.verb = verb;
     }
 
+    /** Parses a command line into the verb's options, as {@link Cli#run} would. */
     static Options parse(String[] argv, Map<String, String> env) {
-      if (argv.length == 0) {
+      ParseResult parsed = new CommandLine(new Verbs()).parseArgs(argv);
+      if (parsed.subcommand() == null) {
         throw new CliException("no verb given");
       }
-      Options o = new Options(argv[0]);
-      for (int i = 1; i < argv.length; i++) {
-        String a = argv[i];
-        if (a.startsWith("-") && a.length() > 1) {
-          String key = a.replaceFirst("^--?", "");
-          String value = null;
-          int eq = key.indexOf('=');
-          if (eq >= 0) {
-            value = key.substring(eq + 1);
-            key = key.substring(0, eq);
-          }
-          if (FLAGS.contains(key)) {
-            o.options.computeIfAbsent(key, k -> new ArrayList<>()).add("true");
-            continue;
-          }
-          if (!VALUED.contains(key)) {
-            throw new CliException("unknown option " + a);
-          }
-          if (value == null) {
-            if (i + 1 >= argv.length) {
-              throw new CliException("option " + a + " needs a value");
-            }
-            value = argv[++i];
-          }
-          key =
-              switch (key) {
-                case "file" -> "f";
-                case "o" -> "output";
-                default -> key;
-              };
-          o.options.computeIfAbsent(key, k -> new ArrayList<>()).add(value);
-        } else {
-          o.args.add(a);
-        }
+      return from(parsed.subcommand(), env);
+    }
+
+    static Options from(ParseResult verb, Map<String, String> env) {
+      Options o = new Options(verb.commandSpec().name());
+      for (OptionSpec option : verb.matchedOptions()) {
+        String key = option.longestName().replaceFirst("^--?", "");
+        List<String> values =
+            option.arity().max() == 0 ? List.of("true") : option.originalStringValues();
+        o.options.computeIfAbsent(key, k -> new ArrayList<>()).addAll(values);
       }
-      o.url = first(o.value("url"), env.get("TRIBUTARY_URL"), "http://localhost:8080");
+      for (PositionalParamSpec positional : verb.matchedPositionals()) {
+        o.args.addAll(positional.originalStringValues());
+      }
+      o.url = url(first(o.value("url"), env.get("TRIBUTARY_URL"), "http://localhost:8080"));
       o.apiKey = first(o.value("api-key"), env.get("TRIBUTARY_API_KEY"), null);
       o.explicitDatabase = o.value("database") != null || env.get("TRIBUTARY_DATABASE") != null;
       o.catalog = first(o.value("catalog"), env.get("TRIBUTARY_CATALOG"), "default_catalog");
@@ -761,6 +824,29 @@ public final class Cli {
       o.waitFor(); // a bad --wait or --stable is an error before anything is sent
       o.stable();
       return o;
+    }
+
+    /** The service's base URL, refused with the reason unless it is an http(s) URL with a host. */
+    private static String url(String text) {
+      String why = null;
+      if (!text.toLowerCase(Locale.ROOT).matches("https?://.*")) {
+        why = "it has no http:// or https:// scheme";
+      } else {
+        try {
+          why = new URI(text).getHost() == null ? "it has no host" : null;
+        } catch (URISyntaxException e) {
+          why = "it is not a URL (" + e.getReason() + ")";
+        }
+      }
+      if (why != null) {
+        throw new CliException(
+            "the service URL (--url or TRIBUTARY_URL) is '"
+                + text
+                + "', but "
+                + why
+                + "; give one such as http://localhost:8080");
+      }
+      return text;
     }
 
     boolean has(String key) {
@@ -777,10 +863,7 @@ public final class Cli {
     }
 
     String oneName() {
-      if (args.size() != 1) {
-        throw new CliException(verb + " takes one table name");
-      }
-      return args.get(0);
+      return args.get(0); // picocli requires exactly one (Verbs.OneTable)
     }
 
     String qualified(String name) {
@@ -801,7 +884,7 @@ public final class Cli {
     /** Every .sql file of the -f arguments: a folder's (not its subfolders') in file-name order. */
     List<Path> files() {
       List<Path> found = new ArrayList<>();
-      for (String f : values("f")) {
+      for (String f : values("file")) {
         Path path = Path.of(f);
         if (Files.isDirectory(path)) {
           try (Stream<Path> list = Files.list(path)) {
@@ -851,32 +934,4 @@ public final class Cli {
       return a != null && !a.isBlank() ? a : b != null && !b.isBlank() ? b : c;
     }
   }
-
-  private static final String USAGE =
-      """
-      tributary <verb> [options]: the command line of a Tributary service
-
-      Verbs:
-        plan    -f DIR|FILE... [--prune] [--fail-on-warning]
-                                              what applying the .sql files would do (exit 0 no
-                                              changes, 2 changes, warnings included, 1 error or
-                                              rejection, or a warning with --fail-on-warning)
-        apply   -f DIR|FILE... [--prune] [--wait 10m] [--stable 10s] [--plan-id ID]
-                [--fail-on-warning]
-                                              apply them, then wait until each object is RUNNING
-                                              (for --stable in a row), STOPPED or FAILED (exit 1
-                                              when one fails or the wait runs out)
-        status  [name]                        the database's tables, or one table
-        suspend name | resume name | drop name
-        refresh name [--partition key=value]...
-        events  [name] [--follow]             a table's (or the database's) events, live with --follow
-        lineage [--format mermaid|dot|json]   what feeds what
-
-      Options:
-        --url URL            the service (TRIBUTARY_URL; default http://localhost:8080)
-        --api-key KEY        an API key or JWT (TRIBUTARY_API_KEY)
-        --catalog C --database D
-                             for unqualified names (TRIBUTARY_CATALOG, TRIBUTARY_DATABASE)
-        --output text|json   json prints the service's answers as they are
-      """;
 }

@@ -326,6 +326,28 @@ class CliIT {
   }
 
   @Test
+  void shouldRunFromTheScriptAndTheCliJarTheBuildWrites() throws Exception {
+    write("s.sql", mt("script", "price > 3"));
+    ProcessBuilder script =
+        new ProcessBuilder("bin/tributary", "plan", "-f", dir.toString(), "--catalog", "examples")
+            .redirectErrorStream(true);
+    script.environment().put("JAVA_HOME", System.getProperty("java.home"));
+    script.environment().put("TRIBUTARY_URL", "http://127.0.0.1:" + port);
+    script.environment().put("TRIBUTARY_API_KEY", LocalStack.get().adminApiKey());
+    script.environment().put("TRIBUTARY_DATABASE", database);
+    Process plan = script.start();
+    String planned = new String(plan.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(plan.waitFor()).as(planned).isEqualTo(2);
+    assertThat(planned).contains("+ create    examples." + database + "." + table("script"));
+
+    script.command("bin/tributary", "stauts");
+    Process typo = script.start();
+    String refused = new String(typo.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(typo.waitFor()).as(refused).isEqualTo(1);
+    assertThat(refused).contains("unknown verb stauts").contains("tributary status");
+  }
+
+  @Test
   void shouldPrintLineageAndStatus() throws IOException {
     write("l.sql", mt("lin", "price > 4"));
     assertThat(cli("apply", "-f", dir.toString(), "--wait", "3m").code()).isZero();
@@ -337,6 +359,9 @@ class CliIT {
     assertThat(events.out()).contains("Created").contains("JobRunning");
     Run status = cli("status");
     assertThat(line(status, table("lin"))).contains("RUNNING");
+    Run nowhere = cli("status", "--database", "nosuch_" + suffix);
+    assertThat(nowhere.code()).as(nowhere.out()).isEqualTo(1);
+    assertThat(nowhere.err()).contains("there is no database examples.nosuch_" + suffix);
     Run suspend = cli("suspend", table("lin"));
     assertThat(suspend.code()).as(suspend.err()).isZero();
     api.awaitPhase(database, table("lin"), "STOPPED");
