@@ -17,12 +17,16 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One pass over one table: the snapshot it started from, the status and phase as the pass has
  * changed them, and the writes. Status is written only when it differs from what is stored.
  */
 final class ReconcilePass {
+
+  private static final Logger log = LoggerFactory.getLogger(ReconcilePass.class);
 
   final TableSnapshot table;
   final List<JobSummary> overview;
@@ -131,6 +135,14 @@ final class ReconcilePass {
    * here: a step's save may be the first of several towards the generation (see {@link #settle}).
    */
   Next save(Phase newPhase, TableStatus newStatus, Next next) {
+    if (!Phases.allowed(savedPhase, newPhase)) {
+      // A step that breaks the phase table (DESIGN.md) is a bug of ours: said, not hidden.
+      log.warn(
+          "{}: phase {} -> {} is not in the phase table of reconcile/DESIGN.md",
+          table.name(),
+          savedPhase,
+          newPhase);
+    }
     if (newPhase != savedPhase || !newStatus.equals(savedStatus)) {
       store.saveStatus(table.id(), fence.token(), newPhase, savedGeneration, newStatus);
       savedPhase = newPhase;

@@ -31,6 +31,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.UnaryOperator;
@@ -273,6 +274,9 @@ final class FakeWorld {
                   r.observedGeneration));
     }
 
+    /** Phase changes the phase table of DESIGN.md does not allow (a test asserts none). */
+    final List<String> outOfTable = new CopyOnWriteArrayList<>();
+
     public int attempt(UUID id) {
       return 0;
     }
@@ -283,6 +287,9 @@ final class FakeWorld {
         throw new ClaimLostException(id);
       }
       Row r = rows.get(id);
+      if (!Phases.allowed(r.phase, phase)) {
+        outOfTable.add(r.phase + " -> " + phase);
+      }
       r.phase = phase;
       r.status = status;
       r.observedGeneration = observedGeneration;

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -23,6 +24,11 @@ class ReconcilerTest {
       "CREATE MATERIALIZED TABLE high_value_orders AS SELECT order_id, price FROM examples.marketplace.orders WHERE price > 50";
 
   FakeWorld world = new FakeWorld();
+
+  @AfterEach
+  void shouldOnlyChangePhasesAsThePhaseTableAllows() {
+    assertThat(world.store.outOfTable).as("phase changes outside reconcile/DESIGN.md").isEmpty();
+  }
 
   /** Exactly what one provisioned table should leave behind, however it got there. */
   void assertProvisionedOnce(UUID id) {
