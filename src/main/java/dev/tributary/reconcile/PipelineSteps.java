@@ -45,7 +45,7 @@ final class PipelineSteps {
       p.event("NORMAL", "FlowReset", "Full refresh #" + number + ": cancelled job " + job.id());
       return Reconciler.Next.soon();
     }
-    topics.deleteGroup(JobSteps.group(p.table.id()));
+    topics.deleteGroup(JobSubmission.group(p.table.id()));
     TableStatus s =
         p.status.toBuilder()
             .job(null, null)

@@ -182,7 +182,7 @@ final class RefreshSteps {
       String pipeline = prefix(p.table) + r.number() + "-" + r.attempt();
       r =
           r.toBuilder()
-              .job(pipeline, JobSteps.jobId(p.table.id(), pipeline, 0), false)
+              .job(pipeline, JobSubmission.jobId(p.table.id(), pipeline, 0), false)
               .state(TableRefresh.State.RUNNING)
               .build();
       ledger.save(r);
@@ -234,7 +234,7 @@ final class RefreshSteps {
     boolean batch = sources.stream().allMatch(QueryPlanner::insertOnly);
     PipelinePlan job = plan.withPipelineName(r.pipelineName());
     Map<String, String> properties = new LinkedHashMap<>(job.refreshSessionProperties(batch));
-    properties.put(JobSteps.FIXED_JOB_ID, r.jobId());
+    properties.put(JobSubmission.FIXED_JOB_ID, r.jobId());
     Map<String, Map<Integer, Long>> bounds = r.sourceBounds();
     p.step("refresh-submit");
     try {
@@ -345,7 +345,7 @@ final class RefreshSteps {
     int failures = p.status.consecutiveFailures() + 1;
     Instant now = clock.instant();
     // A FAIL UPDATE expectation failed: the same rows would fail it again, so no retry.
-    boolean violation = cause.contains(JobSteps.VIOLATION);
+    boolean violation = cause.contains(ExpectationCounts.VIOLATION);
     if (failures >= Reconciler.MAX_FAILURES || violation) {
       ledger.save(
           r.toBuilder().state(TableRefresh.State.FAILED).ended(now, null, null, cause).build());

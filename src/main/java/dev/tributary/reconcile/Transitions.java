@@ -360,7 +360,7 @@ final class Transitions {
     if (p.status.topic() != null) {
       topics.delete(p.status.topic());
     }
-    topics.deleteGroup(JobSteps.group(p.table.id()));
+    topics.deleteGroup(JobSubmission.group(p.table.id()));
     String savepoints = settings.savepointDir() + "/" + p.table.id();
     if (jobs.pruneSavepoints(savepoints, 0, Set.of()).isEmpty()) {
       p.event(

@@ -10,7 +10,7 @@ class ExpectationMetricsTest {
 
   @Test
   void shouldReadTheMetricsTheExpectationsFunctionRegisters() {
-    assertThat(JobSteps.EXPECTATION_METRICS).isEqualTo(Expectations.METRIC_GROUP);
-    assertThat(JobSteps.metricName("a b.c")).isEqualTo(Expectations.metricName("a b.c"));
+    assertThat(ExpectationCounts.EXPECTATION_METRICS).isEqualTo(Expectations.METRIC_GROUP);
+    assertThat(ExpectationCounts.metricName("a b.c")).isEqualTo(Expectations.metricName("a b.c"));
   }
 }

@@ -265,7 +265,7 @@ class ReconcilerTest {
   void shouldContinueEachSourceFromTheOffsetsTheOldJobCommittedOnEvolution() {
     UUID id = world.create(ORDERS);
     world.converge(id);
-    world.kafka.groups.put(JobSteps.group(id), Map.of("orders", Map.of(0, 42L, 1, 7L)));
+    world.kafka.groups.put(JobSubmission.group(id), Map.of("orders", Map.of(0, 42L, 1, 7L)));
     world.flink.executed.clear();
 
     evolve(id);
@@ -279,13 +279,13 @@ class ReconcilerTest {
     assertThat(declaration)
         .contains("'scan.startup.mode' = 'specific-offsets'")
         .contains("'scan.startup.specific-offsets' = 'partition:0,offset:42;partition:1,offset:7'")
-        .contains("'properties.group.id' = '" + JobSteps.group(id) + "'");
+        .contains("'properties.group.id' = '" + JobSubmission.group(id) + "'");
   }
 
   @Test
   void shouldStartFromTheModeWhenTheTableIsNewOrTheModeIsFromBeginning() {
     UUID id = world.create(ORDERS.replace(" AS SELECT", " START_MODE = FROM_BEGINNING AS SELECT"));
-    world.kafka.groups.put(JobSteps.group(id), Map.of("orders", Map.of(0, 42L)));
+    world.kafka.groups.put(JobSubmission.group(id), Map.of("orders", Map.of(0, 42L)));
 
     world.converge(id);
 
@@ -374,7 +374,7 @@ class ReconcilerTest {
     UUID id = world.create(ORDERS);
     world.converge(id);
     String old = world.status(id).jobId();
-    world.kafka.groups.put(JobSteps.group(id), Map.of("orders", Map.of(0, 40L)));
+    world.kafka.groups.put(JobSubmission.group(id), Map.of("orders", Map.of(0, 40L)));
     world.flink.savepointOffsets.put(
         "file:///savepoints/" + id + "/savepoint-" + old.substring(0, 6),
         Map.of("orders", Map.of(0, 45L)));
