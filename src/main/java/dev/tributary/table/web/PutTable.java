@@ -1,0 +1,229 @@
+package dev.tributary.table.web;
+
+import dev.tributary.plan.ChangePlan;
+import dev.tributary.plan.ChangePlanner;
+import dev.tributary.security.Access;
+import dev.tributary.sql.Hints;
+import dev.tributary.sql.MaterializedTableDefinition;
+import dev.tributary.sql.ObjectName;
+import dev.tributary.sql.Parser;
+import dev.tributary.sql.Statement;
+import dev.tributary.system.ApiException;
+import dev.tributary.system.ErrorCode;
+import dev.tributary.system.Json;
+import dev.tributary.system.web.JsonProblems;
+import dev.tributary.table.MaterializedTable;
+import dev.tributary.table.MaterializedTableService;
+import dev.tributary.table.TableChange;
+import dev.tributary.table.web.TableApi.Metadata;
+import dev.tributary.table.web.TableApi.PlanResponse;
+import dev.tributary.table.web.TableApi.PutRequest;
+import dev.tributary.table.web.TableApi.SpecRequest;
+import java.lang.reflect.RecordComponent;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Create or update a table from its JSON resource (PUT): the preconditions (If-Match,
+ * If-None-Match, metadata.resourceVersion), the plan, a dry run, and the write, in one transaction
+ * that refuses a table changed since it was planned. The controller maps HTTP and checks the
+ * caller's role; the sources the query reads are checked here, once the definition is read.
+ */
+@Component
+class PutTable {
+
+  private final MaterializedTableService tables;
+  private final ChangePlanner planner;
+  private final TransactionTemplate transactions;
+
+  PutTable(
+      MaterializedTableService tables,
+      ChangePlanner planner,
+      PlatformTransactionManager transactionManager) {
+    this.tables = tables;
+    this.planner = planner;
+    this.transactions = new TransactionTemplate(transactionManager);
+  }
+
+  /** What a PUT did: the plan of a dry run, or the table it created or changed. */
+  record Result(PlanResponse dryRun, boolean created, MaterializedTable table) {}
+
+  Result put(ObjectName id, String ifMatch, String ifNoneMatch, PutRequest request) {
+    if (request.spec() == null) {
+      throw new ApiException(ErrorCode.VALIDATION_FAILED, "'spec' is required");
+    }
+    requireSameNames(id, request.metadata());
+    MaterializedTableDefinition definition = definition(id, request.spec());
+    if (definition != null) {
+      Hints.refuse(definition.query());
+      Access.requireReadable(definition.query(), id.catalog(), id.database());
+    }
+    var existing = tables.find(id);
+    if (ifNoneMatch != null && ifNoneMatch.strip().equals("*") && existing.isPresent()) {
+      throw new ApiException(
+          ErrorCode.PRECONDITION_FAILED,
+          id
+              + " exists (If-None-Match: *); it is at resourceVersion "
+              + existing.get().getResourceVersion(),
+          Map.of("resourceVersion", existing.get().getResourceVersion()));
+    }
+    if (ifMatch != null && !ifMatch.strip().equals("*") && existing.isEmpty()) {
+      throw new ApiException(
+          ErrorCode.PRECONDITION_FAILED, id + " does not exist, so If-Match cannot match");
+    }
+    Long expected = expectedVersion(ifMatch, request.metadata());
+    if (existing.isPresent()
+        && expected != null
+        && existing.get().getResourceVersion() != expected) {
+      throw new ApiException(
+          ifMatch != null ? ErrorCode.PRECONDITION_FAILED : ErrorCode.CONFLICT,
+          "Stale resourceVersion "
+              + expected
+              + "; the table is at "
+              + existing.get().getResourceVersion()
+              + ". Read it again and retry",
+          Map.of("resourceVersion", existing.get().getResourceVersion()));
+    }
+    if (definition == null && existing.isEmpty()) {
+      throw new ApiException(
+          ErrorCode.VALIDATION_FAILED, "A new table needs spec.statement or spec.definition");
+    }
+    MaterializedTableDefinition stored = definition;
+    if (definition != null) {
+      // Planned with no transaction open: it asks Flink, Kafka and the registry.
+      String topic =
+          existing.map(MaterializedTable::getTopicName).orElseGet(() -> tables.topicFor(id));
+      ChangePlan plan =
+          planner.plan(id, topic, ChangePlanner.Current.of(existing, tables), definition);
+      if (Boolean.TRUE.equals(request.dryRun())) {
+        return new Result(new PlanResponse(true, plan), false, null);
+      }
+      ChangePlanner.approved(plan);
+      if (plan.autoFallback() != null) {
+        stored = ChangePlanner.asFull(definition); // stored as planned
+      }
+    } else if (Boolean.TRUE.equals(request.dryRun())) {
+      throw new ApiException(
+          ErrorCode.VALIDATION_FAILED,
+          "A dry run plans a definition: give spec.statement or spec.definition");
+    }
+    Long planned = existing.map(MaterializedTable::getResourceVersion).orElse(null);
+    MaterializedTableDefinition toStore = stored;
+    // 201 only to the request whose insert made the row; one that raced it and found the row is
+    // told what it did to it.
+    boolean created =
+        transactions.execute(
+            tx -> {
+              // What was planned against must still be there: a change since is a 409, not a write
+              // over a plan that no longer holds.
+              Long now = tables.find(id).map(MaterializedTable::getResourceVersion).orElse(null);
+              if (!Objects.equals(planned, now)) {
+                throw new ApiException(
+                    ErrorCode.CONFLICT,
+                    id + " changed while the request was planned; read it again and retry",
+                    now == null ? Map.of() : Map.of("resourceVersion", now));
+              }
+              boolean inserted = false;
+              if (toStore != null) {
+                inserted =
+                    tables.create(id, toStore, true, false).outcome()
+                        == TableChange.Outcome.CREATED;
+              }
+              if (request.spec().stopped() != null) {
+                tables.alter(
+                    id,
+                    request.spec().stopped()
+                        ? new Statement.Suspend()
+                        : new Statement.Resume(Map.of()));
+              }
+              return inserted;
+            });
+    return new Result(null, created, tables.get(id));
+  }
+
+  private MaterializedTableDefinition definition(ObjectName id, SpecRequest spec) {
+    if (spec.statement() != null) {
+      Statement statement = Parser.parse(spec.statement());
+      if (statement instanceof Statement.CreateMaterializedTable create) {
+        ObjectName named = create.name().resolve(id.catalog(), id.database());
+        if (!named.equals(id)) {
+          throw new ApiException(
+              ErrorCode.VALIDATION_FAILED,
+              "spec.statement creates "
+                  + named
+                  + " but the request's path names "
+                  + id
+                  + "; a PUT changes the table of its path");
+        }
+        return create.definition();
+      }
+      throw new ApiException(
+          ErrorCode.VALIDATION_FAILED,
+          "spec.statement must be a CREATE [OR ALTER] MATERIALIZED TABLE, not " + statement.kind());
+    }
+    if (spec.definition() != null) {
+      try {
+        return Json.read(Json.write(spec.definition()), MaterializedTableDefinition.class);
+      } catch (RuntimeException e) {
+        throw new ApiException(
+            ErrorCode.VALIDATION_FAILED,
+            "spec.definition cannot be read: " + JsonProblems.describe(e));
+      }
+    }
+    return null;
+  }
+
+  /** The names of metadata, when given, must be those of the path. */
+  private static void requireSameNames(ObjectName id, Map<String, Object> metadata) {
+    if (metadata == null) {
+      return;
+    }
+    for (String key : metadata.keySet()) {
+      if (!METADATA_FIELDS.contains(key)) {
+        throw new ApiException(
+            ErrorCode.VALIDATION_FAILED,
+            "metadata has no field '" + key + "'; it has " + String.join(", ", METADATA_FIELDS));
+      }
+    }
+    Map<String, String> path =
+        Map.of("catalog", id.catalog(), "database", id.database(), "name", id.name());
+    path.forEach(
+        (field, value) -> {
+          Object given = metadata.get(field);
+          if (given != null && !value.equals(given)) {
+            throw new ApiException(
+                ErrorCode.VALIDATION_FAILED,
+                "metadata." + field + " is '" + given + "' but the path names '" + value + "'");
+          }
+        });
+  }
+
+  private static final List<String> METADATA_FIELDS =
+      Arrays.stream(Metadata.class.getRecordComponents()).map(RecordComponent::getName).toList();
+
+  /**
+   * The resourceVersion a request expects: If-Match, else metadata.resourceVersion; null for any.
+   */
+  static Long expectedVersion(String ifMatch, Map<String, Object> metadata) {
+    String value =
+        ifMatch != null
+            ? ifMatch.replace("\"", "").replace("W/", "").strip()
+            : metadata != null && metadata.get("resourceVersion") != null
+                ? String.valueOf(metadata.get("resourceVersion"))
+                : null;
+    if (value == null || value.equals("*")) {
+      return null;
+    }
+    try {
+      return Long.parseLong(value);
+    } catch (NumberFormatException e) {
+      throw new ApiException(
+          ErrorCode.VALIDATION_FAILED, "resourceVersion must be a number, was '" + value + "'");
+    }
+  }
+}

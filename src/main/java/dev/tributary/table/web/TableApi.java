@@ -1,0 +1,108 @@
+package dev.tributary.table.web;
+
+import dev.tributary.plan.ChangePlan;
+import dev.tributary.sql.MaterializedTableDefinition;
+import dev.tributary.table.Freshness;
+import dev.tributary.table.MaterializedTableVersion;
+import dev.tributary.table.Phase;
+import dev.tributary.table.TableRefresh;
+import dev.tributary.table.TableStatus;
+import dev.tributary.table.web.TableApi.ExpectationCount;
+import dev.tributary.table.web.TableApi.Metadata;
+import dev.tributary.table.web.TableApi.PreviewRow;
+import dev.tributary.table.web.TableApi.Resource;
+import dev.tributary.table.web.TableApi.SpecRequest;
+import dev.tributary.table.web.TableApi.SpecResponse;
+import dev.tributary.table.web.TableApi.StatusResponse;
+import dev.tributary.table.web.TableApi.VersionResponse;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import tools.jackson.databind.JsonNode;
+
+/**
+ * The shapes of the materialized-table resources: what the API reads and answers. Their simple
+ * names are the schema names of the OpenAPI document.
+ */
+final class TableApi {
+
+  private TableApi() {}
+
+  record PutRequest(Map<String, Object> metadata, SpecRequest spec, Boolean dryRun) {}
+
+  /** The answer of a dry run: the plan, nothing stored or touched. */
+  record PlanResponse(boolean dryRun, ChangePlan plan) {}
+
+  record SpecRequest(String statement, Map<String, Object> definition, Boolean stopped) {}
+
+  record Resource(
+      String apiVersion,
+      String kind,
+      Metadata metadata,
+      SpecResponse spec,
+      StatusResponse status) {}
+
+  record Metadata(
+      String catalog,
+      String database,
+      String name,
+      String uid,
+      long generation,
+      long resourceVersion,
+      Instant createdAt,
+      Instant updatedAt) {}
+
+  record SpecResponse(String statement, MaterializedTableDefinition definition, boolean stopped) {}
+
+  record StatusResponse(
+      Phase phase, long observedGeneration, Freshness.Summary refresh, TableStatus details) {}
+
+  record RefreshRequest(Map<String, String> partition) {}
+
+  record RefreshPage(List<TableRefresh> items, int page, int size, long total) {}
+
+  record PageResponse(List<Resource> items, int page, int size, long total) {}
+
+  record VersionResponse(
+      long version,
+      String qualifiedName,
+      String statement,
+      Instant createdAt,
+      String outcome,
+      String failure) {
+    static VersionResponse of(MaterializedTableVersion v) {
+      return new VersionResponse(
+          v.version(),
+          v.getQualifiedName(),
+          v.getDefinition(),
+          v.getCreatedAt(),
+          v.getOutcome(),
+          v.getFailure());
+    }
+  }
+
+  record EventResponse(Instant at, String type, String reason, String message) {}
+
+  record PreviewRow(int partition, long offset, Instant timestamp, JsonNode key, JsonNode value) {}
+
+  record PreviewResponse(String topic, List<PreviewRow> rows) {}
+
+  /**
+   * One expectation of one writer of the table (a flow, or the materialized table's job: flow
+   * null): rows that passed and failed it, as its jobs' counters were last read ({@code asOf}); all
+   * three null while no counter was ever read (an INSERT ONCE run that finished between two reads
+   * of the JobManager's metrics is one: its counters are gone with its tasks).
+   */
+  record ExpectationCount(
+      String flow,
+      String expectation,
+      String expression,
+      String onViolation,
+      Long passedRecords,
+      Long failedRecords,
+      Instant asOf) {}
+
+  record ExpectationsResponse(String table, List<ExpectationCount> expectations) {}
+
+  record FullRefreshResponse(String table, String message) {}
+}

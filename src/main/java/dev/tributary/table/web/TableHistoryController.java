@@ -1,0 +1,125 @@
+package dev.tributary.table.web;
+
+import dev.tributary.security.Access;
+import dev.tributary.security.Role;
+import dev.tributary.sql.ObjectName;
+import dev.tributary.system.ApiException;
+import dev.tributary.system.ErrorCode;
+import dev.tributary.table.MaterializedTableService;
+import dev.tributary.table.web.TableApi.EventResponse;
+import dev.tributary.table.web.TableApi.VersionResponse;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.tags.Tag;
+import java.util.List;
+import org.springframework.http.MediaType;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
+
+/** A table's history, which outlives it: its versions and its events, as a list or live. */
+@RestController
+@RequestMapping("/v1/catalogs/{catalog}/databases/{database}/materialized-tables")
+@Tag(name = "Materialized tables", description = "Materialized tables as resources")
+class TableHistoryController {
+
+  /** One operation in the API document: the list, and with follow=true the live stream. */
+  static final String EVENTS_DESCRIPTION =
+      "Without follow, the table's event log as JSON. With follow=true, a text/event-stream of"
+          + " every event of the table and its flows once, in order: those already written (after"
+          + " Last-Event-ID or the after parameter when given), then each as it is written. Each"
+          + " SSE event is named 'event', its id is the event's id and its data the event as JSON"
+          + " with the table or flow it is about.";
+
+  private final MaterializedTableService tables;
+  private final EventStreams streams;
+
+  TableHistoryController(MaterializedTableService tables, EventStreams streams) {
+    this.tables = tables;
+    this.streams = streams;
+  }
+
+  @GetMapping("/{name}/versions")
+  @Operation(
+      operationId = "listTableVersions",
+      summary = "Every definition the table has had; still answers after the table is dropped")
+  List<VersionResponse> versions(
+      @PathVariable String catalog, @PathVariable String database, @PathVariable String name) {
+    Access.require(Role.VIEWER, catalog, database);
+    return tables.versions(tables.historyOf(new ObjectName(catalog, database, name))).stream()
+        .map(VersionResponse::of)
+        .toList();
+  }
+
+  @GetMapping("/{name}/versions/{version}")
+  @Operation(operationId = "getTableVersion", summary = "One version, with its SHOW CREATE text")
+  VersionResponse version(
+      @PathVariable String catalog,
+      @PathVariable String database,
+      @PathVariable String name,
+      @PathVariable long version) {
+    Access.require(Role.VIEWER, catalog, database);
+    return tables.versions(tables.historyOf(new ObjectName(catalog, database, name))).stream()
+        .filter(v -> v.version() == version)
+        .findFirst()
+        .map(VersionResponse::of)
+        .orElseThrow(
+            () ->
+                new ApiException(
+                    ErrorCode.NOT_FOUND,
+                    "Version "
+                        + version
+                        + " of "
+                        + catalog
+                        + "."
+                        + database
+                        + "."
+                        + name
+                        + " does not exist"));
+  }
+
+  @GetMapping("/{name}/events")
+  @Operation(
+      operationId = "listTableEvents",
+      summary =
+          "What the reconciler did to the table, and why (follow=true: live, as Server-Sent"
+              + " Events); still answers after the table is dropped",
+      description = EVENTS_DESCRIPTION)
+  List<EventResponse> events(
+      @PathVariable String catalog,
+      @PathVariable String database,
+      @PathVariable String name,
+      @Parameter(description = "true: a live text/event-stream instead of the list")
+          @RequestParam(required = false)
+          Boolean follow) {
+    Access.require(Role.VIEWER, catalog, database);
+    return tables.events(tables.historyOf(new ObjectName(catalog, database, name))).stream()
+        .map(e -> new EventResponse(e.getAt(), e.getType().name(), e.getReason(), e.getMessage()))
+        .toList();
+  }
+
+  @GetMapping(
+      value = "/{name}/events",
+      params = "follow=true",
+      produces = MediaType.TEXT_EVENT_STREAM_VALUE)
+  @Operation(
+      operationId = "listTableEvents",
+      summary =
+          "What the reconciler did to the table, and why (follow=true: live, as Server-Sent"
+              + " Events); still answers after the table is dropped",
+      description = EVENTS_DESCRIPTION)
+  SseEmitter followEvents(
+      @PathVariable String catalog,
+      @PathVariable String database,
+      @PathVariable String name,
+      @RequestParam(required = false) Long after,
+      @RequestHeader(value = "Last-Event-ID", required = false) String lastEventId) {
+    Access.require(Role.VIEWER, catalog, database);
+    return streams.table(
+        new ObjectName(catalog, database, name), EventStreams.startAfter(lastEventId, after));
+  }
+}

@@ -1,0 +1,90 @@
+package dev.tributary.table.web;
+
+import dev.tributary.security.Access;
+import dev.tributary.security.Role;
+import dev.tributary.sql.ObjectName;
+import dev.tributary.system.ApiException;
+import dev.tributary.system.ErrorCode;
+import dev.tributary.table.MaterializedTableService;
+import dev.tributary.table.TableSpec;
+import dev.tributary.table.web.TableApi.FullRefreshResponse;
+import dev.tributary.table.web.TableApi.RefreshPage;
+import dev.tributary.table.web.TableApi.RefreshRequest;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.tags.Tag;
+import java.util.Map;
+import java.util.UUID;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+/** A table's refreshes: the runs of a FULL table, manual and full refreshes. */
+@RestController
+@RequestMapping("/v1/catalogs/{catalog}/databases/{database}/materialized-tables")
+@Tag(name = "Materialized tables", description = "Materialized tables as resources")
+class TableRefreshController {
+
+  private final MaterializedTableService tables;
+
+  TableRefreshController(MaterializedTableService tables) {
+    this.tables = tables;
+  }
+
+  @GetMapping("/{name}/refreshes")
+  @Operation(
+      operationId = "listTableRefreshes",
+      summary =
+          "The refreshes of a FULL table, newest first: trigger, slot, partition, source bounds,"
+              + " job, rows and tombstones written, outcome; still answers after the table is"
+              + " dropped")
+  RefreshPage refreshes(
+      @PathVariable String catalog,
+      @PathVariable String database,
+      @PathVariable String name,
+      @RequestParam(defaultValue = "0") int page,
+      @RequestParam(defaultValue = "20") int size) {
+    Access.require(Role.VIEWER, catalog, database);
+    if (page < 0 || size < 1 || size > 500) {
+      throw new ApiException(
+          ErrorCode.VALIDATION_FAILED, "page must be >= 0 and size between 1 and 500");
+    }
+    UUID id = tables.historyOf(new ObjectName(catalog, database, name));
+    return new RefreshPage(
+        tables.refreshes(id, page * size, size), page, size, tables.refreshCount(id));
+  }
+
+  @PostMapping("/{name}/refreshes")
+  @Operation(
+      operationId = "refreshTable",
+      summary =
+          "Refresh a FULL table now (ALTER ... REFRESH [PARTITION]): the whole table, or only the"
+              + " partition given; 409 while another refresh of the table runs. For a pipeline"
+              + " table, a full refresh (REFRESH STREAMING TABLE ... FULL): the topic is emptied"
+              + " and every flow runs again from the beginning, INSERT ONCE flows included")
+  ResponseEntity<?> refresh(
+      @PathVariable String catalog,
+      @PathVariable String database,
+      @PathVariable String name,
+      @RequestBody(required = false) RefreshRequest request) {
+    Access.require(Role.DEVELOPER, catalog, database);
+    ObjectName id = new ObjectName(catalog, database, name);
+    Map<String, String> partition =
+        request == null || request.partition() == null ? Map.of() : request.partition();
+    if (tables.spec(tables.get(id)).kind() == TableSpec.Kind.PIPELINE_TABLE) {
+      if (!partition.isEmpty()) {
+        throw new ApiException(
+            ErrorCode.VALIDATION_FAILED,
+            "A pipeline table is refreshed whole (REFRESH STREAMING TABLE ... FULL); it has no"
+                + " partitions to refresh");
+      }
+      return ResponseEntity.accepted()
+          .body(new FullRefreshResponse(id.toString(), tables.fullRefresh(id).message()));
+    }
+    return ResponseEntity.accepted().body(tables.refresh(id, partition));
+  }
+}
