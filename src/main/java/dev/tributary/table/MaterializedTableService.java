@@ -3,7 +3,6 @@ package dev.tributary.table;
 import dev.tributary.catalog.CatalogDatabase;
 import dev.tributary.catalog.CatalogService;
 import dev.tributary.security.Access;
-import dev.tributary.security.AuditLog;
 import dev.tributary.sql.Clauses;
 import dev.tributary.sql.Defaults;
 import dev.tributary.sql.MaterializedTableDefinition;
@@ -15,53 +14,40 @@ import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
 import dev.tributary.system.Json;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Collection;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import org.springframework.context.ApplicationEventPublisher;
-import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
 /**
- * Materialized and pipeline tables in the store: every write bumps the generation the reconciler
- * acts on, records a version when the definition changed, and logs an event. Names passed in are
- * fully qualified.
+ * Materialized and pipeline tables in the store: create, alter, drop and read them. Every write
+ * goes through {@link TableWriter}, which bumps the generation the reconciler acts on, records a
+ * version when the definition changed, and logs an event; history is read by {@link TableHistory},
+ * refresh requests are made by {@link RefreshRequests}. Names passed in are fully qualified.
  */
 @Service
 public class MaterializedTableService {
 
   private final CatalogService catalogs;
   private final MaterializedTableRepository tables;
-  private final MaterializedTableVersionRepository versions;
-  private final TableEventRepository events;
-  private final ApplicationEventPublisher publisher;
+  private final TableWriter writer;
+  private final RefreshRequests refreshRequests;
   private final TopicNames topicNames;
-  private final RefreshLedger refreshes;
-  private final AuditLog audit;
 
   MaterializedTableService(
       CatalogService catalogs,
       MaterializedTableRepository tables,
-      MaterializedTableVersionRepository versions,
-      TableEventRepository events,
-      ApplicationEventPublisher publisher,
-      TopicNames topicNames,
-      RefreshLedger refreshes,
-      AuditLog audit) {
-    this.audit = audit;
-    this.topicNames = topicNames;
-    this.refreshes = refreshes;
+      TableWriter writer,
+      RefreshRequests refreshRequests,
+      TopicNames topicNames) {
     this.catalogs = catalogs;
     this.tables = tables;
-    this.versions = versions;
-    this.events = events;
-    this.publisher = publisher;
+    this.writer = writer;
+    this.refreshRequests = refreshRequests;
+    this.topicNames = topicNames;
   }
 
   @Transactional
@@ -155,7 +141,7 @@ public class MaterializedTableService {
           "Columns and key from the first flow, " + flowName.name());
     }
     MaterializedTable row = insertFlow(stored, flow.withNames(flowName, target), job);
-    event(stored, TableEvent.Type.NORMAL, "FlowAdded", "Flow " + flowName.name() + " added");
+    writer.event(stored, TableEvent.Type.NORMAL, "FlowAdded", "Flow " + flowName.name() + " added");
     return new TableChange(
         row,
         TableChange.Outcome.CREATED,
@@ -245,9 +231,8 @@ public class MaterializedTableService {
     long number = spec.fullRefresh() + 1;
     for (MaterializedTable flow : flows(table)) {
       if (!flow.isDeletionRequested()) {
-        flow.respecify(Json.write(spec(flow).withFullRefresh(number)), flow.getDefinition());
-        tables.saveAndFlush(flow);
-        event(
+        writer.respecify(flow, spec(flow).withFullRefresh(number), flow.getDefinition(), false);
+        writer.event(
             flow,
             TableEvent.Type.NORMAL,
             "FullRefreshRequested",
@@ -276,9 +261,8 @@ public class MaterializedTableService {
       }
       TableSpec spec = spec(flow);
       if (spec.stopped() != stop || (!stop && flow.getPhase() == Phase.FAILED)) {
-        flow.respecify(Json.write(spec.withStopped(stop)), flow.getDefinition());
-        tables.saveAndFlush(flow);
-        event(
+        writer.respecify(flow, spec.withStopped(stop), flow.getDefinition(), false);
+        writer.event(
             flow,
             TableEvent.Type.NORMAL,
             stop ? "SuspendRequested" : "ResumeRequested",
@@ -292,7 +276,7 @@ public class MaterializedTableService {
           table.objectName()
               + (stop ? " has no running flow" : " has no suspended or failed flow"));
     }
-    event(
+    writer.event(
         table,
         TableEvent.Type.NORMAL,
         stop ? "SuspendRequested" : "ResumeRequested",
@@ -327,7 +311,7 @@ public class MaterializedTableService {
         .findById(flow.get().getFlowOf())
         .ifPresent(
             t ->
-                event(
+                writer.event(
                     t, TableEvent.Type.NORMAL, "FlowDropped", "Flow " + name.name() + " dropped"));
     return new TableChange(
         flow.get(),
@@ -378,22 +362,20 @@ public class MaterializedTableService {
     MaterializedTable row =
         MaterializedTable.flow(
             UUID.randomUUID(), table, flow.name().name(), Json.write(spec), Printer.print(flow));
-    try {
-      tables.saveAndFlush(row);
-    } catch (DataIntegrityViolationException e) {
-      throw new ApiException(
-          ErrorCode.CONFLICT, "Flow " + flow.name() + " was created concurrently; read and retry");
-    }
-    versions.save(new MaterializedTableVersion(row));
-    event(
+    writer.insert(
+        row,
+        () ->
+            new ApiException(
+                ErrorCode.CONFLICT,
+                "Flow " + flow.name() + " was created concurrently; read and retry"));
+    writer.event(
         row, TableEvent.Type.NORMAL, "Created", "Flow stored as version 1; waiting for its table");
     return row;
   }
 
   private void requestDeletion(MaterializedTable row) {
-    row.requestDeletion();
-    tables.saveAndFlush(row);
-    event(
+    writer.requestDeletion(row);
+    writer.event(
         row,
         TableEvent.Type.NORMAL,
         "DropRequested",
@@ -542,63 +524,8 @@ public class MaterializedTableService {
     return tables.findByFlowOfIsNull();
   }
 
-  /**
-   * The id whose history (versions, events) a name shows: the table's, or, once it is dropped, the
-   * last table of that name. History outlives the table.
-   */
-  @Transactional(readOnly = true)
-  public UUID historyOf(ObjectName name) {
-    Optional<MaterializedTable> table = find(name);
-    if (table.isPresent()) {
-      return table.get().getId();
-    }
-    return versions
-        .findFirstByQualifiedNameOrderByCreatedAtDesc(name.toString())
-        .map(MaterializedTableVersion::tableId)
-        .orElseThrow(() -> notFound(name));
-  }
-
-  @Transactional(readOnly = true)
-  public List<MaterializedTableVersion> versions(UUID table) {
-    return versions.findByKeyTableIdOrderByKeyVersion(table);
-  }
-
-  @Transactional(readOnly = true)
-  public List<TableEvent> events(UUID table) {
-    return events.findByTableIdOrderById(table);
-  }
-
-  /** The events after {@code afterId} of these tables (ids of tables or flows), oldest first. */
-  @Transactional(readOnly = true)
-  public List<TableEvent> eventsAfter(Collection<UUID> ids, long afterId) {
-    return ids.isEmpty()
-        ? List.of()
-        : events.findTop500ByTableIdInAndIdGreaterThanOrderById(ids, afterId);
-  }
-
-  /** The newest 200 events of these tables, oldest first. */
-  @Transactional(readOnly = true)
-  public List<TableEvent> latestEvents(Collection<UUID> ids) {
-    if (ids.isEmpty()) {
-      return List.of();
-    }
-    List<TableEvent> newest = new ArrayList<>(events.findTop200ByTableIdInOrderByIdDesc(ids));
-    Collections.reverse(newest);
-    return newest;
-  }
-
-  @Transactional(readOnly = true)
-  public List<MaterializedTableVersion> versions(MaterializedTable table) {
-    return versions.findByKeyTableIdOrderByKeyVersion(table.getId());
-  }
-
-  @Transactional(readOnly = true)
-  public List<TableEvent> events(MaterializedTable table) {
-    return events.findByTableIdOrderById(table.getId());
-  }
-
   public TableSpec spec(MaterializedTable table) {
-    return Json.read(table.getSpec(), TableSpec.class);
+    return TableSpec.of(table);
   }
 
   /** SHOW CREATE: the effective definition, every default written out. */
@@ -627,16 +554,14 @@ public class MaterializedTableService {
     MaterializedTable table =
         new MaterializedTable(
             UUID.randomUUID(), db, name.name(), topic, Json.write(spec), showCreate(name, spec));
-    try {
-      tables.saveAndFlush(table);
-    } catch (DataIntegrityViolationException e) {
-      // Another request took the name or the topic between the checks and this insert.
-      throw new NameTaken(
-          "Table " + name + " or topic " + topic + " was taken concurrently; read and retry",
-          Map.of("topic", topic));
-    }
-    versions.save(new MaterializedTableVersion(table));
-    event(
+    // Another request may take the name or the topic between the checks and this insert.
+    writer.insert(
+        table,
+        () ->
+            new NameTaken(
+                "Table " + name + " or topic " + topic + " was taken concurrently; read and retry",
+                Map.of("topic", topic)));
+    writer.event(
         table,
         TableEvent.Type.NORMAL,
         "Created",
@@ -768,13 +693,8 @@ public class MaterializedTableService {
   private TableChange write(
       MaterializedTable table, TableSpec spec, boolean newVersion, String reason, String message) {
     String definition = newVersion ? showCreate(table.objectName(), spec) : table.getDefinition();
-    String before = table.getDefinition();
-    table.respecify(Json.write(spec), definition);
-    tables.saveAndFlush(table);
-    if (newVersion) {
-      versions.save(new MaterializedTableVersion(table));
-    }
-    event(
+    String before = writer.respecify(table, spec, definition, newVersion);
+    writer.event(
         table,
         TableEvent.Type.NORMAL,
         reason,
@@ -788,7 +708,7 @@ public class MaterializedTableService {
 
   private TableChange refresh(MaterializedTable table, Statement.AlterAction action) {
     Map<String, String> partition = ((Statement.Refresh) action).partition();
-    TableRefresh refresh = requestRefresh(table, partition);
+    TableRefresh refresh = refreshRequests.request(table, partition);
     return new TableChange(
         table,
         TableChange.Outcome.REQUESTED,
@@ -808,102 +728,21 @@ public class MaterializedTableService {
   public TableRefresh refresh(ObjectName name, Map<String, String> partition) {
     MaterializedTable table = get(name);
     requireNotDeleting(table);
-    return requestRefresh(table, partition);
-  }
-
-  private TableRefresh requestRefresh(MaterializedTable table, Map<String, String> partition) {
-    TableSpec spec = spec(table);
-    requireMaterialized(table.objectName(), spec);
-    MaterializedTableDefinition effective = Defaults.effective(spec.definition());
-    if (effective.refreshMode() != Clauses.RefreshMode.FULL) {
-      throw new ApiException(
-          ErrorCode.CONFLICT,
-          table.objectName()
-              + " is CONTINUOUS ("
-              + Defaults.refreshModeReason(spec.definition())
-              + "): its running job keeps it fresh, and a batch refresh beside it would write"
-              + " older rows after newer ones. REFRESH applies to FULL tables");
-    }
-    for (String column : partition.keySet()) {
-      if (!effective.partitionedBy().contains(column)) {
-        throw new ApiException(
-            ErrorCode.INVALID_DEFINITION,
-            "PARTITION ("
-                + column
-                + " = ...) names no partition column of "
-                + table.objectName()
-                + "; PARTITIONED BY "
-                + effective.partitionedBy());
-      }
-    }
-    TableRefresh refresh =
-        refreshes
-            .request(table.getId(), TableRefresh.Trigger.MANUAL, null, partition)
-            .orElseThrow(
-                () -> {
-                  String running =
-                      refreshes
-                          .active(table.getId())
-                          .map(r -> "refresh #" + r.number() + " is " + r.state())
-                          .orElse("another refresh was requested at the same moment");
-                  return new ApiException(
-                      ErrorCode.CONFLICT,
-                      "A refresh of "
-                          + table.objectName()
-                          + " is under way ("
-                          + running
-                          + "); never two at once. Try again once it has ended");
-                });
-    event(
-        table,
-        TableEvent.Type.NORMAL,
-        "RefreshRequested",
-        "Refresh #"
-            + refresh.number()
-            + " requested"
-            + (partition.isEmpty() ? " (whole table)" : " (partition " + partition + ")"));
-    return refresh;
-  }
-
-  @Transactional(readOnly = true)
-  public List<TableRefresh> refreshes(UUID table, int offset, int limit) {
-    return refreshes.page(table, offset, limit);
-  }
-
-  @Transactional(readOnly = true)
-  public long refreshCount(UUID table) {
-    return refreshes.count(table);
+    return refreshRequests.request(table, partition);
   }
 
   private TableChange unchanged(MaterializedTable table, String message) {
     return new TableChange(table, TableChange.Outcome.UNCHANGED, message);
   }
 
-  /** An event of a change that kept the definition (or created it), and its audit entry. */
-  private void event(MaterializedTable table, TableEvent.Type type, String reason, String message) {
-    event(table, type, reason, message, reason.equals("Created") ? null : table.getDefinition());
-  }
-
-  /** An event of a change, and its audit entry with the definition before the change. */
-  private void event(
-      MaterializedTable table, TableEvent.Type type, String reason, String message, String before) {
-    events.save(new TableEvent(table.getId(), type, reason, message));
-    audit.changed(
-        reason,
-        table.qualifiedName(),
-        before,
-        table.isDeletionRequested() ? null : table.getDefinition());
-    publisher.publishEvent(new TableChanged(table.getId()));
-  }
-
-  private static void requireNotDeleting(MaterializedTable table) {
+  static void requireNotDeleting(MaterializedTable table) {
     if (table.isDeletionRequested()) {
       throw new ApiException(
           ErrorCode.CONFLICT, table.objectName() + " is being dropped; try again once it is gone");
     }
   }
 
-  private static void requireMaterialized(ObjectName name, TableSpec spec) {
+  static void requireMaterialized(ObjectName name, TableSpec spec) {
     if (spec.kind() != TableSpec.Kind.MATERIALIZED_TABLE) {
       throw new ApiException(
           ErrorCode.CONFLICT,
@@ -911,7 +750,7 @@ public class MaterializedTableService {
     }
   }
 
-  private static ApiException notFound(ObjectName name) {
+  static ApiException notFound(ObjectName name) {
     return new ApiException(ErrorCode.NOT_FOUND, "Materialized table " + name + " does not exist");
   }
 }

@@ -2,6 +2,7 @@ package dev.tributary.table;
 
 import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.sql.Statement;
+import dev.tributary.system.Json;
 import java.util.List;
 
 /**
@@ -19,6 +20,11 @@ public record TableSpec(
     List<Statement.CreateFlow> flows,
     boolean stopped,
     long fullRefresh) {
+
+  /** The spec a row stores. */
+  public static TableSpec of(MaterializedTable table) {
+    return Json.read(table.getSpec(), TableSpec.class);
+  }
 
   /**
    * Materialized table (Confluent/Flink), pipeline table (CREATE TABLE ... FLOW) or one of its

@@ -4,6 +4,7 @@ import dev.tributary.security.Access;
 import dev.tributary.security.Role;
 import dev.tributary.table.MaterializedTable;
 import dev.tributary.table.MaterializedTableService;
+import dev.tributary.table.TableHistory;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.tags.Tag;
@@ -36,10 +37,13 @@ class DatabaseEventController {
           + " Last-Event-ID it starts with what is written from now on.";
 
   private final MaterializedTableService tables;
+  private final TableHistory history;
   private final EventStreams streams;
 
-  DatabaseEventController(MaterializedTableService tables, EventStreams streams) {
+  DatabaseEventController(
+      MaterializedTableService tables, TableHistory history, EventStreams streams) {
     this.tables = tables;
+    this.history = history;
     this.streams = streams;
   }
 
@@ -53,7 +57,7 @@ class DatabaseEventController {
           Boolean follow) {
     Access.require(Role.VIEWER, catalog, database);
     Map<UUID, String> names = names(catalog, database, new ConcurrentHashMap<>());
-    return tables.latestEvents(names.keySet()).stream()
+    return history.latestEvents(names.keySet()).stream()
         .map(e -> EventStreams.StreamedEvent.of(e, names.get(e.getTableId())))
         .toList();
   }
@@ -69,7 +73,7 @@ class DatabaseEventController {
     Map<UUID, String> seen = new ConcurrentHashMap<>();
     long start =
         after == null && lastEventId == null
-            ? tables.latestEvents(names(catalog, database, seen).keySet()).stream()
+            ? history.latestEvents(names(catalog, database, seen).keySet()).stream()
                 .mapToLong(e -> e.getId())
                 .max()
                 .orElse(0)

@@ -8,6 +8,7 @@ import dev.tributary.system.ApiException;
 import dev.tributary.system.web.Problems;
 import dev.tributary.table.MaterializedTableService;
 import dev.tributary.table.TableEvent;
+import dev.tributary.table.TableHistory;
 import jakarta.annotation.PreDestroy;
 import java.io.IOException;
 import java.time.Duration;
@@ -44,6 +45,7 @@ public class EventStreams {
   private static final long HEARTBEAT_NANOS = Duration.ofSeconds(15).toNanos();
 
   private final MaterializedTableService tables;
+  private final TableHistory history;
   private final Credentials credentials;
   private final ScheduledExecutorService pollers;
   private final Duration interval;
@@ -51,10 +53,12 @@ public class EventStreams {
 
   EventStreams(
       MaterializedTableService tables,
+      TableHistory history,
       Credentials credentials,
       @Value("${tributary.events.poll-interval:500ms}") Duration interval,
       @Value("${tributary.events.stream-timeout:1h}") Duration timeout) {
     this.tables = tables;
+    this.history = history;
     this.credentials = credentials;
     this.interval = interval;
     this.timeout = timeout;
@@ -127,7 +131,7 @@ public class EventStreams {
                   return;
                 }
                 Map<UUID, String> known = names.get();
-                List<TableEvent> events = tables.eventsAfter(known.keySet(), last.get());
+                List<TableEvent> events = history.eventsAfter(known.keySet(), last.get());
                 for (TableEvent e : events) {
                   emitter.send(
                       SseEmitter.event()
@@ -163,7 +167,7 @@ public class EventStreams {
    * flows, after event {@code afterId}.
    */
   public SseEmitter table(ObjectName table, long afterId) {
-    UUID id = tables.historyOf(table);
+    UUID id = history.historyOf(table);
     Map<UUID, String> names = new ConcurrentHashMap<>();
     names.put(id, table.name());
     return stream(

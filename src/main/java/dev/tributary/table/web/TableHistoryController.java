@@ -5,7 +5,7 @@ import dev.tributary.security.Role;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
-import dev.tributary.table.MaterializedTableService;
+import dev.tributary.table.TableHistory;
 import dev.tributary.table.web.TableApi.EventResponse;
 import dev.tributary.table.web.TableApi.VersionResponse;
 import io.swagger.v3.oas.annotations.Operation;
@@ -35,11 +35,11 @@ class TableHistoryController {
           + " SSE event is named 'event', its id is the event's id and its data the event as JSON"
           + " with the table or flow it is about.";
 
-  private final MaterializedTableService tables;
+  private final TableHistory history;
   private final EventStreams streams;
 
-  TableHistoryController(MaterializedTableService tables, EventStreams streams) {
-    this.tables = tables;
+  TableHistoryController(TableHistory history, EventStreams streams) {
+    this.history = history;
     this.streams = streams;
   }
 
@@ -50,7 +50,7 @@ class TableHistoryController {
   List<VersionResponse> versions(
       @PathVariable String catalog, @PathVariable String database, @PathVariable String name) {
     Access.require(Role.VIEWER, catalog, database);
-    return tables.versions(tables.historyOf(new ObjectName(catalog, database, name))).stream()
+    return history.versions(history.historyOf(new ObjectName(catalog, database, name))).stream()
         .map(VersionResponse::of)
         .toList();
   }
@@ -63,7 +63,7 @@ class TableHistoryController {
       @PathVariable String name,
       @PathVariable long version) {
     Access.require(Role.VIEWER, catalog, database);
-    return tables.versions(tables.historyOf(new ObjectName(catalog, database, name))).stream()
+    return history.versions(history.historyOf(new ObjectName(catalog, database, name))).stream()
         .filter(v -> v.version() == version)
         .findFirst()
         .map(VersionResponse::of)
@@ -97,7 +97,7 @@ class TableHistoryController {
           @RequestParam(required = false)
           Boolean follow) {
     Access.require(Role.VIEWER, catalog, database);
-    return tables.events(tables.historyOf(new ObjectName(catalog, database, name))).stream()
+    return history.events(history.historyOf(new ObjectName(catalog, database, name))).stream()
         .map(e -> new EventResponse(e.getAt(), e.getType().name(), e.getReason(), e.getMessage()))
         .toList();
   }

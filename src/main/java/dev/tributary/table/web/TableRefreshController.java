@@ -6,6 +6,8 @@ import dev.tributary.sql.ObjectName;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
 import dev.tributary.table.MaterializedTableService;
+import dev.tributary.table.RefreshRequests;
+import dev.tributary.table.TableHistory;
 import dev.tributary.table.TableSpec;
 import dev.tributary.table.web.TableApi.FullRefreshResponse;
 import dev.tributary.table.web.TableApi.RefreshPage;
@@ -30,9 +32,14 @@ import org.springframework.web.bind.annotation.RestController;
 class TableRefreshController {
 
   private final MaterializedTableService tables;
+  private final TableHistory history;
+  private final RefreshRequests refreshRequests;
 
-  TableRefreshController(MaterializedTableService tables) {
+  TableRefreshController(
+      MaterializedTableService tables, TableHistory history, RefreshRequests refreshRequests) {
     this.tables = tables;
+    this.history = history;
+    this.refreshRequests = refreshRequests;
   }
 
   @GetMapping("/{name}/refreshes")
@@ -53,9 +60,12 @@ class TableRefreshController {
       throw new ApiException(
           ErrorCode.VALIDATION_FAILED, "page must be >= 0 and size between 1 and 500");
     }
-    UUID id = tables.historyOf(new ObjectName(catalog, database, name));
+    UUID id = history.historyOf(new ObjectName(catalog, database, name));
     return new RefreshPage(
-        tables.refreshes(id, page * size, size), page, size, tables.refreshCount(id));
+        refreshRequests.refreshes(id, page * size, size),
+        page,
+        size,
+        refreshRequests.refreshCount(id));
   }
 
   @PostMapping("/{name}/refreshes")
