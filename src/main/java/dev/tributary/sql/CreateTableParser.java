@@ -109,7 +109,7 @@ final class CreateTableParser {
       }
       Statement.Flow flow =
           query
-              ? new Statement.Flow(null, false, true, Parser.flowQuery(in))
+              ? new Statement.Flow(null, false, true, FlowParser.flowQuery(in))
               : streaming && !in.acceptWord("FLOW") ? null : flow();
       return new Statement.CreatePipelineTable(
           name, schema, partitionedBy, clusterBy, location, comment, properties, rowFilter, flow);
@@ -172,7 +172,7 @@ final class CreateTableParser {
     in.expectWord("INSERT");
     boolean once = in.acceptWord("ONCE");
     boolean byName = in.acceptWords("BY", "NAME");
-    String query = Parser.flowQuery(in);
+    String query = FlowParser.flowQuery(in);
     return new Statement.Flow(checkpoint, once, byName, query);
   }
 }

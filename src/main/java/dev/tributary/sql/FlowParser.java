@@ -1,0 +1,197 @@
+package dev.tributary.sql;
+
+import dev.tributary.system.ErrorCode;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The flow grammar: CREATE FLOW name [COMMENT 'c'] AS INSERT [ONCE] INTO table [BY NAME] query, and
+ * AS AUTO CDC INTO table FROM source KEYS ... SEQUENCE BY ... (Databricks' pipelines), plus the
+ * flow query of CREATE TABLE ... FLOW, whose Databricks {@code STREAM(t)} becomes {@code t}.
+ */
+final class FlowParser {
+
+  private final Cursor in;
+
+  FlowParser(Cursor in) {
+    this.in = in;
+  }
+
+  /**
+   * CREATE FLOW already consumed: name [COMMENT 'c'] AS INSERT [ONCE] INTO [ONCE] table [BY NAME]
+   * query (Databricks writes ONCE after INTO; before it is accepted too).
+   */
+  Statement createFlow() {
+    ObjectName name = in.objectName("flow name");
+    String comment = in.acceptWord("COMMENT") ? in.string("comment") : null;
+    in.expectWord("AS");
+    if (in.acceptWords("AUTO", "CDC")) {
+      return autoCdc(name, comment);
+    }
+    in.expectWord("INSERT");
+    boolean once = in.acceptWord("ONCE");
+    in.expectWord("INTO");
+    once |= in.acceptWord("ONCE");
+    ObjectName target = in.objectName("table name");
+    boolean byName = in.acceptWords("BY", "NAME");
+    String query = flowQuery(in);
+    return new Statement.CreateFlow(name, comment, target, null, once, byName, query);
+  }
+
+  /**
+   * A flow's query: a SELECT (or WITH ... SELECT), verbatim except for Databricks' {@code
+   * STREAM(t)} and {@code STREAM t} after FROM, JOIN or a comma, which become {@code t}: a Kafka
+   * table is always read as a stream.
+   */
+  static String flowQuery(Cursor in) {
+    if (!in.atWord("SELECT") && !in.atWord("WITH") && !in.atSymbol("(")) {
+      throw in.expected("the flow's query (SELECT ...)");
+    }
+    int mark = in.mark();
+    String text = in.captureUntil(t -> false, false, "query");
+    List<Token> tokens = in.tokensSince(mark);
+    int base = tokens.get(0).start();
+    boolean[] cut = new boolean[text.length()];
+    for (int i = 1; i + 1 < tokens.size(); i++) {
+      Token previous = tokens.get(i - 1);
+      Token stream = tokens.get(i);
+      Token next = tokens.get(i + 1);
+      boolean afterTableKeyword =
+          previous.isWord("FROM") || previous.isWord("JOIN") || previous.isSymbol(",");
+      if (!stream.isWord("STREAM") || !afterTableKeyword) {
+        continue;
+      }
+      if (next.isSymbol("(")) {
+        int depth = 0;
+        for (int j = i + 1; j < tokens.size(); j++) {
+          depth += tokens.get(j).isSymbol("(") ? 1 : tokens.get(j).isSymbol(")") ? -1 : 0;
+          if (depth == 0) {
+            cutOut(cut, tokens.get(j).start() - base, tokens.get(j).end() - base);
+            break;
+          }
+        }
+        cutOut(cut, stream.start() - base, next.end() - base);
+      } else if (next.isIdentifier()) {
+        cutOut(cut, stream.start() - base, next.start() - base);
+      }
+    }
+    StringBuilder query = new StringBuilder();
+    for (int i = 0; i < text.length(); i++) {
+      if (!cut[i]) {
+        query.append(text.charAt(i));
+      }
+    }
+    return query.toString();
+  }
+
+  private static void cutOut(boolean[] cut, int from, int to) {
+    for (int i = Math.max(0, from); i < Math.min(cut.length, to); i++) {
+      cut[i] = true;
+    }
+  }
+
+  /** AUTO CDC consumed; INTO table FROM source KEYS ... SEQUENCE BY ... and the other clauses. */
+  private Statement autoCdc(ObjectName name, String comment) {
+    in.expectWord("INTO");
+    ObjectName target = in.objectName("table name");
+    in.expectWord("FROM");
+    boolean parenthesized = false;
+    if (in.acceptWord("STREAM")) {
+      parenthesized = in.acceptSymbol("(");
+    }
+    ObjectName source = in.objectName("source table");
+    if (parenthesized) {
+      in.expectSymbol(")");
+    }
+    List<String> keys = null;
+    String deleteWhen = null;
+    String sequenceBy = null;
+    List<String> columns = List.of();
+    List<String> except = List.of();
+    Set<String> seen = new HashSet<>();
+    while (!in.atEnd()) {
+      Token clause = in.peek();
+      String clauseName;
+      if (in.acceptWord("KEYS")) {
+        clauseName = "KEYS";
+        keys = in.identifierList("key column");
+      } else if (in.acceptWords("IGNORE", "NULL", "UPDATES")) {
+        throw in.error(
+            ErrorCode.UNSUPPORTED_CLAUSE,
+            "IGNORE NULL UPDATES is not supported: an update replaces the whole row",
+            clause,
+            null);
+      } else if (in.acceptWords("APPLY", "AS")) {
+        if (in.acceptWord("TRUNCATE")) {
+          throw in.error(
+              ErrorCode.UNSUPPORTED_CLAUSE,
+              "APPLY AS TRUNCATE WHEN is not supported: a truncate cannot be written to a Kafka"
+                  + " topic as one record",
+              clause,
+              null);
+        }
+        in.expectWords("DELETE", "WHEN");
+        clauseName = "APPLY AS DELETE WHEN";
+        deleteWhen =
+            in.captureUntil(
+                t ->
+                    t.isWord("SEQUENCE")
+                        || t.isWord("APPLY")
+                        || t.isWord("COLUMNS")
+                        || t.isWord("STORED")
+                        || t.isWord("TRACK")
+                        || t.isWord("KEYS")
+                        || t.isWord("IGNORE"),
+                false,
+                "delete condition");
+      } else if (in.acceptWords("SEQUENCE", "BY")) {
+        clauseName = "SEQUENCE BY";
+        sequenceBy = in.identifier("sequence column");
+      } else if (in.acceptWord("COLUMNS")) {
+        clauseName = "COLUMNS";
+        if (in.acceptSymbol("*")) {
+          in.expectWord("EXCEPT");
+          except = in.identifierList("column");
+        } else {
+          columns = in.identifierList("column");
+        }
+      } else if (in.acceptWords("STORED", "AS")) {
+        clauseName = "STORED AS";
+        in.expectWords("SCD", "TYPE");
+        Token type = in.next();
+        if (type.text().equals("2")) {
+          throw in.error(
+              ErrorCode.UNSUPPORTED_CLAUSE,
+              "STORED AS SCD TYPE 2 is not supported: a table's topic is keyed by KEYS and holds"
+                  + " the latest row of each key (SCD TYPE 1); history rows would need a key of"
+                  + " their own",
+              clause,
+              "SCD TYPE 1");
+        }
+        if (!type.text().equals("1")) {
+          throw in.error(ErrorCode.SQL_SYNTAX_ERROR, "Expected SCD TYPE 1 or 2", type, "1 or 2");
+        }
+      } else if (in.acceptWords("TRACK", "HISTORY")) {
+        throw in.error(
+            ErrorCode.UNSUPPORTED_CLAUSE,
+            "TRACK HISTORY ON belongs to SCD TYPE 2, which is not supported",
+            clause,
+            null);
+      } else {
+        throw in.expected(
+            "KEYS, APPLY AS DELETE WHEN, SEQUENCE BY, COLUMNS, STORED AS or the end of the"
+                + " statement");
+      }
+      if (!seen.add(clauseName)) {
+        throw in.error(ErrorCode.INVALID_DEFINITION, clauseName + " is given twice", clause, null);
+      }
+    }
+    if (keys == null || sequenceBy == null) {
+      throw in.expected(keys == null ? "KEYS (column, ...)" : "SEQUENCE BY column");
+    }
+    Statement.Cdc cdc = new Statement.Cdc(source, keys, deleteWhen, sequenceBy, columns, except);
+    return new Statement.CreateFlow(
+        name, comment, target, null, false, true, "SELECT * FROM " + source.sql(), cdc);
+  }
+}
