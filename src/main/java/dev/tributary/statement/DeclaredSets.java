@@ -14,6 +14,7 @@ import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
 import dev.tributary.table.MaterializedTable;
 import dev.tributary.table.MaterializedTableService;
+import dev.tributary.table.PipelineTables;
 import dev.tributary.table.TableChange;
 import dev.tributary.table.TableSpec;
 import java.nio.charset.StandardCharsets;
@@ -42,12 +43,17 @@ public class DeclaredSets {
 
   private final StatementService statements;
   private final MaterializedTableService tables;
+  private final PipelineTables pipelines;
   private final CatalogService catalogs;
 
   DeclaredSets(
-      StatementService statements, MaterializedTableService tables, CatalogService catalogs) {
+      StatementService statements,
+      MaterializedTableService tables,
+      PipelineTables pipelines,
+      CatalogService catalogs) {
     this.statements = statements;
     this.tables = tables;
+    this.pipelines = pipelines;
     this.catalogs = catalogs;
   }
 
@@ -265,7 +271,7 @@ public class DeclaredSets {
   /** Drops what no file declares: flows first, then tables, each as its own entry. */
   private List<Entry> drops(String catalog, String database, Set<String> declared) {
     List<Entry> drops = new ArrayList<>();
-    for (MaterializedTable flow : tables.flowsIn(catalog, database)) {
+    for (MaterializedTable flow : pipelines.flowsIn(catalog, database)) {
       ObjectName name = new ObjectName(catalog, database, flow.getName());
       if (flow.isDeletionRequested() || declared.contains(name.toString())) {
         continue;
@@ -278,7 +284,7 @@ public class DeclaredSets {
       if (!declared.contains(tableName.toString()) || flow.getName().equals(table.getName())) {
         continue; // dropped with its table, or the table's own CREATE TABLE ... FLOW
       }
-      TableChange change = tables.dropFlow(name, false);
+      TableChange change = pipelines.dropFlow(name, false);
       drops.add(drop("FLOW", name, tableName, change.message()));
     }
     for (MaterializedTable table : tables.list(catalog, database)) {
@@ -369,7 +375,7 @@ public class DeclaredSets {
       in.append(file.name()).append('\0').append(file.sql()).append('\0');
     }
     List<MaterializedTable> objects = new ArrayList<>(tables.list(catalog, database));
-    objects.addAll(tables.flowsIn(catalog, database));
+    objects.addAll(pipelines.flowsIn(catalog, database));
     for (MaterializedTable t : objects) {
       in.append(t.getId()).append(':').append(t.getGeneration()).append(':');
       in.append(t.isDeletionRequested()).append('\0');

@@ -19,6 +19,7 @@ import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
 import dev.tributary.table.MaterializedTable;
 import dev.tributary.table.MaterializedTableService;
+import dev.tributary.table.PipelineTables;
 import dev.tributary.table.TableChange;
 import dev.tributary.table.TableSpec;
 import java.util.ArrayList;
@@ -37,6 +38,7 @@ import org.springframework.stereotype.Component;
 final class StatementExecutor implements Statement.Visitor<StatementResult> {
 
   private final MaterializedTableService tables;
+  private final PipelineTables pipelines;
   private final CatalogService catalogs;
   private final TableQueries queries;
   private final ChangePlanner planner;
@@ -59,6 +61,7 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
 
   private StatementExecutor(
       MaterializedTableService tables,
+      PipelineTables pipelines,
       CatalogService catalogs,
       TableQueries queries,
       ChangePlanner planner,
@@ -74,6 +77,7 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
     this.policy = policy;
     this.flows = flows;
     this.tables = tables;
+    this.pipelines = pipelines;
     this.catalogs = catalogs;
     this.queries = queries;
     this.planner = planner;
@@ -86,6 +90,7 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
   @Component
   static class Factory {
     private final MaterializedTableService tables;
+    private final PipelineTables pipelines;
     private final CatalogService catalogs;
     private final TableQueries queries;
     private final ChangePlanner planner;
@@ -95,6 +100,7 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
 
     Factory(
         MaterializedTableService tables,
+        PipelineTables pipelines,
         CatalogService catalogs,
         TableQueries queries,
         ChangePlanner planner,
@@ -105,6 +111,7 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
       this.policy = policy;
       this.flows = flows;
       this.tables = tables;
+      this.pipelines = pipelines;
       this.catalogs = catalogs;
       this.queries = queries;
       this.planner = planner;
@@ -112,15 +119,15 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
 
     StatementExecutor create(String catalog, String database, RemoteReads remote) {
       return new StatementExecutor(
-          tables, catalogs, queries, planner, flows, remote, policy, lineage, catalog, database,
-          false);
+          tables, pipelines, catalogs, queries, planner, flows, remote, policy, lineage, catalog,
+          database, false);
     }
 
     /** An executor for a declared set of files (see {@link StatementExecutor#declarative}). */
     StatementExecutor declarative(String catalog, String database, RemoteReads remote) {
       return new StatementExecutor(
-          tables, catalogs, queries, planner, flows, remote, policy, lineage, catalog, database,
-          true);
+          tables, pipelines, catalogs, queries, planner, flows, remote, policy, lineage, catalog,
+          database, true);
     }
   }
 
@@ -343,10 +350,10 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
     if (existing.isPresent() || catalogs.findSourceTable(name).isPresent()) {
       throw new ApiException(ErrorCode.ALREADY_EXISTS, "Table " + name + " already exists");
     }
-    tables.requireFlowNameFree(name); // the flow of CREATE TABLE ... FLOW is named as its table
+    pipelines.requireFlowNameFree(name); // the flow of CREATE TABLE ... FLOW is named as its table
     if (s.flow() == null) {
       createdHere.add(name);
-      return changed(name, "PIPELINE_TABLE", tables.createPipelineTable(name, s, null, null));
+      return changed(name, "PIPELINE_TABLE", pipelines.createPipelineTable(name, s, null, null));
     }
     Statement.CreateFlow flow = Statement.CreateFlow.of(name, s.flow());
     FlowPlanner.Request request = flows.request(name, tables.topicFor(name), s, null, null, flow);
@@ -354,9 +361,9 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
     createdHere.add(name);
     TableChange change =
         planned == null
-            ? tables.createPipelineTable(
+            ? pipelines.createPipelineTable(
                 name, s, placeholder(s.flow().query()), placeholder(s.flow().query()))
-            : tables.createPipelineTable(name, s, planned.table(), planned.job());
+            : pipelines.createPipelineTable(name, s, planned.table(), planned.job());
     return changed(name, "PIPELINE_TABLE", change)
         .withPlan(planned == null ? null : ChangePlanner.approved(planned.plan()));
   }
@@ -373,10 +380,10 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
   @Override
   public StatementResult createFlow(Statement.CreateFlow s) {
     ObjectName target = resolve(s.target());
-    MaterializedTable table = tables.pipelineTable(target);
+    MaterializedTable table = pipelines.pipelineTable(target);
     ObjectName named = new ObjectName(target.catalog(), target.database(), s.name().name());
     if (declarative) {
-      Optional<MaterializedTable> existing = tables.findFlow(named);
+      Optional<MaterializedTable> existing = pipelines.findFlow(named);
       if (existing.isPresent()) {
         Statement.CreateFlow stored = tables.spec(existing.get()).flowStatement();
         if (existing.get().getFlowOf().equals(table.getId())
@@ -387,8 +394,8 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
             "Flow", named, "drop it (DROP FLOW) or remove it from its file and apply with --prune");
       }
     }
-    tables.requireFlowAllowed(table, s);
-    tables.requireFlowNameFree(named); // before planning it
+    pipelines.requireFlowAllowed(table, s);
+    pipelines.requireFlowNameFree(named); // before planning it
     TableSpec spec = tables.spec(table);
     // A table created earlier in this script is planned from its statements in both runs: the
     // stored definition differs between them (the first run's plans are not answered).
@@ -404,8 +411,8 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
     ObjectName flowName = new ObjectName(target.catalog(), target.database(), s.name().name());
     TableChange change =
         planned == null
-            ? tables.addFlow(target, s, placeholder(s.query()), placeholder(s.query()))
-            : tables.addFlow(target, s, planned.job(), planned.table());
+            ? pipelines.addFlow(target, s, placeholder(s.query()), placeholder(s.query()))
+            : pipelines.addFlow(target, s, planned.job(), planned.table());
     return changed(flowName, "FLOW", change)
         .withPlan(planned == null ? null : ChangePlanner.approved(planned.plan()));
   }
@@ -413,22 +420,22 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
   @Override
   public StatementResult dropFlow(Statement.DropFlow s) {
     ObjectName name = resolve(s.name());
-    return changed(name, "FLOW", tables.dropFlow(name, s.ifExists()));
+    return changed(name, "FLOW", pipelines.dropFlow(name, s.ifExists()));
   }
 
   @Override
   public StatementResult refreshTable(Statement.RefreshTable s) {
     ObjectName name = resolve(s.name());
-    return changed(name, "PIPELINE_TABLE", tables.fullRefresh(name));
+    return changed(name, "PIPELINE_TABLE", pipelines.fullRefresh(name));
   }
 
   @Override
   public StatementResult showFlows(Statement.ShowFlows s) {
     List<MaterializedTable> found;
     if (s.table() != null) {
-      found = tables.flows(tables.pipelineTable(resolve(s.table())));
+      found = tables.flows(pipelines.pipelineTable(resolve(s.table())));
     } else {
-      found = tables.flowsIn(catalog, database);
+      found = pipelines.flowsIn(catalog, database);
     }
     return rows(TableQueries.FLOW_COLUMNS, found.stream().map(queries::flowRow).toList());
   }

@@ -4,6 +4,7 @@ import dev.tributary.security.Access;
 import dev.tributary.security.Role;
 import dev.tributary.table.MaterializedTable;
 import dev.tributary.table.MaterializedTableService;
+import dev.tributary.table.PipelineTables;
 import dev.tributary.table.TableHistory;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
@@ -37,12 +38,17 @@ class DatabaseEventController {
           + " Last-Event-ID it starts with what is written from now on.";
 
   private final MaterializedTableService tables;
+  private final PipelineTables pipelines;
   private final TableHistory history;
   private final EventStreams streams;
 
   DatabaseEventController(
-      MaterializedTableService tables, TableHistory history, EventStreams streams) {
+      MaterializedTableService tables,
+      PipelineTables pipelines,
+      TableHistory history,
+      EventStreams streams) {
     this.tables = tables;
+    this.pipelines = pipelines;
     this.history = history;
     this.streams = streams;
   }
@@ -86,7 +92,7 @@ class DatabaseEventController {
     for (MaterializedTable t : tables.list(catalog, database)) {
       seen.put(t.getId(), t.getName());
     }
-    for (MaterializedTable f : tables.flowsIn(catalog, database)) {
+    for (MaterializedTable f : pipelines.flowsIn(catalog, database)) {
       seen.put(f.getId(), f.getName());
     }
     return seen;

@@ -11,6 +11,7 @@ import dev.tributary.system.ErrorCode;
 import dev.tributary.system.Json;
 import dev.tributary.table.MaterializedTable;
 import dev.tributary.table.MaterializedTableService;
+import dev.tributary.table.PipelineTables;
 import dev.tributary.table.RecordValues;
 import dev.tributary.table.TableSpec;
 import dev.tributary.table.TableStatus;
@@ -38,16 +39,19 @@ import tools.jackson.databind.JsonNode;
 class TableDataController {
 
   private final MaterializedTableService tables;
+  private final PipelineTables pipelines;
   private final TableResources resources;
   private final Topics topics;
   private final SchemaRegistry registry;
 
   TableDataController(
       MaterializedTableService tables,
+      PipelineTables pipelines,
       TableResources resources,
       Topics topics,
       SchemaRegistry registry) {
     this.tables = tables;
+    this.pipelines = pipelines;
     this.resources = resources;
     this.topics = topics;
     this.registry = registry;
@@ -62,7 +66,7 @@ class TableDataController {
   List<Resource> flows(
       @PathVariable String catalog, @PathVariable String database, @PathVariable String name) {
     Access.require(Role.VIEWER, catalog, database);
-    MaterializedTable table = tables.pipelineTable(new ObjectName(catalog, database, name));
+    MaterializedTable table = pipelines.pipelineTable(new ObjectName(catalog, database, name));
     return tables.flows(table).stream().map(resources::of).toList();
   }
 

@@ -6,6 +6,7 @@ import dev.tributary.sql.ObjectName;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
 import dev.tributary.table.MaterializedTableService;
+import dev.tributary.table.PipelineTables;
 import dev.tributary.table.RefreshRequests;
 import dev.tributary.table.TableHistory;
 import dev.tributary.table.TableSpec;
@@ -32,12 +33,17 @@ import org.springframework.web.bind.annotation.RestController;
 class TableRefreshController {
 
   private final MaterializedTableService tables;
+  private final PipelineTables pipelines;
   private final TableHistory history;
   private final RefreshRequests refreshRequests;
 
   TableRefreshController(
-      MaterializedTableService tables, TableHistory history, RefreshRequests refreshRequests) {
+      MaterializedTableService tables,
+      PipelineTables pipelines,
+      TableHistory history,
+      RefreshRequests refreshRequests) {
     this.tables = tables;
+    this.pipelines = pipelines;
     this.history = history;
     this.refreshRequests = refreshRequests;
   }
@@ -93,7 +99,7 @@ class TableRefreshController {
                 + " partitions to refresh");
       }
       return ResponseEntity.accepted()
-          .body(new FullRefreshResponse(id.toString(), tables.fullRefresh(id).message()));
+          .body(new FullRefreshResponse(id.toString(), pipelines.fullRefresh(id).message()));
     }
     return ResponseEntity.accepted().body(tables.refresh(id, partition));
   }
