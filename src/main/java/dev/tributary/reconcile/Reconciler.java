@@ -183,38 +183,17 @@ public class Reconciler {
     }
   }
 
-  /** The next step towards the spec: each branch is one concern of the table's lifecycle. */
+  /**
+   * The next step towards the spec: the first branch that applies, in the order of the pass table
+   * of DESIGN.md. Each helper returns null when its branch does not apply.
+   */
   private Next run(ReconcilePass p) {
     TableSpec.Kind kind = p.table.spec().kind();
     if (p.table.deletionRequested()) {
-      if (p.status.refreshScheduled() && refreshSteps.stop(p, "the table is being dropped")) {
-        return Next.soon(); // its refresh job is being cancelled
-      }
-      if (kind == TableSpec.Kind.PIPELINE_TABLE) {
-        Next waiting = pipelineSteps.awaitFlowsDropped(p);
-        if (waiting != null) {
-          return waiting;
-        }
-      }
-      // A flow's status names no topic or subjects: only its job and state go.
-      return transitions.delete(p);
+      return drop(p, kind);
     }
     if (kind == TableSpec.Kind.PIPELINE_TABLE && p.table.spec().definition() == null) {
-      boolean declared = p.table.spec().pipeline().flow() == null;
-      return p.save(
-          Phase.PENDING,
-          p.status.with(
-              TableStatus.READY,
-              false,
-              Reason.Provisioning,
-              declared
-                  ? "Declared: the table gets its columns, topic and subjects with its first flow"
-                      + " (CREATE FLOW ... INTO "
-                      + p.table.name().name()
-                      + ")"
-                  : "Stored by an earlier version that did not run flows: drop the table and"
-                      + " create it again"),
-          p.resync());
+      return declared(p);
     }
     // A flow writes as its table: into its topic, with the schemas registered under its name.
     ObjectName writesAs = p.table.name();
@@ -229,38 +208,16 @@ public class Reconciler {
     }
     MaterializedTableDefinition effective = Defaults.effective(p.table.spec().definition());
     boolean full = effective.refreshMode() == Clauses.RefreshMode.FULL;
-    if (!full && p.status.refreshScheduled()) {
-      // Switched to CONTINUOUS: the schedule goes first (a running refresh is cancelled; its
-      // upserts are rewritten by the continuous job), the topic and its content stay.
-      if (refreshSteps.stop(p, "REFRESH_MODE is now CONTINUOUS")) {
-        return Next.soon();
-      }
-      p.event(
-          "NORMAL",
-          "RefreshModeChanged",
-          "Now CONTINUOUS ("
-              + Defaults.refreshModeReason(p.table.spec().definition())
-              + "): the refresh schedule is removed; a continuous job keeps the topic fresh");
-    }
     Optional<JobSummary> live = p.liveJob();
-    if (p.liveJobs().size() > 1) {
-      return transitions.stopDuplicates(p, live.orElseThrow());
+    Next next = leaveFull(p, full);
+    if (next == null) {
+      next = stopIfAsked(p, live, full);
     }
-    if (full && live.isPresent()) {
-      // Switched to FULL: the continuous job stops with a savepoint; the topic stays.
-      return transitions.suspend(p, live);
+    if (next == null) {
+      next = validate(p, effective);
     }
-    if (p.table.spec().stopped() && !full) {
-      return transitions.suspend(p, live);
-    }
-    if (p.status.invalidVersion() == p.table.definitionVersion()) {
-      return p.resync(); // only a new definition clears it; a live job of the last one runs on
-    }
-    if (p.status.validatedVersion() != p.table.definitionVersion()) {
-      Next invalid = provisioning.validate(p, effective);
-      if (invalid != null) {
-        return invalid;
-      }
+    if (next != null) {
+      return next;
     }
     PipelinePlan plan =
         new PipelinePlan(
@@ -271,27 +228,130 @@ public class Reconciler {
             p.status.schema(),
             settings.bootstrapServers(),
             settings.registryUrl());
-    if (live.isPresent() && !live.get().name().equals(plan.pipelineName())) {
+    next = restartIfChanged(p, live, plan);
+    if (next != null) {
+      return next;
+    }
+    if (live.isEmpty()) {
+      transitions.recoverSavepointPath(p);
+    }
+    return provisionAndRun(p, kind, full, plan, live);
+  }
+
+  /** Deletion requested: a FULL table's refresh and a pipeline table's flows go first. */
+  private Next drop(ReconcilePass p, TableSpec.Kind kind) {
+    if (p.status.refreshScheduled() && refreshSteps.stop(p, "the table is being dropped")) {
+      return Next.soon(); // its refresh job is being cancelled
+    }
+    if (kind == TableSpec.Kind.PIPELINE_TABLE) {
+      Next waiting = pipelineSteps.awaitFlowsDropped(p);
+      if (waiting != null) {
+        return waiting;
+      }
+    }
+    // A flow's status names no topic or subjects: only its job and state go.
+    return transitions.delete(p);
+  }
+
+  /** A pipeline table with no flow yet: PENDING until its first flow gives it columns. */
+  private Next declared(ReconcilePass p) {
+    boolean declared = p.table.spec().pipeline().flow() == null;
+    return p.save(
+        Phase.PENDING,
+        p.status.with(
+            TableStatus.READY,
+            false,
+            Reason.Provisioning,
+            declared
+                ? "Declared: the table gets its columns, topic and subjects with its first flow"
+                    + " (CREATE FLOW ... INTO "
+                    + p.table.name().name()
+                    + ")"
+                : "Stored by an earlier version that did not run flows: drop the table and"
+                    + " create it again"),
+        p.resync());
+  }
+
+  /**
+   * Switched to CONTINUOUS: the schedule goes first (a running refresh is cancelled; its upserts
+   * are rewritten by the continuous job), the topic and its content stay.
+   */
+  private Next leaveFull(ReconcilePass p, boolean full) {
+    if (full || !p.status.refreshScheduled()) {
+      return null;
+    }
+    if (refreshSteps.stop(p, "REFRESH_MODE is now CONTINUOUS")) {
+      return Next.soon();
+    }
+    p.event(
+        "NORMAL",
+        "RefreshModeChanged",
+        "Now CONTINUOUS ("
+            + Defaults.refreshModeReason(p.table.spec().definition())
+            + "): the refresh schedule is removed; a continuous job keeps the topic fresh");
+    return null;
+  }
+
+  /** Duplicate jobs, a switch to FULL and a suspend all stop jobs, with a savepoint. */
+  private Next stopIfAsked(ReconcilePass p, Optional<JobSummary> live, boolean full) {
+    if (p.liveJobs().size() > 1) {
+      return transitions.stopDuplicates(p, live.orElseThrow());
+    }
+    if (full && live.isPresent()) {
+      // Switched to FULL: the continuous job stops with a savepoint; the topic stays.
+      return transitions.suspend(p, live);
+    }
+    if (p.table.spec().stopped() && !full) {
+      return transitions.suspend(p, live);
+    }
+    return null;
+  }
+
+  /** An invalid definition waits for the next one; a new one is validated with Flink first. */
+  private Next validate(ReconcilePass p, MaterializedTableDefinition effective) {
+    if (p.status.invalidVersion() == p.table.definitionVersion()) {
+      return p.resync(); // only a new definition clears it; a live job of the last one runs on
+    }
+    if (p.status.validatedVersion() != p.table.definitionVersion()) {
+      return provisioning.validate(p, effective);
+    }
+    return null;
+  }
+
+  /**
+   * A live job that no longer matches the plan: another fingerprint evolves it; a new checkpoint
+   * interval or bucket count restarts it from a savepoint.
+   */
+  private Next restartIfChanged(ReconcilePass p, Optional<JobSummary> live, PipelinePlan plan) {
+    if (live.isEmpty()) {
+      return null;
+    }
+    if (!live.get().name().equals(plan.pipelineName())) {
       return transitions.evolve(p, live.get());
     }
     long interval = plan.checkpointInterval().toMillis();
-    if (live.isPresent()
-        && p.status.checkpointIntervalMs() > 0
-        && p.status.checkpointIntervalMs() != interval) {
+    if (p.status.checkpointIntervalMs() > 0 && p.status.checkpointIntervalMs() != interval) {
       return transitions.restart(
           p,
           live.get(),
           "checkpoint interval " + p.status.checkpointIntervalMs() + " ms -> " + interval + " ms");
     }
     int partitions = plan.topic().partitions();
-    if (live.isPresent() && p.status.partitions() != null && p.status.partitions() != partitions) {
+    if (p.status.partitions() != null && p.status.partitions() != partitions) {
       // The (empty) topic is created again with the new bucket count while no job writes to it.
       return transitions.restart(
           p, live.get(), "topic partitions " + p.status.partitions() + " -> " + partitions);
     }
-    if (live.isEmpty()) {
-      transitions.recoverSavepointPath(p);
-    }
+    return null;
+  }
+
+  /** Topic and subjects (not a flow's: its table owns them), then what runs the table. */
+  private Next provisionAndRun(
+      ReconcilePass p,
+      TableSpec.Kind kind,
+      boolean full,
+      PipelinePlan plan,
+      Optional<JobSummary> live) {
     if (kind != TableSpec.Kind.FLOW) {
       Next provisioned = provisioning.ensureTopic(p, plan);
       if (provisioned != null) {
