@@ -102,23 +102,9 @@ final class JobSubmission {
   }
 
   Next submit(ReconcilePass p, PipelinePlan plan, String restorePath, int failures) {
-    // A job reads other tables through their topics: one that is not provisioned yet (created in
-    // the same script) is waited for, not read through its query.
-    List<ObjectName> waiting =
-        planner.pendingSources(p.table.name(), p.table.spec().definition().query());
-    if (!waiting.isEmpty()) {
-      String message = "Waiting for " + waiting + " to be provisioned: this table's job reads them";
-      if (!message.equals(p.status.detail())) {
-        p.event("NORMAL", "WaitingForUpstream", message);
-      }
-      p.save(
-          p.phase == Phase.PENDING ? Phase.CREATING : p.phase,
-          p.status.toBuilder()
-              .detail(message)
-              .build()
-              .with(TableStatus.JOB_RUNNING, false, Reason.WaitingForUpstream, message),
-          null);
-      return new Next(Duration.ofSeconds(1), false);
+    Next waiting = awaitUpstream(p);
+    if (waiting != null) {
+      return waiting;
     }
     // Intent first: the pipeline name and the job's fixed id are recorded before the job exists.
     // A later pass adopts a job of that name or id instead of submitting another, and a racing
@@ -196,6 +182,36 @@ final class JobSubmission {
                 ? "; sources start at " + positions
                 : " restoring " + restorePath));
     p.step("submitted");
+    return submitted(p, jobId, restorePath, positions);
+  }
+
+  /**
+   * A job reads other tables through their topics: one that is not provisioned yet (created in the
+   * same script) is waited for, not read through its query. Null when there is none.
+   */
+  private Next awaitUpstream(ReconcilePass p) {
+    List<ObjectName> waiting =
+        planner.pendingSources(p.table.name(), p.table.spec().definition().query());
+    if (waiting.isEmpty()) {
+      return null;
+    }
+    String message = "Waiting for " + waiting + " to be provisioned: this table's job reads them";
+    if (!message.equals(p.status.detail())) {
+      p.event("NORMAL", "WaitingForUpstream", message);
+    }
+    p.save(
+        p.phase == Phase.PENDING ? Phase.CREATING : p.phase,
+        p.status.toBuilder()
+            .detail(message)
+            .build()
+            .with(TableStatus.JOB_RUNNING, false, Reason.WaitingForUpstream, message),
+        null);
+    return new Next(Duration.ofSeconds(1), false);
+  }
+
+  /** The submitted job in the status: its id, what it restored, and for INSERT ONCE its run. */
+  private Next submitted(
+      ReconcilePass p, String jobId, String restorePath, Map<String, String> positions) {
     TableStatus.Builder submitted = p.status.toBuilder();
     if (OnceRuns.once(p)) {
       TableStatus.Once run = p.status.once();
