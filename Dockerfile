@@ -14,7 +14,8 @@ COPY openapi openapi
 COPY src src
 # maven.test.skip: no test compilation, and no unpacking of the registry used by the local stack.
 RUN ./mvnw package -Dmaven.test.skip=true -Dmdep.skip=true \
- && java -Djarmode=tools -jar target/tributary-*.jar extract --layers --launcher --destination target/extracted
+ && SERVICE_JAR=$(ls target/tributary-*.jar | grep -v -e '-flink-format\.jar$' -e '/tributary-cli\.jar$') \
+ && java -Djarmode=tools -jar "$SERVICE_JAR" extract --layers --launcher --destination target/extracted
 
 # The Flink image of docker-compose.yml: Flink 2.2 with this project's json-confluent format (the
 # Confluent wire format for 'json-registry' tables) in lib/. `docker build --target flink .`
