@@ -76,8 +76,8 @@ class PhaseTableTest {
       for (Path file : files.filter(f -> f.toString().endsWith(".java")).toList()) {
         String source = Files.readString(file);
         boolean ours =
-            source.contains("import dev.tributary.table.Phase;")
-                || source.startsWith("package dev.tributary.table;");
+            source.contains("import " + Phase.class.getName() + ";")
+                || source.startsWith("package " + Phase.class.getPackageName() + ";");
         String name = file.getFileName().toString();
         if (!ours || name.equals("Phase.java") || name.equals("Phases.java")) {
           continue;
