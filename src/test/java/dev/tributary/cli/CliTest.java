@@ -42,19 +42,18 @@ class CliTest {
     Files.writeString(dir.resolve("notes.txt"), "x");
     Files.createDirectories(dir.resolve("sub"));
     Files.writeString(dir.resolve("sub/01.sql"), "x");
-    Cli.Options o = Cli.Options.parse(new String[] {"plan", "-f", dir.toString()}, Map.of());
+    Options o = Options.parse(new String[] {"plan", "-f", dir.toString()}, Map.of());
     assertThat(o.files().stream().map(p -> p.getFileName().toString()))
         .containsExactly("02_a.sql", "10_b.sql");
   }
 
   @Test
   void shouldTakeOptionsOverTheEnvironmentAndDefaults() {
-    Cli.Options o =
-        Cli.Options.parse(
+    Options o =
+        Options.parse(
             new String[] {"status", "--url=http://h:1", "-o", "json", "t"},
             Map.of("TRIBUTARY_URL", "http://env:2", "TRIBUTARY_DATABASE", "d"));
-    Cli.Options waiting =
-        Cli.Options.parse(new String[] {"apply", "-f", "x", "--wait", "90s"}, Map.of());
+    Options waiting = Options.parse(new String[] {"apply", "-f", "x", "--wait", "90s"}, Map.of());
     assertThat(o.url).isEqualTo("http://h:1");
     assertThat(o.database).isEqualTo("d");
     assertThat(o.catalog).isEqualTo("default_catalog");
