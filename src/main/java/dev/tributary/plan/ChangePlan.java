@@ -78,6 +78,12 @@ public record ChangePlan(
   public record Warning(String code, String message) {
     /** An evolution of a stateful query discards the state that its values were computed from. */
     public static final String STATE_DISCARDED = "STATE_DISCARDED";
+
+    /**
+     * The service cannot read the savepoint storage, so an evolution continues its sources from
+     * their committed offsets, which can repeat the rows of the last checkpoint interval.
+     */
+    public static final String OFFSETS_FROM_COMMITTED = "OFFSETS_FROM_COMMITTED";
   }
 
   /**

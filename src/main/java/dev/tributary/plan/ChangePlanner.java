@@ -6,6 +6,7 @@ import dev.tributary.plan.ChangePlan.SourceStart;
 import dev.tributary.plan.ChangePlan.SubjectCheck;
 import dev.tributary.plan.ChangePlan.ValueChange;
 import dev.tributary.port.DependencyUnavailableException;
+import dev.tributary.port.FlinkJobs;
 import dev.tributary.port.FlinkSql;
 import dev.tributary.port.RemoteSystemException;
 import dev.tributary.port.SchemaRegistry;
@@ -57,16 +58,43 @@ public class ChangePlanner {
   /** The Kafka cluster {@link #topics} reads: replay counts are given for its topics only. */
   private final String bootstrapServers;
 
+  /** Where evolutions' savepoints are. */
+  private final String savepointDir;
+
+  /**
+   * Whether this service reads them, so that a resumed source continues at the old job's exact
+   * offsets: asked once (the storage's scheme does not change while the service runs).
+   */
+  private final boolean exactResume;
+
   @Autowired
   public ChangePlanner(
       QueryPlanner queries,
       Topics topics,
       SchemaRegistry registry,
+      FlinkJobs jobs,
       TributaryProperties properties) {
     this.queries = queries;
     this.topics = topics;
     this.registry = registry;
+    this.savepointDir = properties.flink().savepointDir();
+    this.exactResume = jobs.readsSavepoints(savepointDir);
     this.bootstrapServers = properties.kafka().bootstrapServers();
+  }
+
+  /** A planner that counts no replays, with savepoints where {@code jobs} may or may not read. */
+  public ChangePlanner(
+      QueryPlanner queries,
+      Topics topics,
+      SchemaRegistry registry,
+      FlinkJobs jobs,
+      String savepointDir) {
+    this.queries = queries;
+    this.topics = topics;
+    this.registry = registry;
+    this.savepointDir = savepointDir;
+    this.exactResume = jobs.readsSavepoints(savepointDir);
+    this.bootstrapServers = null;
   }
 
   /** A planner that counts no replays (tools and tests without a Kafka cluster of their own). */
@@ -74,6 +102,8 @@ public class ChangePlanner {
     this.queries = queries;
     this.topics = topics;
     this.registry = registry;
+    this.savepointDir = null;
+    this.exactResume = true;
     this.bootstrapServers = null;
   }
 
@@ -362,13 +392,28 @@ public class ChangePlanner {
               + effective.startMode().fallback()
               + " again, so every key ends with its value over all those rows");
     }
+    List<SourceStart> starts =
+        continuousStart ? starts(queries, name, effective, oldSources, true) : List.of();
+    if (!exactResume && starts.stream().anyMatch(s -> s.from().equals(FROM_COMMITTED))) {
+      warnings.add(
+          new ChangePlan.Warning(
+              ChangePlan.Warning.OFFSETS_FROM_COMMITTED,
+              "The service cannot read the savepoints at "
+                  + savepointDir
+                  + ", so the sources the old job read continue from the offsets they last"
+                  + " committed to the table's consumer group, not from the exact offsets of the"
+                  + " old job's final savepoint: the rows of up to one checkpoint interval ("
+                  + effective.freshness().sql()
+                  + ") may be written again. Give the service read access to that storage to"
+                  + " continue exactly"));
+    }
     return new ChangePlan(
         name.toString(),
         evolve ? Action.EVOLVE : Action.CHANGE,
         restart != null,
         restart,
         stateDiscarded,
-        continuousStart ? starts(queries, name, effective, oldSources, true) : List.of(),
+        starts,
         columnChanges(oldColumns, columns),
         subjects,
         changes,
@@ -504,11 +549,16 @@ public class ChangePlanner {
       starts.add(
           new SourceStart(
               source.toString(),
-              resumes ? "where the previous job stopped (its final savepoint)" : fallback,
+              resumes ? (exactResume ? FROM_SAVEPOINT : FROM_COMMITTED) : fallback,
               resumes || !fromBeginning || topic == null ? null : retained(topic)));
     }
     return starts;
   }
+
+  static final String FROM_SAVEPOINT = "where the previous job stopped (its final savepoint)";
+
+  static final String FROM_COMMITTED =
+      "the offsets the previous job last committed (its savepoint cannot be read here)";
 
   /** What a rebuild from the beginning reads again, per Kafka source, as the plan's text. */
   private String rebuildCost(

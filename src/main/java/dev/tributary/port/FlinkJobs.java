@@ -48,6 +48,13 @@ public interface FlinkJobs {
   Optional<Map<String, Map<Integer, Long>>> sourceOffsets(String savepointPath, Set<String> topics);
 
   /**
+   * Whether this service can read savepoints under {@code directory}: then an evolution continues
+   * its sources at the exact offsets of the old job's final savepoint; else from the offsets they
+   * committed, which can lag it by one checkpoint.
+   */
+  boolean readsSavepoints(String directory);
+
+  /**
    * Deletes the savepoints under {@code directory} but the newest {@code keep} and {@code protect};
    * {@code keep} 0 and no protected path deletes the directory. Returns how many went, or empty
    * when that storage cannot be reached from here (then nothing is deleted).

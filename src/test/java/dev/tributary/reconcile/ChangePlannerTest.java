@@ -51,6 +51,49 @@ class ChangePlannerTest {
   }
 
   @Test
+  void shouldSayAnEvolutionContinuesFromCommittedOffsetsWhenTheSavepointsCannotBeRead() {
+    UUID id = world.create(ORDERS);
+    ChangePlanner.Current current = provisioned(id);
+    world.flink.savepointsReadable = false;
+    ChangePlanner remote =
+        new ChangePlanner(
+            world.planner, world.kafka, world.registry, world.flink, "s3://bucket/savepoints");
+
+    ChangePlan plan =
+        remote.plan(
+            name,
+            name.name(),
+            Optional.of(current),
+            FakeWorld.definition(ORDERS.replace("> 50", "> 90")));
+
+    assertThat(plan.sourceStarts())
+        .singleElement()
+        .satisfies(s -> assertThat(s.from()).startsWith("the offsets the previous job last"));
+    assertThat(plan.warnings())
+        .singleElement()
+        .satisfies(
+            w -> {
+              assertThat(w.code()).isEqualTo(ChangePlan.Warning.OFFSETS_FROM_COMMITTED);
+              assertThat(w.message())
+                  .contains("s3://bucket/savepoints")
+                  .contains("up to one checkpoint interval");
+            });
+
+    world.flink.savepointsReadable = true;
+    ChangePlanner local =
+        new ChangePlanner(
+            world.planner, world.kafka, world.registry, world.flink, "file:///savepoints");
+    ChangePlan readable =
+        local.plan(
+            name,
+            name.name(),
+            Optional.of(current),
+            FakeWorld.definition(ORDERS.replace("> 50", "> 90")));
+    assertThat(readable.warnings()).isEmpty();
+    assertThat(readable.sourceStarts().get(0).from()).startsWith("where the previous job stopped");
+  }
+
+  @Test
   void shouldKeepTheJobForTopicOptionsAndShowTheConfigChange() {
     UUID id = world.create(ORDERS);
 

@@ -632,6 +632,14 @@ final class FakeWorld {
       return Optional.ofNullable(savepointOffsets.get(savepointPath));
     }
 
+    /** Whether the service can read the savepoint storage (false: like s3:// from here). */
+    boolean savepointsReadable = true;
+
+    @Override
+    public boolean readsSavepoints(String directory) {
+      return savepointsReadable;
+    }
+
     /** Savepoint directories deleted or pruned, with how many were kept. */
     final List<String> prunes = new ArrayList<>();
 

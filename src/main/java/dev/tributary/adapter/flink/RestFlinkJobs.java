@@ -222,6 +222,11 @@ public class RestFlinkJobs implements FlinkJobs {
   }
 
   @Override
+  public boolean readsSavepoints(String directory) {
+    return SavepointFiles.local(directory).isPresent();
+  }
+
+  @Override
   public Optional<Integer> deleteCheckpoints(String directory) {
     return SavepointFiles.deleteAll(directory);
   }
