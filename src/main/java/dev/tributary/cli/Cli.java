@@ -82,8 +82,7 @@ public final class Cli {
   }
 
   private CommandLine commandLine() {
-    CommandLine line = new CommandLine(new Verbs());
-    line.setExpandAtFiles(false); // a name starting with @ is a name, not a file of arguments
+    CommandLine line = Verbs.commandLine();
     line.setOut(new PrintWriter(out, true));
     line.setErr(new PrintWriter(err, true));
     return line;

@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Stream;
-import picocli.CommandLine;
 import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Model.PositionalParamSpec;
 import picocli.CommandLine.ParseResult;
@@ -40,7 +39,7 @@ final class Options {
 
   /** Parses a command line into the verb's options, as {@link Cli#run} would. */
   static Options parse(String[] argv, Map<String, String> env) {
-    ParseResult parsed = new CommandLine(new Verbs()).parseArgs(argv);
+    ParseResult parsed = Verbs.commandLine().parseArgs(argv);
     if (parsed.subcommand() == null) {
       throw new CliException("no verb given");
     }

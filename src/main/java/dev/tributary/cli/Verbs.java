@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.util.List;
 import java.util.Properties;
 import picocli.AutoComplete;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.HelpCommand;
 import picocli.CommandLine.IVersionProvider;
@@ -49,6 +50,13 @@ import picocli.CommandLine.Parameters;
       AutoComplete.GenerateCompletion.class
     })
 final class Verbs {
+
+  /** The grammar as a command line, parsed as every run parses it. */
+  static CommandLine commandLine() {
+    CommandLine line = new CommandLine(new Verbs());
+    line.setExpandAtFiles(false); // a name starting with @ is a name, not a file of arguments
+    return line;
+  }
 
   /** Which service, as whom, and the database that unqualified names are in. */
   static final class Service {

@@ -74,12 +74,13 @@ public class ChangePlanner {
       SchemaRegistry registry,
       FlinkJobs jobs,
       TributaryProperties properties) {
-    this.queries = queries;
-    this.topics = topics;
-    this.registry = registry;
-    this.savepointDir = properties.flink().savepointDir();
-    this.exactResume = jobs.readsSavepoints(savepointDir);
-    this.bootstrapServers = properties.kafka().bootstrapServers();
+    this(
+        queries,
+        topics,
+        registry,
+        properties.flink().savepointDir(),
+        jobs.readsSavepoints(properties.flink().savepointDir()),
+        properties.kafka().bootstrapServers());
   }
 
   /** A planner that counts no replays, with savepoints where {@code jobs} may or may not read. */
@@ -89,22 +90,27 @@ public class ChangePlanner {
       SchemaRegistry registry,
       FlinkJobs jobs,
       String savepointDir) {
-    this.queries = queries;
-    this.topics = topics;
-    this.registry = registry;
-    this.savepointDir = savepointDir;
-    this.exactResume = jobs.readsSavepoints(savepointDir);
-    this.bootstrapServers = null;
+    this(queries, topics, registry, savepointDir, jobs.readsSavepoints(savepointDir), null);
   }
 
   /** A planner that counts no replays (tools and tests without a Kafka cluster of their own). */
   public ChangePlanner(QueryPlanner queries, Topics topics, SchemaRegistry registry) {
+    this(queries, topics, registry, null, true, null);
+  }
+
+  private ChangePlanner(
+      QueryPlanner queries,
+      Topics topics,
+      SchemaRegistry registry,
+      String savepointDir,
+      boolean exactResume,
+      String bootstrapServers) {
     this.queries = queries;
     this.topics = topics;
     this.registry = registry;
-    this.savepointDir = null;
-    this.exactResume = true;
-    this.bootstrapServers = null;
+    this.savepointDir = savepointDir;
+    this.exactResume = exactResume;
+    this.bootstrapServers = bootstrapServers;
   }
 
   /**
