@@ -38,6 +38,16 @@ public interface FlinkJobs {
     return latestCompleted(jobId).map(Completed::path);
   }
 
+  /**
+   * The newest complete checkpoint ({@code chk-N} holding its {@code _metadata}) in a job's own
+   * checkpoint directory, read from the storage itself: what a job lost with its JobManager (no
+   * high availability) restarts from, since Flink keeps only the newest few and deletes the older
+   * ones the service may have recorded. Empty when there is none or the storage cannot be reached.
+   */
+  default Optional<String> newestCheckpoint(String jobDirectory) {
+    return Optional.empty();
+  }
+
   /** A completed checkpoint or savepoint: where it is and when it completed. */
   record Completed(String path, Instant completedAt, boolean savepoint) {}
 

@@ -117,12 +117,18 @@ final class JobSteps {
   }
 
   /**
-   * The newest checkpoint recorded while a job of this pipeline ran: what a restart restores when
+   * The newest checkpoint of the job recorded while this pipeline ran: what a restart restores when
    * the JobManager no longer knows the failed job (restarted without HA, or it expired).
    */
-  private static String recorded(ReconcilePass p, PipelinePlan plan) {
+  private String recorded(ReconcilePass p, PipelinePlan plan) {
     TableStatus.RestorePoint point = p.status.checkpoint();
-    return point != null && plan.pipelineName().equals(point.pipeline()) ? point.path() : null;
+    if (point == null || !plan.pipelineName().equals(point.pipeline())) {
+      return null;
+    }
+    // The recorded one may be gone: Flink keeps the newest few and deletes the rest. The newest
+    // complete one in that job's directory is where the job really was.
+    String directory = Transitions.checkpointDirectory(point.path());
+    return directory == null ? point.path() : jobs.newestCheckpoint(directory).orElse(point.path());
   }
 
   /** Which job of each table was last asked for its checkpoints, and when (in this process). */

@@ -36,5 +36,27 @@ public record TributaryProperties(
       @DefaultValue("http://localhost:8081") URI restUrl,
       @DefaultValue("file:///tmp/tributary/savepoints") String savepointDir,
       @DefaultValue("30s") Duration requestTimeout,
-      @DefaultValue("2m") Duration statementTimeout) {}
+      @DefaultValue("2m") Duration statementTimeout,
+      @DefaultValue Storage storage,
+      String formatJarDir) {
+
+    /**
+     * How this service reaches the storage Flink keeps checkpoints and savepoints in: a local file
+     * system needs nothing; s3:// (and s3a://, s3p://) needs {@code s3.endpoint} for a store other
+     * than AWS, and keys unless the AWS default credential chain has them.
+     */
+    public record Storage(@DefaultValue S3 s3) {}
+
+    public record S3(
+        URI endpoint,
+        String accessKey,
+        String secretKey,
+        @DefaultValue("us-east-1") String region,
+        @DefaultValue("false") boolean pathStyleAccess) {
+
+      public boolean configured() {
+        return endpoint != null || (accessKey != null && !accessKey.isBlank());
+      }
+    }
+  }
 }

@@ -679,6 +679,20 @@ final class FakeWorld {
       return Optional.of(new Completed(completed.get(completed.size() - 1), Instant.now(), false));
     }
 
+    /**
+     * What the checkpoint storage holds per job directory, newest last, when the service can read
+     * it; a directory not here is out of reach.
+     */
+    final Map<String, List<String>> storedCheckpoints = new HashMap<>();
+
+    @Override
+    public synchronized Optional<String> newestCheckpoint(String jobDirectory) {
+      List<String> stored = storedCheckpoints.get(jobDirectory);
+      return stored == null || stored.isEmpty()
+          ? Optional.empty()
+          : Optional.of(stored.get(stored.size() - 1));
+    }
+
     /** Checkpoint directories deleted. */
     final List<String> deletedCheckpoints = new ArrayList<>();
 

@@ -519,6 +519,25 @@ class ReconcilerTest {
   }
 
   @Test
+  void shouldRestoreTheNewestCheckpointInStorageWhenTheRecordedOneWasSubsumed() {
+    UUID id = world.create(ORDERS);
+    world.converge(id);
+    String first = world.status(id).jobId();
+    String directory = "file:///checkpoints/" + first;
+    assertThat(world.status(id).checkpoint().path()).isEqualTo(directory + "/chk-7");
+    // The job went on checkpointing; Flink kept only the newest and deleted chk-7.
+    world.flink.storedCheckpoints.put(directory, List.of(directory + "/chk-12"));
+
+    world.flink.forgetJobs();
+    world.converge(id);
+
+    assertThat(world.flink.live())
+        .singleElement()
+        .satisfies(job -> assertThat(job.restoredFrom).isEqualTo(directory + "/chk-12"));
+    assertThat(world.phase(id)).isEqualTo(Phase.RUNNING);
+  }
+
+  @Test
   void shouldSayWhenAJobStartedWithoutState() {
     UUID id = world.create(ORDERS);
     world.converge(id);

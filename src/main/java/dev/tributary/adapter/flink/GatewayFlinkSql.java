@@ -28,13 +28,20 @@ public class GatewayFlinkSql implements FlinkSql {
 
   private final RestClient http;
   private final Duration statementTimeout;
+  private final FormatJar formatJar;
 
   /**
    * @param http a client whose base URL is the gateway's
    */
   public GatewayFlinkSql(RestClient http, Duration statementTimeout) {
+    this(http, statementTimeout, null);
+  }
+
+  /** With {@code formatJar}, every session opened adds the service's format jar first. */
+  GatewayFlinkSql(RestClient http, Duration statementTimeout, FormatJar formatJar) {
     this.http = http;
     this.statementTimeout = statementTimeout;
+    this.formatJar = formatJar;
   }
 
   @Override
@@ -45,7 +52,16 @@ public class GatewayFlinkSql implements FlinkSql {
                 .uri("/v3/sessions")
                 .body(Map.of("sessionName", name, "properties", properties)),
             "open a SQL Gateway session");
-    return new Session(answer.path("sessionHandle").asString());
+    Session session = new Session(answer.path("sessionHandle").asString());
+    if (formatJar != null) {
+      try {
+        execute(session, "ADD JAR '" + formatJar.ensureUploaded() + "'");
+      } catch (RuntimeException e) {
+        closeSession(session);
+        throw e;
+      }
+    }
+    return session;
   }
 
   @Override
@@ -134,6 +150,35 @@ public class GatewayFlinkSql implements FlinkSql {
   }
 
   /** Product name and version, for the health indicator. */
+  /**
+   * Whether the cluster loads this project's formats: a session (which adds the delivered jar)
+   * plans a read of a Kafka table in {@code json-confluent}, which fails with Flink's "Could not
+   * find any factory" when the format is missing. Nothing runs and nothing is connected to. Answers
+   * "loadable" or the reason it is not; {@code formatJar} says where the jar came from.
+   */
+  public String probeFormats() {
+    Session session = openSession("tributary-format-probe", Map.of());
+    try {
+      execute(
+          session,
+          "CREATE TEMPORARY TABLE `tributary_format_probe` (x INT) WITH ('connector' = 'kafka',"
+              + " 'topic' = 'tributary-format-probe', 'properties.bootstrap.servers' ="
+              + " '127.0.0.1:9', 'scan.startup.mode' = 'earliest-offset', 'format' ="
+              + " 'json-confluent')");
+      execute(session, "EXPLAIN SELECT * FROM `tributary_format_probe`");
+      return "loadable";
+    } catch (StatementFailedException e) {
+      return "not loadable: " + e.getMessage();
+    } finally {
+      closeSession(session);
+    }
+  }
+
+  /** Where the format jar sessions add comes from, or null when the cluster's lib/ must hold it. */
+  public String formatJar() {
+    return formatJar == null ? null : formatJar.location();
+  }
+
   public String info() {
     JsonNode info = FlinkHttp.expectOk(http.get().uri("/v3/info"), "read gateway info");
     return info.path("productName").asString() + " " + info.path("version").asString();

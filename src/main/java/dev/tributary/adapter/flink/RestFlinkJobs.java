@@ -3,6 +3,7 @@ package dev.tributary.adapter.flink;
 import dev.tributary.port.FlinkJobs;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -15,12 +16,18 @@ import tools.jackson.databind.JsonNode;
 public class RestFlinkJobs implements FlinkJobs {
 
   private final RestClient http;
+  private final StateStorage storage;
 
   /**
    * @param http a client whose base URL is the JobManager's REST endpoint
    */
   public RestFlinkJobs(RestClient http) {
+    this(http, StateStorage.localOnly());
+  }
+
+  RestFlinkJobs(RestClient http, StateStorage storage) {
     this.http = http;
+    this.storage = storage;
   }
 
   @Override
@@ -218,23 +225,43 @@ public class RestFlinkJobs implements FlinkJobs {
   @Override
   public Optional<Map<String, Map<Integer, Long>>> sourceOffsets(
       String savepointPath, Set<String> topics) {
-    return SavepointOffsets.read(savepointPath, topics);
+    return SavepointOffsets.read(storage, savepointPath, topics);
+  }
+
+  @Override
+  public Optional<String> newestCheckpoint(String jobDirectory) {
+    try {
+      if (!storage.reaches(jobDirectory)) {
+        return Optional.empty();
+      }
+      return storage.list(jobDirectory).stream()
+          .filter(e -> e.name().matches("chk-\\d+"))
+          .sorted(
+              Comparator.comparingLong(
+                      (StateStorage.Entry e) -> Long.parseLong(e.name().substring(4)))
+                  .reversed())
+          .filter(e -> storage.readMetadata(e.location()).isPresent())
+          .map(StateStorage.Entry::location)
+          .findFirst();
+    } catch (RuntimeException e) {
+      return Optional.empty(); // unreachable storage: the recorded checkpoint is all there is
+    }
   }
 
   @Override
   public boolean readsSavepoints(String directory) {
-    return SavepointFiles.local(directory).isPresent();
+    return storage.reaches(directory);
   }
 
   @Override
   public Optional<Integer> deleteCheckpoints(String directory) {
-    return SavepointFiles.deleteAll(directory);
+    return SavepointFiles.deleteAll(storage, directory);
   }
 
   @Override
   public Optional<Integer> pruneSavepoints(String directory, int keep, Set<String> protect) {
     return keep == 0 && protect.isEmpty()
-        ? SavepointFiles.deleteAll(directory)
-        : SavepointFiles.prune(directory, keep, protect);
+        ? SavepointFiles.deleteAll(storage, directory)
+        : SavepointFiles.prune(storage, directory, keep, protect);
   }
 }

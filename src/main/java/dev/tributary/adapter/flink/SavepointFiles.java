@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
@@ -13,9 +14,9 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * A table's savepoints on a file system this process can read (the local stack, or a volume shared
- * with the cluster): the newest few are kept, all go with the table. Elsewhere (s3://, hdfs://)
- * nothing is deleted, and the caller is told so.
+ * A table's savepoints and retained checkpoints wherever {@link StateStorage} reaches them (a local
+ * file system, S3): the newest few savepoints are kept, all go with the table. Where the storage is
+ * out of reach, nothing is deleted, and the caller is told so.
  */
 final class SavepointFiles {
 
@@ -23,55 +24,45 @@ final class SavepointFiles {
 
   /**
    * Deletes the savepoints in {@code directory} but the newest {@code keep} and those in {@code
-   * protect}; returns how many went, or empty when the directory is not on a readable file system.
+   * protect}; returns how many went, or empty when the storage cannot be reached.
    */
-  static Optional<Integer> prune(String directory, int keep, Set<String> protect) {
-    Optional<Path> dir = local(directory);
-    if (dir.isEmpty()) {
+  static Optional<Integer> prune(
+      StateStorage storage, String directory, int keep, Set<String> protect) {
+    if (!storage.reaches(directory)) {
       return Optional.empty();
     }
-    if (!Files.isDirectory(dir.get())) {
-      return Optional.of(0);
-    }
-    List<Path> savepoints;
-    try (Stream<Path> entries = Files.list(dir.get())) {
-      savepoints =
-          entries
-              .filter(p -> p.getFileName().toString().startsWith("savepoint-"))
-              .sorted(Comparator.comparing(SavepointFiles::modified).reversed())
-              .toList();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    Set<Path> kept =
-        protect.stream()
-            .map(SavepointFiles::local)
-            .flatMap(Optional::stream)
-            .collect(Collectors.toSet());
+    List<StateStorage.Entry> savepoints =
+        storage.list(directory).stream().filter(e -> e.name().startsWith("savepoint-")).toList();
+    Set<String> kept = protect.stream().map(SavepointFiles::same).collect(Collectors.toSet());
     int deleted = 0;
     for (int i = keep; i < savepoints.size(); i++) {
-      if (!kept.contains(savepoints.get(i))) {
-        delete(savepoints.get(i));
+      if (!kept.contains(same(savepoints.get(i).location()))) {
+        storage.deleteTree(savepoints.get(i).location());
         deleted++;
       }
     }
     return Optional.of(deleted);
   }
 
-  /** Deletes the directory with everything in it; empty when it is not on a readable one. */
-  static Optional<Integer> deleteAll(String directory) {
-    Optional<Path> dir = local(directory);
-    if (dir.isEmpty()) {
+  /** Deletes the directory with everything in it; empty when the storage cannot be reached. */
+  static Optional<Integer> deleteAll(StateStorage storage, String directory) {
+    if (!storage.reaches(directory)) {
       return Optional.empty();
     }
-    if (!Files.exists(dir.get())) {
-      return Optional.of(0);
-    }
-    delete(dir.get());
-    return Optional.of(1);
+    return Optional.of(storage.deleteTree(directory) ? 1 : 0);
   }
 
-  private static void delete(Path path) {
+  /** One spelling per location: a local path normalized, s3a/s3p as s3, no trailing slash. */
+  static String same(String location) {
+    Optional<Path> local = StateStorage.isS3(location) ? Optional.empty() : local(location);
+    if (local.isPresent()) {
+      return local.get().toString();
+    }
+    String s = location.replaceFirst("^s3[ap]?://", "s3://");
+    return s.endsWith("/") ? s.substring(0, s.length() - 1) : s;
+  }
+
+  static void delete(Path path) {
     try (Stream<Path> tree = Files.walk(path)) {
       for (Path p : tree.sorted(Comparator.reverseOrder()).toList()) {
         Files.deleteIfExists(p);
@@ -81,11 +72,11 @@ final class SavepointFiles {
     }
   }
 
-  private static long modified(Path p) {
+  static Instant modified(Path p) {
     try {
-      return Files.getLastModifiedTime(p).toMillis();
+      return Files.getLastModifiedTime(p).toInstant();
     } catch (IOException e) {
-      return 0;
+      return Instant.EPOCH;
     }
   }
 

@@ -1,11 +1,7 @@
 package dev.tributary.adapter.flink;
 
-import java.io.IOException;
-import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -20,8 +16,8 @@ import java.util.TreeMap;
  *
  * <p>This is exact, unlike the offsets the source commits to its consumer group: those are
  * committed asynchronously after each checkpoint, and the commit of the final savepoint of a
- * stopping job is often lost with the job's shutdown. Only savepoints on a file system this process
- * can read are understood (the local stack, or a volume shared with the cluster).
+ * stopping job is often lost with the job's shutdown. The savepoint is read wherever {@link
+ * StateStorage} reaches it: a local file system or S3.
  */
 final class SavepointOffsets {
 
@@ -33,17 +29,13 @@ final class SavepointOffsets {
    * The next offset of every partition of {@code topics} in the savepoint, by topic; empty when the
    * savepoint cannot be read here. A topic whose splits are not all found is left out.
    */
-  static Optional<Map<String, Map<Integer, Long>>> read(String savepoint, Set<String> topics) {
-    Optional<Path> metadata = metadataFile(savepoint);
+  static Optional<Map<String, Map<Integer, Long>>> read(
+      StateStorage storage, String savepoint, Set<String> topics) {
+    Optional<byte[]> metadata = storage.readMetadata(savepoint);
     if (metadata.isEmpty()) {
       return Optional.empty();
     }
-    byte[] bytes;
-    try {
-      bytes = Files.readAllBytes(metadata.get());
-    } catch (IOException e) {
-      return Optional.empty();
-    }
+    byte[] bytes = metadata.get();
     Map<String, Map<Integer, Long>> found = new TreeMap<>();
     for (String topic : topics) {
       Map<Integer, Long> offsets = scan(bytes, topic);
@@ -93,22 +85,5 @@ final class SavepointOffsets {
       }
     }
     return true;
-  }
-
-  private static Optional<Path> metadataFile(String savepoint) {
-    try {
-      URI uri = URI.create(savepoint);
-      Path dir =
-          uri.getScheme() == null
-              ? Path.of(savepoint)
-              : "file".equals(uri.getScheme()) ? Path.of(uri.getPath()) : null;
-      if (dir == null) {
-        return Optional.empty();
-      }
-      Path file = Files.isDirectory(dir) ? dir.resolve("_metadata") : dir;
-      return Files.isReadable(file) ? Optional.of(file) : Optional.empty();
-    } catch (IllegalArgumentException e) {
-      return Optional.empty();
-    }
   }
 }

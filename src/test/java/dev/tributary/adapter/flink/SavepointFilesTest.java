@@ -28,7 +28,10 @@ class SavepointFilesTest {
     savepoint(dir, "savepoint-d", 4_000);
     savepoint(dir, "savepoint-e", 5_000);
 
-    assertThat(SavepointFiles.prune("file:" + dir, 2, Set.of("file:" + oldest))).hasValue(2);
+    assertThat(
+            SavepointFiles.prune(
+                StateStorage.localOnly(), "file:" + dir, 2, Set.of("file:" + oldest)))
+        .hasValue(2);
 
     try (var left = Files.list(dir)) {
       assertThat(left.map(p -> p.getFileName().toString()))
@@ -42,10 +45,11 @@ class SavepointFilesTest {
     Path table = Files.createDirectories(dir.resolve("table"));
     savepoint(table, "savepoint-a", 1_000);
 
-    assertThat(SavepointFiles.deleteAll("file:" + table)).hasValue(1);
+    assertThat(SavepointFiles.deleteAll(StateStorage.localOnly(), "file:" + table)).hasValue(1);
     assertThat(table).doesNotExist();
     assertThat(dir).exists();
-    assertThat(SavepointFiles.deleteAll("s3://bucket/table")).isEmpty();
-    assertThat(SavepointFiles.prune("hdfs:///savepoints/t", 3, Set.of())).isEmpty();
+    assertThat(SavepointFiles.deleteAll(StateStorage.localOnly(), "s3://bucket/table")).isEmpty();
+    assertThat(SavepointFiles.prune(StateStorage.localOnly(), "hdfs:///savepoints/t", 3, Set.of()))
+        .isEmpty();
   }
 }

@@ -67,10 +67,16 @@ class SavepointOffsetsTest {
       throws IOException {
     Files.write(dir.resolve("_metadata"), metadata(false));
 
-    assertThat(SavepointOffsets.read("file:" + dir, Set.of("orders")))
+    assertThat(SavepointOffsets.read(StateStorage.localOnly(), "file:" + dir, Set.of("orders")))
         .hasValue(Map.of("orders", Map.of(0, 100L, 1, 101L)));
-    assertThat(SavepointOffsets.read("s3://bucket/savepoint-1", Set.of("orders"))).isEmpty();
-    assertThat(SavepointOffsets.read("file:" + dir.resolve("gone"), Set.of("orders"))).isEmpty();
+    assertThat(
+            SavepointOffsets.read(
+                StateStorage.localOnly(), "s3://bucket/savepoint-1", Set.of("orders")))
+        .isEmpty();
+    assertThat(
+            SavepointOffsets.read(
+                StateStorage.localOnly(), "file:" + dir.resolve("gone"), Set.of("orders")))
+        .isEmpty();
   }
 
   @Test
