@@ -3,6 +3,7 @@ package dev.tributary.local;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
@@ -20,7 +21,7 @@ import org.apache.flink.table.gateway.service.session.SessionManager;
  * A Flink MiniCluster with its REST endpoint (the JobManager API) and a SQL Gateway (REST v3) that
  * submits to it, both on loopback. The Kafka SQL connector is on this JVM's classpath.
  */
-final class EmbeddedFlink implements AutoCloseable {
+final class EmbeddedFlink implements LocalFlink {
 
   private static final int SLOTS = 32;
 
@@ -91,7 +92,8 @@ final class EmbeddedFlink implements AutoCloseable {
         savepoints);
   }
 
-  URI restUrl() {
+  @Override
+  public URI restUrl() {
     return restUrl;
   }
 
@@ -102,18 +104,41 @@ final class EmbeddedFlink implements AutoCloseable {
    * Terminates the TaskManager, as a lost machine would be (its tasks fail, the JobManager keeps
    * the jobs' checkpoints), and starts a fresh one in its place.
    */
-  synchronized void replaceTaskManager() throws Exception {
+  @Override
+  public synchronized void loseTaskManager() throws Exception {
     cluster.terminateTaskManager(taskManager).get(60, TimeUnit.SECONDS);
     cluster.startTaskManager();
     taskManager++;
   }
 
-  URI sqlGatewayUrl() {
+  @Override
+  public URI sqlGatewayUrl() {
     return sqlGatewayUrl;
   }
 
-  String savepointDir() {
+  @Override
+  public String savepointDir() {
     return savepointDir;
+  }
+
+  @Override
+  public Map<String, Object> serviceSettings() {
+    return Map.of();
+  }
+
+  @Override
+  public String topology() {
+    return "embedded";
+  }
+
+  @Override
+  public Map<String, String> processIds() {
+    return Map.of();
+  }
+
+  @Override
+  public List<String> describe() {
+    return List.of("a MiniCluster in this JVM, savepoints on the local file system");
   }
 
   @Override

@@ -40,7 +40,7 @@ public final class LocalStack {
   private final List<AutoCloseable> stopOrder = new ArrayList<>();
   private EmbeddedPostgres postgres;
   private EmbeddedKafka kafka;
-  private EmbeddedFlink flink;
+  private LocalFlink flink;
   private ApicurioRegistry registry;
   private final String adminApiKey = randomKey("trb_", 32);
   private final String secretKey = Base64.getEncoder().encodeToString(randomBytes(32));
@@ -105,8 +105,8 @@ public final class LocalStack {
                     .start());
     CompletableFuture<EmbeddedKafka> kafkaStart =
         async(() -> EmbeddedKafka.start(Files.createDirectories(dir.resolve("kafka"))));
-    CompletableFuture<EmbeddedFlink> flinkStart =
-        async(() -> EmbeddedFlink.start(Files.createDirectories(dir.resolve("flink"))));
+    CompletableFuture<LocalFlink> flinkStart =
+        async(() -> startFlink(LocalFlink.chosenTopology(), dir.resolve("flink")));
     try {
       postgres = postgresStart.join();
       kafka = kafkaStart.join();
@@ -130,28 +130,29 @@ public final class LocalStack {
     log.info("Local stack up in {} ms under {}", (System.nanoTime() - started) / 1_000_000, dir);
   }
 
+  /** Flink of the given topology ({@link LocalFlink}), under {@code dir}. */
+  static LocalFlink startFlink(String topology, Path dir) throws Exception {
+    Files.createDirectories(dir);
+    return topology.equals("cluster") ? FlinkCluster.start(dir) : EmbeddedFlink.start(dir);
+  }
+
   /**
    * PostgreSQL runs as its own processes: if this JVM dies without stopping it (SIGKILL), a
    * watchdog stops the postgres started on our data directory, and only that one.
    */
   private static void watchPostgres(Path dataDir) throws IOException {
-    long jvm = ProcessHandle.current().pid();
-    String script =
-        "while kill -0 "
-            + jvm
-            + " 2>/dev/null; do sleep 1; done; pkill -INT -f -- \"-D "
-            + dataDir
-            + "\" || true";
-    new ProcessBuilder("sh", "-c", script)
-        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-        .redirectError(ProcessBuilder.Redirect.DISCARD)
-        .start();
+    ChildJvm.whenThisJvmDies("true", "pkill -INT -f -- \"-D " + dataDir + "\"");
   }
 
   /**
    * Spring Boot settings that point the service at this stack, with its store in {@code database}.
    */
   public Map<String, Object> springProperties(String database) {
+    return springProperties(database, flink);
+  }
+
+  /** The same, with the service on {@code flink} rather than this stack's own Flink. */
+  public Map<String, Object> springProperties(String database, LocalFlink flink) {
     Map<String, Object> p = new LinkedHashMap<>();
     p.put("spring.datasource.url", postgres.getJdbcUrl("postgres", createDatabase(database)));
     p.put("spring.datasource.username", "postgres");
@@ -161,6 +162,7 @@ public final class LocalStack {
     p.put("tributary.flink.sql-gateway-url", flink.sqlGatewayUrl().toString());
     p.put("tributary.flink.rest-url", flink.restUrl().toString());
     p.put("tributary.flink.savepoint-dir", flink.savepointDir());
+    p.putAll(flink.serviceSettings());
     p.put("tributary.local.examples", "true");
     p.put("tributary.security.bootstrap-admin-key", adminApiKey);
     p.put("tributary.security.secret-key", secretKey);
@@ -202,14 +204,31 @@ public final class LocalStack {
    * process against this stack: {@code target/local-stack.env} holds them.
    */
   public Map<String, String> environment(String database) {
+    return environment(database, flink);
+  }
+
+  /** The same, with the service on {@code flink} (a {@link FlinkCluster} a fault test started). */
+  public Map<String, String> environment(String database, LocalFlink flink) {
     Map<String, String> env = new LinkedHashMap<>();
-    springProperties(database)
+    springProperties(database, flink)
         .forEach(
             (key, value) ->
                 env.put(
                     key.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_'),
                     String.valueOf(value)));
+    env.put("TRIBUTARY_LOCAL_FLINK", flink.topology());
+    env.putAll(flink.processIds());
     return env;
+  }
+
+  /** Writes {@link #environment} to {@code target/local-stack.env}; returns the file. */
+  public Path writeEnvironment(String database) throws IOException {
+    Path file = Path.of("target", "local-stack.env").toAbsolutePath();
+    Files.createDirectories(file.getParent());
+    StringBuilder text = new StringBuilder();
+    environment(database).forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
+    Files.writeString(file, text);
+    return file;
   }
 
   /**
@@ -233,7 +252,7 @@ public final class LocalStack {
 
   /** Loses Flink's TaskManager (every running task fails) and starts a new one. */
   public void loseTaskManager() throws Exception {
-    flink.replaceTaskManager();
+    flink.loseTaskManager();
   }
 
   /**
@@ -269,7 +288,21 @@ public final class LocalStack {
     return flink.sqlGatewayUrl();
   }
 
-  /** Where savepoints go, as a file: URI. */
+  /** The Flink topology that runs, and each of its processes. */
+  public String flinkTopology() {
+    return flink.topology();
+  }
+
+  public List<String> flinkProcesses() {
+    return flink.describe();
+  }
+
+  /** Each Flink process's id (none for the embedded topology), for target/local-stack.env. */
+  public Map<String, String> flinkProcessIds() {
+    return flink.processIds();
+  }
+
+  /** Where savepoints go: a file: URI, or s3:// on the cluster topology. */
   public String savepointDir() {
     return flink.savepointDir();
   }

@@ -1,5 +1,6 @@
 package dev.tributary.local;
 
+import java.io.IOException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -25,6 +26,13 @@ class LocalStackBanner implements ApplicationListener<ApplicationReadyEvent> {
       return; // this process runs against a stack started elsewhere (target/local-stack.env)
     }
     String api = "http://127.0.0.1:" + web.getWebServer().getPort();
+    String envFile;
+    try {
+      stack.writeEnvironment("tributary");
+      envFile = "target/local-stack.env";
+    } catch (IOException e) {
+      envFile = "not written: " + e.getMessage();
+    }
     log.info(
         """
 
@@ -33,23 +41,29 @@ class LocalStackBanner implements ApplicationListener<ApplicationReadyEvent> {
          API             {}
          Swagger UI      {}/swagger-ui.html
          Health          {}/actuator/health
+         Flink           {}
          Flink web UI    {}
          SQL Gateway     {}
+           {}
          Kafka bootstrap {}
          Schema Registry {} ({})
          PostgreSQL      {}
          Example catalog examples.marketplace (orders, customers, products)
          Admin API key   {} (in target/local-stack/admin-api-key)
+         Settings        {} (with every process id)
         ---------------------------------------------------------------""",
         api,
         api,
         api,
+        stack.flinkTopology(),
         stack.flinkRestUrl(),
         stack.sqlGatewayUrl(),
+        String.join("\n   ", stack.flinkProcesses()),
         stack.kafkaBootstrapServers(),
         stack.registryUrl(),
         stack.registryDescription(),
         stack.jdbcUrl(),
-        stack.adminApiKey());
+        stack.adminApiKey(),
+        envFile);
   }
 }

@@ -1,10 +1,7 @@
 package dev.tributary.local;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Map;
-import java.util.stream.Collectors;
 
 /**
  * The local stack on its own, for a service run as its own process (and killed, and started again):
@@ -17,15 +14,7 @@ public final class LocalStackMain {
   private LocalStackMain() {}
 
   public static void main(String[] args) throws IOException, InterruptedException {
-    Map<String, String> env = LocalStack.get().environment("tributary");
-    Path file = Path.of("target", "local-stack.env");
-    Files.createDirectories(file.getParent());
-    Files.writeString(
-        file,
-        env.entrySet().stream()
-                .map(e -> e.getKey() + "=" + e.getValue())
-                .collect(Collectors.joining("\n"))
-            + "\n");
+    Path file = LocalStack.get().writeEnvironment("tributary");
     System.out.println("Local stack up; the service's settings are in " + file.toAbsolutePath());
     System.out.println(
         "Start a service on it: set -a; . target/local-stack.env; set +a;"

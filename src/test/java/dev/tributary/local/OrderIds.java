@@ -1,5 +1,8 @@
 package dev.tributary.local;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -37,6 +40,24 @@ public final class OrderIds {
     int duplicated = ids.size() - seen.size();
     seen.retainAll(expected);
     return new Count(expected.size(), duplicated, expected.size() - seen.size());
+  }
+
+  /**
+   * Waits (up to 90 s) until the table holds every source order written so far, each once: what the
+   * fault tests assert after each fault. Returns the last count.
+   */
+  public static Count awaitExactlyOnce(String bootstrapServers, String topic) {
+    Set<String> expected = source(bootstrapServers, Duration.ofSeconds(3));
+    Count[] count = new Count[1];
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .untilAsserted(
+            () -> {
+              count[0] = count(bootstrapServers, topic, expected);
+              assertThat(count[0].missing()).as("source rows missing from " + topic).isZero();
+              assertThat(count[0].duplicated()).as("rows written twice to " + topic).isZero();
+            });
+    return count[0];
   }
 
   private static String orderId(String json) {
