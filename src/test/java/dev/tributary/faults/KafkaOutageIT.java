@@ -11,7 +11,6 @@ import dev.tributary.local.TopicReader;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
@@ -76,20 +75,11 @@ class KafkaOutageIT {
           .atMost(Duration.ofSeconds(180))
           .pollInterval(Duration.ofSeconds(1))
           .until(() -> api.phase(before).equals("RUNNING") && api.phase(during).equals("RUNNING"));
-      Set<String> expected = OrderIds.source(direct, Duration.ofSeconds(3));
-      OrderIds.Count[] count = new OrderIds.Count[1];
-      await()
-          .atMost(Duration.ofSeconds(90))
-          .untilAsserted(
-              () -> {
-                count[0] = OrderIds.count(direct, before, expected);
-                assertThat(count[0].missing()).as("rows missing").isZero();
-                assertThat(count[0].duplicated()).as("rows duplicated").isZero();
-              });
+      OrderIds.Count count = OrderIds.awaitExactlyOnce(direct, before);
       System.out.printf(
           "Kafka cut for 15 s under the service and its jobs: a CREATE accepted and provisioned"
               + " after; slowest GET meanwhile %d ms; %d source rows, %d duplicated, %d missing%n",
-          slowest, count[0].sourceRows(), count[0].duplicated(), count[0].missing());
+          slowest, count.sourceRows(), count.duplicated(), count.missing());
       assertThat(slowest).isLessThan(2000);
       api.dropMaterializedTables("examples", "marketplace");
       await()
