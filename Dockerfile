@@ -17,11 +17,6 @@ RUN ./mvnw package -Dmaven.test.skip=true -Dmdep.skip=true \
  && SERVICE_JAR=$(ls target/tributary-*.jar | grep -v -e '-flink-format\.jar$' -e '/tributary-cli\.jar$') \
  && java -Djarmode=tools -jar "$SERVICE_JAR" extract --layers --launcher --destination target/extracted
 
-# The Flink image of docker-compose.yml: Flink 2.2 with this project's json-confluent format (the
-# Confluent wire format for 'json-registry' tables) in lib/. `docker build --target flink .`
-FROM flink:2.2.1-java17 AS flink
-COPY --from=build /src/target/tributary-*-flink-format.jar /opt/flink/lib/
-
 # The service (the default target).
 FROM eclipse-temurin:17-jre
 RUN groupadd --system --gid 10001 tributary \

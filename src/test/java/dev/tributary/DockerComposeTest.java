@@ -135,7 +135,22 @@ class DockerComposeTest {
       assertThat(p.getProperty("s3.secret-key"))
           .isEqualTo(environment("minio").get("MINIO_ROOT_PASSWORD"));
     }
-    assertThat(environment("tributary").get("TRIBUTARY_FLINK_SAVEPOINT_DIR")).isEqualTo(savepoints);
+    Map<String, Object> service = environment("tributary");
+    assertThat(service.get("TRIBUTARY_FLINK_SAVEPOINT_DIR")).isEqualTo(savepoints);
+    // The service reaches the same store, with the same keys, and delivers its format jar there.
+    assertThat(service.get("TRIBUTARY_FLINK_STORAGE_S3_ENDPOINT")).isEqualTo("http://minio:9000");
+    assertThat(service.get("TRIBUTARY_FLINK_STORAGE_S3_PATH_STYLE_ACCESS")).isEqualTo("true");
+    assertThat(service.get("TRIBUTARY_FLINK_STORAGE_S3_ACCESS_KEY"))
+        .isEqualTo(environment("minio").get("MINIO_ROOT_USER"));
+    assertThat(service.get("TRIBUTARY_FLINK_STORAGE_S3_SECRET_KEY"))
+        .isEqualTo(environment("minio").get("MINIO_ROOT_PASSWORD"));
+    assertThat((String) service.get("TRIBUTARY_FLINK_FORMAT_JAR_DIR"))
+        .startsWith(savepoints.substring(0, savepoints.indexOf('/', "s3://".length())));
+    // Flink as released, nothing of ours baked in.
+    for (String name : List.of("jobmanager", "taskmanager", "sql-gateway")) {
+      assertThat(services.get(name).get("image")).isEqualTo("flink:" + flinkVersion + "-java17");
+      assertThat(services.get(name)).doesNotContainKey("build");
+    }
     Matcher bucket = Pattern.compile("^s3://([^/]+)/").matcher(savepoints);
     assertThat(bucket.find()).isTrue();
     assertThat(String.valueOf(services.get("minio-buckets").get("command")))
