@@ -347,32 +347,32 @@ class StatementsIT {
   @Test
   void shouldKeepAnsweringReadsWhileManyLongScriptsRun() throws Exception {
     String script = "SHOW TABLES;\n".repeat(500);
+    // Warm: the first script and reads of a fresh context pay for class loading and caches (up
+    // to 10 s here, with or without the limit), which says nothing about the pool.
+    assertThat(api.sql(script, "examples", "marketplace").status()).isEqualTo(200);
+    assertThat(api.get("/v1/catalogs").status()).isEqualTo(200);
     ExecutorService clients = Executors.newFixedThreadPool(12);
     List<Future<Answer>> scripts = new ArrayList<>();
     for (int i = 0; i < 12; i++) {
       scripts.add(clients.submit(() -> api.sql(script, "examples", "marketplace")));
     }
-    List<Long> millis = new ArrayList<>();
+    long slowest = 0;
+    int reads = 0;
     while (scripts.stream().anyMatch(f -> !f.isDone())) {
       long start = System.nanoTime();
       assertThat(api.get("/v1/catalogs").status()).isEqualTo(200);
-      millis.add((System.nanoTime() - start) / 1_000_000);
+      slowest = Math.max(slowest, (System.nanoTime() - start) / 1_000_000);
+      reads++;
     }
     clients.shutdown();
     for (Future<Answer> f : scripts) {
       assertThat(f.get().status()).as(f.get().text()).isEqualTo(200);
     }
-    List<Long> sorted = millis.stream().sorted().toList();
-    assertThat(sorted).isNotEmpty();
-    long p90 = sorted.get((int) Math.floor(0.9 * (sorted.size() - 1)));
     System.out.printf(
-        "12 scripts of 500 statements at once: %d reads meanwhile, 90th percentile %d ms, slowest"
-            + " %d ms%n",
-        sorted.size(), p90, sorted.get(sorted.size() - 1));
-    // The 90th percentile, not the slowest: one read that meets a GC pause of this busy JVM (the
-    // whole local stack runs in it) says nothing about the pool. Without the limit most reads
-    // wait for a connection.
-    assertThat(p90).as("without the limit: over 4 s here").isLessThan(2000);
+        "12 scripts of 500 statements at once: %d reads meanwhile, slowest %d ms%n",
+        reads, slowest);
+    assertThat(reads).isPositive();
+    assertThat(slowest).as("without the limit: over 4 s here").isLessThan(2000);
   }
 
   @Test
