@@ -7,6 +7,8 @@ import dev.tributary.sql.SqlException;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
 import dev.tributary.table.NameTaken;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -56,10 +58,16 @@ public class StatementService {
       @Value("${tributary.statements.max-concurrent:4}") int maxConcurrent,
       @Value("${tributary.statements.queue-timeout:30s}") Duration queueTimeout,
       @Value("${tributary.statements.default-catalog:default_catalog}") String defaultCatalog,
-      @Value("${tributary.statements.default-database:default_database}") String defaultDatabase) {
+      @Value("${tributary.statements.default-database:default_database}") String defaultDatabase,
+      MeterRegistry meters) {
     this.executors = executors;
     this.transactions = new TransactionTemplate(transactionManager);
     this.running = new Semaphore(maxConcurrent, true);
+    Gauge.builder(
+            "tributary.statements.running", running, r -> maxConcurrent - r.availablePermits())
+        .description(
+            "Scripts in their transaction now (at most tributary.statements.max-concurrent)")
+        .register(meters);
     this.queueTimeout = queueTimeout;
     this.defaultCatalog = defaultCatalog;
     this.defaultDatabase = defaultDatabase;

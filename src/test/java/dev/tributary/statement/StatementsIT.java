@@ -347,10 +347,6 @@ class StatementsIT {
   @Test
   void shouldKeepAnsweringReadsWhileManyLongScriptsRun() throws Exception {
     String script = "SHOW TABLES;\n".repeat(500);
-    // Warm: the first script and reads of a fresh context pay for class loading and caches (up
-    // to 10 s here, with or without the limit), which says nothing about the pool.
-    assertThat(api.sql(script, "examples", "marketplace").status()).isEqualTo(200);
-    assertThat(api.get("/v1/catalogs").status()).isEqualTo(200);
     ExecutorService clients = Executors.newFixedThreadPool(12);
     List<Future<Answer>> scripts = new ArrayList<>();
     for (int i = 0; i < 12; i++) {
@@ -358,21 +354,30 @@ class StatementsIT {
     }
     long slowest = 0;
     int reads = 0;
+    double mostRunning = 0;
+    Pattern gauge = Pattern.compile("(?m)^tributary_statements_running (\\S+)$");
     while (scripts.stream().anyMatch(f -> !f.isDone())) {
       long start = System.nanoTime();
       assertThat(api.get("/v1/catalogs").status()).isEqualTo(200);
       slowest = Math.max(slowest, (System.nanoTime() - start) / 1_000_000);
       reads++;
+      Matcher running = gauge.matcher(api.get("/actuator/prometheus").text());
+      if (running.find()) {
+        mostRunning = Math.max(mostRunning, Double.parseDouble(running.group(1)));
+      }
     }
     clients.shutdown();
     for (Future<Answer> f : scripts) {
       assertThat(f.get().status()).as(f.get().text()).isEqualTo(200);
     }
+    // The figure, printed: its time depends on how warm and how busy this JVM is (the whole local
+    // stack runs in it); the limit itself is asserted, on the gauge of scripts running.
     System.out.printf(
-        "12 scripts of 500 statements at once: %d reads meanwhile, slowest %d ms%n",
-        reads, slowest);
+        "12 scripts of 500 statements at once: %d reads meanwhile, slowest %d ms, at most %.0f"
+            + " scripts running%n",
+        reads, slowest, mostRunning);
     assertThat(reads).isPositive();
-    assertThat(slowest).as("without the limit: over 4 s here").isLessThan(2000);
+    assertThat(mostRunning).as("scripts in their transaction at once").isBetween(1.0, 4.0);
   }
 
   @Test
