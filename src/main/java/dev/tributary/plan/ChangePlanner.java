@@ -34,6 +34,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -62,10 +63,11 @@ public class ChangePlanner {
   private final String savepointDir;
 
   /**
-   * Whether this service reads them, so that a resumed source continues at the old job's exact
-   * offsets: asked once (the storage's scheme does not change while the service runs).
+   * Whether this service reads savepoints under a directory, so that a resumed source continues at
+   * the old job's exact offsets. Asked per plan, and only by a plan that resumes a source: the
+   * store can be down, or its credentials changed, while the service runs.
    */
-  private final boolean exactResume;
+  private final Predicate<String> readsSavepoints;
 
   @Autowired
   public ChangePlanner(
@@ -79,7 +81,7 @@ public class ChangePlanner {
         topics,
         registry,
         properties.flink().savepointDir(),
-        jobs.readsSavepoints(properties.flink().savepointDir()),
+        jobs::readsSavepoints,
         properties.kafka().bootstrapServers());
   }
 
@@ -90,12 +92,12 @@ public class ChangePlanner {
       SchemaRegistry registry,
       FlinkJobs jobs,
       String savepointDir) {
-    this(queries, topics, registry, savepointDir, jobs.readsSavepoints(savepointDir), null);
+    this(queries, topics, registry, savepointDir, jobs::readsSavepoints, null);
   }
 
   /** A planner that counts no replays (tools and tests without a Kafka cluster of their own). */
   public ChangePlanner(QueryPlanner queries, Topics topics, SchemaRegistry registry) {
-    this(queries, topics, registry, null, true, null);
+    this(queries, topics, registry, null, directory -> true, null);
   }
 
   private ChangePlanner(
@@ -103,13 +105,13 @@ public class ChangePlanner {
       Topics topics,
       SchemaRegistry registry,
       String savepointDir,
-      boolean exactResume,
+      Predicate<String> readsSavepoints,
       String bootstrapServers) {
     this.queries = queries;
     this.topics = topics;
     this.registry = registry;
     this.savepointDir = savepointDir;
-    this.exactResume = exactResume;
+    this.readsSavepoints = readsSavepoints;
     this.bootstrapServers = bootstrapServers;
   }
 
@@ -400,18 +402,34 @@ public class ChangePlanner {
     }
     List<SourceStart> starts =
         continuousStart ? starts(queries, name, effective, oldSources, true) : List.of();
-    if (!exactResume && starts.stream().anyMatch(s -> s.from().equals(FROM_COMMITTED))) {
-      warnings.add(
-          new ChangePlan.Warning(
-              ChangePlan.Warning.OFFSETS_FROM_COMMITTED,
-              "The service cannot read the savepoints at "
-                  + savepointDir
-                  + ", so the sources the old job read continue from the offsets they last"
-                  + " committed to the table's consumer group, not from the exact offsets of the"
-                  + " old job's final savepoint: the rows of up to one checkpoint interval ("
-                  + effective.freshness().sql()
-                  + ") may be written again. Give the service read access to that storage to"
-                  + " continue exactly"));
+    compare(
+        changes,
+        RESUME_OFFSETS,
+        before.options().getOrDefault(RESUME_OFFSETS, EXACT),
+        effective.options().getOrDefault(RESUME_OFFSETS, EXACT));
+    if (starts.stream().anyMatch(s -> s.from().equals(FROM_COMMITTED))) {
+      String inexact =
+          "The service cannot read the savepoints at "
+              + savepointDir
+              + ", so the sources the old job read would continue from the offsets they last"
+              + " committed to the table's consumer group, not from the exact offsets of the old"
+              + " job's final savepoint: the rows of up to one checkpoint interval ("
+              + effective.freshness().sql()
+              + ") may be written again.";
+      if (acceptsCommittedOffsets(effective)) {
+        warnings.add(
+            new ChangePlan.Warning(
+                ChangePlan.Warning.OFFSETS_FROM_COMMITTED,
+                inexact
+                    + " Accepted by WITH ('resume.offsets' = 'exact-or-committed'); give the"
+                    + " service read access to that storage (TRIBUTARY_FLINK_STORAGE_*) to continue"
+                    + " exactly"));
+      } else {
+        rejections.add(
+            inexact
+                + " Give the service read access to that storage (TRIBUTARY_FLINK_STORAGE_*), or"
+                + " accept the repeats with WITH ('resume.offsets' = 'exact-or-committed')");
+      }
     }
     return new ChangePlan(
         name.toString(),
@@ -549,16 +567,36 @@ public class ChangePlanner {
       }
     }
     List<SourceStart> starts = new ArrayList<>();
+    Boolean exact = null; // asked of the storage once, and only if a source resumes
     for (ObjectName source : queries.sources(name, effective.query())) {
       boolean resumes = resume && readBefore.contains(source);
+      if (resumes && exact == null) {
+        exact = savepointDir == null || readsSavepoints.test(savepointDir);
+      }
       String topic = topicsRead.get(source);
       starts.add(
           new SourceStart(
               source.toString(),
-              resumes ? (exactResume ? FROM_SAVEPOINT : FROM_COMMITTED) : fallback,
+              resumes ? (exact ? FROM_SAVEPOINT : FROM_COMMITTED) : fallback,
               resumes || !fromBeginning || topic == null ? null : retained(topic)));
     }
     return starts;
+  }
+
+  /**
+   * The option that says how an evolution may resume its sources: {@code exact} (the default) only
+   * at the old job's final savepoint offsets, so a plan that cannot read them is refused; {@code
+   * exact-or-committed} also from the consumer group's committed offsets, which may repeat rows.
+   */
+  public static final String RESUME_OFFSETS = "resume.offsets";
+
+  static final String EXACT = "exact";
+
+  /**
+   * Whether the definition accepts a resume from committed offsets when the exact ones are lost.
+   */
+  public static boolean acceptsCommittedOffsets(MaterializedTableDefinition effective) {
+    return "exact-or-committed".equals(effective.options().get(RESUME_OFFSETS));
   }
 
   static final String FROM_SAVEPOINT = "where the previous job stopped (its final savepoint)";

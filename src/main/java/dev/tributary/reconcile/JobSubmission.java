@@ -1,7 +1,10 @@
 package dev.tributary.reconcile;
 
+import dev.tributary.plan.ChangePlanner;
 import dev.tributary.plan.PipelinePlan;
 import dev.tributary.plan.QueryPlanner;
+import dev.tributary.port.DependencyUnavailableException;
+import dev.tributary.port.ExternalSystem;
 import dev.tributary.port.FlinkJobs;
 import dev.tributary.port.FlinkSql;
 import dev.tributary.port.Topics;
@@ -22,6 +25,7 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 
@@ -251,6 +255,7 @@ final class JobSubmission {
     Evolution evolution = p.status.evolution();
     String savepoint = resume && !restoring && evolution != null ? evolution.savepointPath() : null;
     Map<String, String> fallback = plan.sourceStartOptions(clock.instant());
+    boolean inexactAccepted = ChangePlanner.acceptsCommittedOffsets(plan.effective());
     return options -> {
       Map<String, String> extra = new LinkedHashMap<>();
       extra.put("properties.group.id", group);
@@ -265,10 +270,27 @@ final class JobSubmission {
       }
       // Exact: where the old job's sources were at its final savepoint. Else the offsets they
       // committed, which can lag the savepoint by up to one checkpoint (rows read again).
-      Map<Integer, Long> offsets =
-          savepoint == null
-              ? null
-              : jobs.sourceOffsets(savepoint, Set.of(topic)).map(m -> m.get(topic)).orElse(null);
+      Map<Integer, Long> offsets = null;
+      if (savepoint != null) {
+        Optional<Map<String, Map<Integer, Long>>> read =
+            jobs.sourceOffsets(savepoint, Set.of(topic));
+        if (read.isEmpty()
+            && committed.containsKey(topic)
+            && !inexactAccepted
+            && !jobs.readsSavepoints(savepoint)) {
+          // The plan found the storage readable; now it is not (down, or its access changed).
+          // Committed offsets could repeat rows the user did not accept: wait for the storage.
+          // (A store that answers without the savepoint leaves nothing better than them.)
+          throw new DependencyUnavailableException(
+              ExternalSystem.FLINK,
+              "cannot read the source offsets of savepoint "
+                  + savepoint
+                  + " to continue exactly; waiting for the state storage (or accept committed"
+                  + " offsets with WITH ('resume.offsets' = 'exact-or-committed'))",
+              null);
+        }
+        offsets = read.map(m -> m.get(topic)).orElse(null);
+      }
       String from = "savepoint offsets ";
       if (offsets == null) {
         offsets = committed.get(topic);

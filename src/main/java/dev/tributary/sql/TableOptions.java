@@ -73,6 +73,7 @@ public final class TableOptions {
     OPTIONS.put("refresh.incremental", oneOf("true", "false"));
     OPTIONS.put("refresh.on-create", oneOf("true", "false"));
     OPTIONS.put("refresh.time-zone", TableOptions::zone);
+    OPTIONS.put("resume.offsets", oneOf("exact", "exact-or-committed"));
   }
 
   /** {@code partition.fields.<column>.date-formatter}: the pattern a scheduled run formats with. */

@@ -2,6 +2,7 @@ package dev.tributary.reconcile;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.InstanceOfAssertFactories.STRING;
 
 import dev.tributary.plan.ChangePlan;
 import dev.tributary.plan.ChangePlanner;
@@ -51,7 +52,7 @@ class ChangePlannerTest {
   }
 
   @Test
-  void shouldSayAnEvolutionContinuesFromCommittedOffsetsWhenTheSavepointsCannotBeRead() {
+  void shouldRefuseAnEvolutionFromCommittedOffsetsUnlessTheTableAcceptsThem() {
     UUID id = world.create(ORDERS);
     ChangePlanner.Current current = provisioned(id);
     world.flink.savepointsReadable = false;
@@ -66,10 +67,31 @@ class ChangePlannerTest {
             Optional.of(current),
             FakeWorld.definition(ORDERS.replace("> 50", "> 90")));
 
+    assertThat(plan.rejected()).isTrue();
+    assertThat(plan.rejections())
+        .singleElement(STRING)
+        .contains("cannot read the savepoints at s3://bucket/savepoints")
+        .contains("up to one checkpoint interval")
+        .contains("'resume.offsets' = 'exact-or-committed'");
     assertThat(plan.sourceStarts())
         .singleElement()
         .satisfies(s -> assertThat(s.from()).startsWith("the offsets the previous job last"));
-    assertThat(plan.warnings())
+
+    ChangePlan accepted =
+        remote.plan(
+            name,
+            name.name(),
+            Optional.of(current),
+            FakeWorld.definition(
+                ORDERS
+                    .replace("> 50", "> 90")
+                    .replace(
+                        " AS SELECT",
+                        " WITH ('resume.offsets' = 'exact-or-committed') AS SELECT")));
+    assertThat(accepted.rejected()).isFalse();
+    assertThat(accepted.changes())
+        .contains(new ChangePlan.ValueChange("resume.offsets", "exact", "exact-or-committed"));
+    assertThat(accepted.warnings())
         .singleElement()
         .satisfies(
             w -> {
@@ -79,16 +101,14 @@ class ChangePlannerTest {
                   .contains("up to one checkpoint interval");
             });
 
-    world.flink.savepointsReadable = true;
-    ChangePlanner local =
-        new ChangePlanner(
-            world.planner, world.kafka, world.registry, world.flink, "file:///savepoints");
+    world.flink.savepointsReadable = true; // asked per plan: the store answers again
     ChangePlan readable =
-        local.plan(
+        remote.plan(
             name,
             name.name(),
             Optional.of(current),
             FakeWorld.definition(ORDERS.replace("> 50", "> 90")));
+    assertThat(readable.rejected()).isFalse();
     assertThat(readable.warnings()).isEmpty();
     assertThat(readable.sourceStarts().get(0).from()).startsWith("where the previous job stopped");
   }

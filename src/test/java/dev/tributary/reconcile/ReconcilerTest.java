@@ -389,6 +389,55 @@ class ReconcilerTest {
   }
 
   @Test
+  void shouldWaitForTheStateStorageRatherThanResumeFromCommittedOffsetsUnasked() {
+    UUID id = world.create(ORDERS);
+    world.converge(id);
+    String old = world.status(id).jobId();
+    world.kafka.groups.put(JobSubmission.group(id), Map.of("orders", Map.of(0, 40L)));
+    world.flink.savepointsReadable = false; // the store went away after the plan
+    world.flink.executed.clear();
+
+    evolve(id);
+    world.converge(id);
+
+    assertThat(world.flink.jobs.get(old).state).isEqualTo(JobState.FINISHED);
+    assertThat(world.flink.live()).isEmpty();
+    assertThat(world.flink.executed).noneSatisfy(st -> assertThat(st).contains("offset:40"));
+    assertThat(world.status(id).detail()).contains("cannot read the source offsets of savepoint");
+
+    String savepoint = world.flink.jobs.get(old).savepoint;
+    world.flink.savepointOffsets.put(savepoint, Map.of("orders", Map.of(0, 45L)));
+    world.flink.savepointsReadable = true;
+    world.converge(id);
+
+    assertThat(world.phase(id)).isEqualTo(Phase.RUNNING);
+    assertThat(world.flink.executed)
+        .anySatisfy(st -> assertThat(st).contains("'partition:0,offset:45'"))
+        .noneSatisfy(st -> assertThat(st).contains("offset:40"));
+  }
+
+  @Test
+  void shouldResumeFromCommittedOffsetsWhenTheTableAcceptsThemAndTheStorageCannotBeRead() {
+    String accepting =
+        ORDERS.replace(" AS SELECT", " WITH ('resume.offsets' = 'exact-or-committed') AS SELECT");
+    UUID id = world.create(accepting);
+    world.converge(id);
+    world.kafka.groups.put(JobSubmission.group(id), Map.of("orders", Map.of(0, 40L)));
+    world.flink.savepointsReadable = false;
+    world.flink.executed.clear();
+
+    world.change(
+        id,
+        spec -> spec.withDefinition(FakeWorld.definition(accepting.replace("> 50", "> 90"))),
+        true);
+    world.converge(id);
+
+    assertThat(world.phase(id)).isEqualTo(Phase.RUNNING);
+    assertThat(world.flink.executed)
+        .anySatisfy(st -> assertThat(st).contains("'partition:0,offset:40'"));
+  }
+
+  @Test
   void shouldStopTheJobThenCreateAnEmptyTopicAgainWithTheNewBucketCount() {
     UUID id = world.create(ORDERS);
     world.converge(id);
