@@ -377,6 +377,18 @@ public final class FlinkCluster implements LocalFlink {
     return tms.path("taskmanagers").path(0).path("taskmanager-id").asString();
   }
 
+  /** The job's state as the JobManager reports it ("" when it does not know the job). */
+  public String jobState(String jobId) {
+    try {
+      return JsonMapper.shared()
+          .readTree(get(restUrl().resolve("/jobs/" + jobId)))
+          .path("state")
+          .asString("");
+    } catch (RuntimeException e) {
+      return "";
+    }
+  }
+
   /** The ids of the jobs the JobManager runs now whose name starts with {@code prefix}. */
   public List<String> runningJobs(String prefix) {
     JsonNode jobs = JsonMapper.shared().readTree(get(restUrl().resolve("/jobs/overview")));
