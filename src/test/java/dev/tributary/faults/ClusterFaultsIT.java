@@ -56,12 +56,20 @@ class ClusterFaultsIT {
 
   @BeforeAll
   static void start() throws Exception {
+    start(false);
+  }
+
+  /** A cluster (highly available or not) and a service process of its own on it. */
+  static void start(boolean highAvailability) throws Exception {
     LocalStack stack = LocalStack.get();
     kafka = stack.kafkaBootstrapServers();
     Path dir =
         Files.createTempDirectory(
             Files.createDirectories(Path.of("target", "cluster-faults").toAbsolutePath()), "run-");
-    cluster = FlinkCluster.start(dir.resolve("flink"));
+    cluster =
+        highAvailability
+            ? FlinkCluster.startHighlyAvailable(dir.resolve("flink"))
+            : FlinkCluster.start(dir.resolve("flink"));
     Map<String, String> env =
         stack.environment("cluster_" + UUID.randomUUID().toString().substring(0, 8), cluster);
     env.put("TRIBUTARY_RECONCILER_RESYNC", "3s");
@@ -82,6 +90,9 @@ class ClusterFaultsIT {
     if (cluster != null) {
       cluster.close();
     }
+    api = null;
+    service = null;
+    cluster = null;
   }
 
   @Test
@@ -119,7 +130,7 @@ class ClusterFaultsIT {
     await()
         .atMost(Duration.ofSeconds(90))
         .pollInterval(Duration.ofMillis(300))
-        .until(() -> api.phase("c_evolve").equals("SUSPENDED"));
+        .until(() -> api.phase("c_evolve").equals("STOPPED"));
     String savepoint = details("c_evolve").path("savepointPath").asString();
     assertThat(savepoint)
         .as(details("c_evolve").toString())
@@ -372,6 +383,44 @@ class ClusterFaultsIT {
         "CLUSTER object store hung 30 s: stale while hung, fresh and RUNNING %.1f s after it"
             + " answered again; %d source rows, %d duplicated, %d missing%n",
         recovered, count.sourceRows(), count.duplicated(), count.missing());
+  }
+
+  @Test
+  @Order(7)
+  @EnabledIfSystemProperty(named = "faults.full", matches = "true")
+  void shouldLetTheJobManagerRecoverItsJobsWithZooKeeperHighAvailabilityAndAdoptThem()
+      throws Exception {
+    stop(); // this case needs a cluster with ZooKeeper: a new one, and a service on it
+    start(true);
+    create("c_ha", "SELECT order_id FROM examples.marketplace.orders");
+    String job = awaitRunning("c_ha", "");
+    awaitRows("c_ha");
+    awaitCheckpoint("c_ha");
+    String uid = api.get(TABLES + "c_ha").body().path("metadata").path("uid").asString();
+    long submitted = events("c_ha", "JobSubmitted");
+    long killed = System.nanoTime();
+    cluster.jobManager().kill();
+    cluster.restartJobManager();
+    cluster.awaitTaskManagers(FlinkCluster.TASK_MANAGERS);
+    await()
+        .atMost(Duration.ofSeconds(180))
+        .pollInterval(Duration.ofMillis(300))
+        .until(() -> cluster.runningJobs("tributary-" + uid), jobs -> jobs.equals(List.of(job)));
+    double recovered = (System.nanoTime() - killed) / 1e9;
+    // The table runs the job the JobManager recovered: the same id, no submission of its own.
+    assertThat(awaitRunning("c_ha", "")).isEqualTo(job);
+    Thread.sleep(10_000); // several reconciler passes over the recovered job
+    assertThat(cluster.runningJobs("tributary-" + uid))
+        .as("jobs of the table")
+        .containsExactly(job);
+    assertThat(events("c_ha", "JobSubmitted")).as("submissions").isEqualTo(submitted);
+    assertThat(details("c_ha").path("jobId").asString()).isEqualTo(job);
+    OrderIds.Count count = exactlyOnce("c_ha");
+    System.out.printf(
+        "CLUSTER JobManager SIGKILL with ZooKeeper HA: job %s recovered by the new JobManager and"
+            + " running after %.1f s, adopted (no submission); %d source rows, %d duplicated, %d"
+            + " missing%n",
+        job, recovered, count.sourceRows(), count.duplicated(), count.missing());
   }
 
   private static boolean fresh(String name) {

@@ -29,6 +29,11 @@ import tools.jackson.databind.json.JsonMapper;
  * <p>Each process has its own configuration directory ({@code config.yaml}, {@code
  * log4j.properties}) and log under the cluster's directory, and can be SIGKILLed and started again
  * on the same ports: what the fault tests do.
+ *
+ * <p>{@link #startHighlyAvailable} adds ZooKeeper high availability: a ZooKeeper server as its own
+ * JVM ({@code org.apache.zookeeper:zookeeper}), the JobManager's job graphs and checkpoint pointers
+ * in it and their files under {@code s3://tributary/ha}, so that a JobManager started after a
+ * SIGKILL recovers the running jobs itself.
  */
 public final class FlinkCluster implements LocalFlink {
 
@@ -44,12 +49,31 @@ public final class FlinkCluster implements LocalFlink {
   private final ChildJvm jobManager;
   private final List<ChildJvm> taskManagers = new ArrayList<>();
   private final ChildJvm sqlGateway;
+
+  /** ZooKeeper, when the cluster is highly available; null otherwise. */
+  private final ChildJvm zooKeeper;
+
+  private final int zooKeeperPort = FreePorts.next();
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
 
-  private FlinkCluster(Path dir, S3Server s3) throws IOException {
+  private FlinkCluster(Path dir, S3Server s3, boolean highAvailability) throws IOException {
     this.dir = dir;
     this.s3 = s3;
+    this.zooKeeper =
+        highAvailability
+            ? new ChildJvm(
+                "zookeeper",
+                ChildJvm.thisJava(),
+                List.of("-Xmx128m", "-Dzookeeper.admin.enableServer=false"),
+                ClusterClassPaths.read("zookeeper"),
+                "org.apache.zookeeper.server.ZooKeeperServerMain",
+                List.of(
+                    String.valueOf(zooKeeperPort),
+                    Files.createDirectories(dir.resolve("zookeeper").resolve("data")).toString()),
+                Map.of(),
+                dir.resolve("zookeeper"))
+            : null;
     Path plugins = plugins(dir);
     String lib = ClusterClassPaths.read("lib");
     Map<String, String> env = Map.of("FLINK_PLUGINS_DIR", plugins.toString());
@@ -109,15 +133,27 @@ public final class FlinkCluster implements LocalFlink {
   }
 
   public static FlinkCluster start(Path dir) throws Exception {
+    return start(dir, false);
+  }
+
+  /** A cluster whose JobManager keeps its jobs in ZooKeeper and S3 (see the class comment). */
+  public static FlinkCluster startHighlyAvailable(Path dir) throws Exception {
+    return start(dir, true);
+  }
+
+  private static FlinkCluster start(Path dir, boolean highAvailability) throws Exception {
     S3Server s3 = S3Server.start(Files.createDirectories(dir.resolve("s3")));
     FlinkCluster cluster;
     try {
-      cluster = new FlinkCluster(dir, s3);
+      cluster = new FlinkCluster(dir, s3, highAvailability);
     } catch (IOException | RuntimeException e) {
       s3.close();
       throw e;
     }
     try {
+      if (cluster.zooKeeper != null) {
+        cluster.zooKeeper.start(cluster::zooKeeperReady, START_TIMEOUT);
+      }
       cluster.jobManager.start(cluster::jobManagerReady, START_TIMEOUT);
       for (ChildJvm tm : cluster.taskManagers) {
         tm.start(() -> true, START_TIMEOUT);
@@ -173,6 +209,12 @@ public final class FlinkCluster implements LocalFlink {
     c.put("execution.checkpointing.dir", checkpointDir());
     c.put("execution.checkpointing.savepoint-dir", savepointDir());
     c.putAll(s3.flinkSettings());
+    if (zooKeeper != null) {
+      c.put("high-availability.type", "zookeeper");
+      c.put("high-availability.zookeeper.quorum", "127.0.0.1:" + zooKeeperPort);
+      c.put("high-availability.storageDir", "s3://" + S3Server.BUCKET + "/ha");
+      c.put("high-availability.cluster-id", "/tributary");
+    }
     return c;
   }
 
@@ -209,6 +251,15 @@ public final class FlinkCluster implements LocalFlink {
 
   private boolean jobManagerReady() {
     return get(restUrl().resolve("/overview")) != null;
+  }
+
+  private boolean zooKeeperReady() {
+    try (java.net.Socket socket = new java.net.Socket()) {
+      socket.connect(new java.net.InetSocketAddress("127.0.0.1", zooKeeperPort), 500);
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   private boolean gatewayReady() {
@@ -297,6 +348,9 @@ public final class FlinkCluster implements LocalFlink {
         String.join(",", taskManagers.stream().map(t -> String.valueOf(t.pid())).toList()));
     ids.put("FLINK_SQL_GATEWAY_PID", String.valueOf(sqlGateway.pid()));
     ids.put("S3_PID", String.valueOf(s3.process().pid()));
+    if (zooKeeper != null) {
+      ids.put("ZOOKEEPER_PID", String.valueOf(zooKeeper.pid()));
+    }
     return ids;
   }
 
@@ -316,6 +370,10 @@ public final class FlinkCluster implements LocalFlink {
             + s3.endpoint()
             + " bucket "
             + S3Server.BUCKET);
+    if (zooKeeper != null) {
+      lines.add(
+          String.format("%-14s pid %d, port %d", "zookeeper", zooKeeper.pid(), zooKeeperPort));
+    }
     return lines;
   }
 
@@ -412,6 +470,9 @@ public final class FlinkCluster implements LocalFlink {
       tm.close();
     }
     jobManager.close();
+    if (zooKeeper != null) {
+      zooKeeper.close();
+    }
     s3.close();
   }
 }
