@@ -4,8 +4,6 @@ import dev.tributary.system.HttpClients;
 import dev.tributary.system.TributaryProperties;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.function.Supplier;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
@@ -71,27 +69,5 @@ class FlinkConfiguration {
         return health.down().withDetail("error", String.valueOf(e.getMessage())).build();
       }
     };
-  }
-
-  /** A value computed at most once per {@code ttl}; a failure is not kept. */
-  static final class Cached<T> {
-    private final Duration ttl;
-    private final Clock clock;
-    private T value;
-    private Instant at = Instant.MIN;
-
-    Cached(Duration ttl, Clock clock) {
-      this.ttl = ttl;
-      this.clock = clock;
-    }
-
-    synchronized T get(Supplier<T> compute) {
-      Instant now = clock.instant();
-      if (value == null || at.plus(ttl).isBefore(now)) {
-        value = compute.get();
-        at = now;
-      }
-      return value;
-    }
   }
 }

@@ -9,7 +9,6 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.HexFormat;
 import java.util.Map;
 import java.util.TreeMap;
@@ -40,27 +39,25 @@ final class FormatJar {
   private final StateStorage storage;
   private final String location;
   private final byte[] bytes;
-  private final Clock clock;
-  private Instant checked = Instant.MIN;
+  private final Cached<String> uploaded;
 
   FormatJar(StateStorage storage, String directory, Clock clock) {
     this.storage = storage;
     this.bytes = build();
     String dir = directory.endsWith("/") ? directory : directory + "/";
     this.location = dir + "tributary-flink-format-" + hash(bytes) + ".jar";
-    this.clock = clock;
+    this.uploaded = new Cached<>(RECHECK, clock);
   }
 
   /** Where the jar is; uploads it first when the store does not hold it (checked once a minute). */
-  synchronized String ensureUploaded() {
-    Instant now = clock.instant();
-    if (checked.plus(RECHECK).isBefore(now)) {
-      if (!storage.exists(location)) {
-        storage.write(location, bytes, "application/java-archive");
-      }
-      checked = now;
-    }
-    return location;
+  String ensureUploaded() {
+    return uploaded.get(
+        () -> {
+          if (!storage.exists(location)) {
+            storage.write(location, bytes, "application/java-archive");
+          }
+          return location;
+        });
   }
 
   String location() {
