@@ -192,13 +192,28 @@ class ClusterFaultsIT {
     int rows = 600_000;
     try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka))) {
       admin.createTopics(List.of(new NewTopic(topic, 2, (short) 1))).all().get();
+      // Produce once both partitions have a leader (a first batch refused as NOT_LEADER can
+      // leave an idempotent producer retrying out-of-order batches for minutes).
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  admin
+                      .describeTopics(List.of(topic))
+                      .allTopicNames()
+                      .get()
+                      .get(topic)
+                      .partitions()
+                      .stream()
+                      .allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
     }
     try (KafkaProducer<String, String> producer =
         new KafkaProducer<>(
             Map.of(
                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka,
                 ProducerConfig.LINGER_MS_CONFIG, 20,
-                ProducerConfig.BATCH_SIZE_CONFIG, 262_144),
+                ProducerConfig.BATCH_SIZE_CONFIG, 262_144,
+                ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 1),
             new StringSerializer(),
             new StringSerializer())) {
       for (int i = 0; i < rows; i++) {
