@@ -194,11 +194,22 @@ public record PipelinePlan(
    * a restart does not abort them (the plan refuses an interval that cannot fit).
    */
   public List<String> jobStatements(Duration transactionMaxTimeout) {
+    return jobStatements(transactionMaxTimeout, pipelineName);
+  }
+
+  /**
+   * As {@link #jobStatements(Duration)}, with the sink's transactional ids under {@code
+   * transactionalIdPrefix}. The refreshes of a FULL table share one (they never run at once): the
+   * sink of a new attempt aborts the transactions its prefix left open (Flink's Kafka sink probes
+   * and aborts them at start), so an attempt killed mid-write does not hold every read_committed
+   * reader of the topic back until its transaction times out.
+   */
+  public List<String> jobStatements(Duration transactionMaxTimeout, String transactionalIdPrefix) {
     if (expectations().isEmpty()) {
-      return List.of(sinkTable(transactionMaxTimeout));
+      return List.of(sinkTable(transactionMaxTimeout, transactionalIdPrefix));
     }
     return List.of(
-        sinkTable(transactionMaxTimeout),
+        sinkTable(transactionMaxTimeout, transactionalIdPrefix),
         "CREATE TEMPORARY SYSTEM FUNCTION "
             + EXPECTATIONS_FUNCTION
             + " AS "
@@ -448,7 +459,7 @@ public record PipelinePlan(
         .toList();
   }
 
-  private String sinkTable(Duration transactionTimeout) {
+  private String sinkTable(Duration transactionTimeout, String transactionalIdPrefix) {
     String mode = changelogMode();
     List<String> key = keyColumns();
     Map<String, String> options = new LinkedHashMap<>();
@@ -466,7 +477,7 @@ public record PipelinePlan(
       }
     }
     options.put("sink.delivery-guarantee", "exactly-once");
-    options.put("sink.transactional-id-prefix", pipelineName);
+    options.put("sink.transactional-id-prefix", transactionalIdPrefix);
     options.put("properties.transaction.timeout.ms", String.valueOf(transactionTimeout.toMillis()));
     String columnList =
         writtenColumns().stream()

@@ -46,6 +46,14 @@ final class RefreshSteps {
     return "tributary-refresh-" + table.id() + "-";
   }
 
+  /**
+   * The sink's transactional ids of every refresh of the table: one prefix, so that each attempt
+   * aborts what an earlier one, killed mid-write, left open (refreshes of a table never overlap).
+   */
+  static String transactionalIdPrefix(TableSnapshot table) {
+    return "tributary-refresh-" + table.id();
+  }
+
   private final FlinkSql sql;
   private final FlinkJobs jobs;
   private final Topics topics;
@@ -244,7 +252,8 @@ final class RefreshSteps {
           options -> bounded(options, bounds),
           properties,
           session -> {
-            for (String statement : job.jobStatements(topics.transactionMaxTimeout())) {
+            for (String statement :
+                job.jobStatements(topics.transactionMaxTimeout(), transactionalIdPrefix(p.table))) {
               sql.execute(session, statement);
             }
             return sql.execute(session, job.refreshInsert(r.partition())).jobId().orElseThrow();

@@ -71,6 +71,9 @@ class PipelinePlanTest {
             "PRIMARY KEY (`customer_id`) NOT ENFORCED",
             "'sink.delivery-guarantee' = 'exactly-once'",
             "'sink.transactional-id-prefix' = 'tributary-x-v1'");
+    assertThat(p.jobStatements(Duration.ofMinutes(15), "tributary-refresh-x").get(0))
+        .contains("'sink.transactional-id-prefix' = 'tributary-refresh-x'")
+        .doesNotContain("tributary-x-v1");
     assertThat(p.sessionProperties("file:///sp"))
         .containsEntry("pipeline.name", "tributary-x-v1")
         .containsEntry("execution.state-recovery.path", "file:///sp")
