@@ -253,10 +253,16 @@ public final class FlinkCluster implements LocalFlink {
     return get(restUrl().resolve("/overview")) != null;
   }
 
+  /** ZooKeeper serves: it answers its {@code srvr} command (a bound port alone is not enough). */
   private boolean zooKeeperReady() {
     try (java.net.Socket socket = new java.net.Socket()) {
       socket.connect(new java.net.InetSocketAddress("127.0.0.1", zooKeeperPort), 500);
-      return true;
+      socket.setSoTimeout(1000);
+      socket.getOutputStream().write("srvr".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      String answer =
+          new String(
+              socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+      return answer.contains("Mode:");
     } catch (IOException e) {
       return false;
     }
