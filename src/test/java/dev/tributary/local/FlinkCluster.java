@@ -214,6 +214,8 @@ public final class FlinkCluster implements LocalFlink {
       c.put("high-availability.zookeeper.quorum", "127.0.0.1:" + zooKeeperPort);
       c.put("high-availability.storageDir", "s3://" + S3Server.BUCKET + "/ha");
       c.put("high-availability.cluster-id", "/tributary");
+      // The killed JobManager's session ends (and a new leader is elected) after this, not 60 s.
+      c.put("high-availability.zookeeper.client.session-timeout", "10000");
     }
     return c;
   }
