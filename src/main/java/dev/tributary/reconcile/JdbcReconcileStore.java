@@ -109,6 +109,16 @@ public class JdbcReconcileStore implements ReconcileStore {
   }
 
   @Override
+  public int abandon(String owner) {
+    return jdbc.update(
+        """
+        UPDATE materialized_table SET lease_owner = NULL, lease_expires_at = NULL, claim_token = NULL,
+          next_attempt_at = now()
+        WHERE lease_owner = ? AND claim_token IS NOT NULL""",
+        owner);
+  }
+
+  @Override
   public Optional<TableSnapshot> load(UUID id) {
     List<TableSnapshot> rows =
         jdbc.query(

@@ -48,6 +48,13 @@ public interface ReconcileStore {
    */
   void release(UUID id, UUID token, long seenGeneration, Duration after, int attempt);
 
+  /**
+   * Gives back every row {@code owner} still holds, due now, so that another replica takes them at
+   * once rather than when their leases run out; a pass of that owner still running can no longer
+   * write (its token is gone). What a replica does as it shuts down. Returns how many it held.
+   */
+  int abandon(String owner);
+
   Optional<TableSnapshot> load(UUID id);
 
   /** Current attempt count of a row (for backoff). */

@@ -246,6 +246,12 @@ public class ReconcileWorker implements SmartLifecycle {
       outcome = "claim_lost";
       log.info("Pass over table {} ended: {}", id, e.getMessage());
     } catch (RuntimeException e) {
+      if (!running) {
+        // Cut short by shutdown (an interrupted call), not a failure: due now, for another replica.
+        outcome = "abandoned";
+        store.release(id, token, generation, Duration.ZERO, attempt);
+        return;
+      }
       log.error("Reconciling table {} failed unexpectedly", id, e);
       store.release(id, token, generation, backoff(attempt + 1), attempt + 1);
     } finally {
@@ -354,24 +360,47 @@ public class ReconcileWorker implements SmartLifecycle {
     }
   }
 
+  /**
+   * Shutdown, as in a rolling restart: no new round starts; the passes under way get {@link
+   * #STOP_GRACE} to finish and release their rows as usual; those still running are interrupted;
+   * then every row this replica still holds is given back due now ({@link ReconcileStore#abandon}),
+   * so the other replicas take its tables at once instead of after the lease, and nothing this
+   * replica writes later is accepted.
+   */
   @Override
   public void stop() {
     running = false;
+    if (loop != null) {
+      loop.shutdown();
+    }
+    if (passes != null) {
+      passes.shutdown();
+      try {
+        if (!passes.awaitTermination(STOP_GRACE.toMillis(), TimeUnit.MILLISECONDS)) {
+          passes.shutdownNow();
+          passes.awaitTermination(2, TimeUnit.SECONDS);
+        }
+      } catch (InterruptedException e) {
+        passes.shutdownNow();
+        Thread.currentThread().interrupt();
+      }
+    }
     if (loop != null) {
       loop.shutdownNow();
     }
     if (heartbeats != null) {
       heartbeats.shutdownNow();
     }
-    if (passes != null) {
-      passes.shutdownNow();
-      try {
-        passes.awaitTermination(10, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+    try {
+      int given = store.abandon(owner);
+      log.info("Reconciler {} stopped; {} claimed tables given back", owner, given);
+    } catch (RuntimeException e) {
+      log.warn("Reconciler {} stopped; giving back its claims failed: {}", owner, e.toString());
     }
   }
+
+  /** How long a stopping replica lets its passes finish before it interrupts them. */
+  static final Duration STOP_GRACE = Duration.ofSeconds(5);
 
   @Override
   public boolean isRunning() {

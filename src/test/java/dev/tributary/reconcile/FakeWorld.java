@@ -256,6 +256,10 @@ final class FakeWorld {
 
     public void release(UUID id, UUID token, long seenGeneration, Duration after, int attempt) {}
 
+    public int abandon(String owner) {
+      return 0;
+    }
+
     public Optional<TableSnapshot> load(UUID id) {
       Row r = rows.get(id);
       return r == null
