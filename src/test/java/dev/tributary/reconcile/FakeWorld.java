@@ -507,12 +507,22 @@ final class FakeWorld {
     /** A slow gateway: how long an INSERT takes to answer (outside the lock). */
     volatile Duration insertDelay = Duration.ZERO;
 
+    /** Whether the delayed INSERT ignores interrupts too (a call stuck where none reaches it). */
+    volatile boolean insertIgnoresInterrupts;
+
     public StatementResult execute(Session session, String statement) {
       if (statement.startsWith("INSERT") && !insertDelay.isZero()) {
-        try {
-          Thread.sleep(insertDelay.toMillis());
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
+        long end = System.nanoTime() + insertDelay.toNanos();
+        for (long left = insertDelay.toMillis(); left > 0; ) {
+          try {
+            Thread.sleep(left);
+          } catch (InterruptedException e) {
+            if (!insertIgnoresInterrupts) {
+              Thread.currentThread().interrupt();
+              break;
+            }
+          }
+          left = (end - System.nanoTime()) / 1_000_000;
         }
       }
       return executeNow(session, statement);

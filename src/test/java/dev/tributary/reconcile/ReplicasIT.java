@@ -61,14 +61,16 @@ class ReplicasIT {
   }
 
   /**
-   * A rolling restart: a replica stops while its passes hang in a SQL Gateway call longer than its
-   * grace. It gives its rows back due now, so the other replica claims them at once, not when the
-   * 15 s leases would have run out.
+   * A rolling restart: a replica stops while its passes hang in a SQL Gateway call that neither
+   * answers nor heeds an interrupt. It gives its rows back due now, so the other replica claims
+   * them at once, not when the 15 s leases would have run out (and the hung passes, when their
+   * calls return, can no longer write).
    */
   @Test
   void shouldGiveItsTablesBackAtOnceWhenAReplicaStopsMidPass() throws Exception {
     FakeWorld world = new FakeWorld(store);
     world.flink.insertDelay = Duration.ofSeconds(60);
+    world.flink.insertIgnoresInterrupts = true;
     String catalog = "stopping_" + UUID.randomUUID().toString().substring(0, 8);
     List<UUID> ours = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
