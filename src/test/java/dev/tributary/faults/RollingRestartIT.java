@@ -60,9 +60,6 @@ class RollingRestartIT {
                 });
         b.start();
         startA.join();
-        // Every gateway request now takes 3 s: passes that create tables are mid-call most of
-        // the time, and hold their claims while they are.
-        gateway.delay(Duration.ofSeconds(3));
         Api api = a.api();
         StringBuilder script = new StringBuilder();
         List<String> names = new ArrayList<>();
@@ -75,6 +72,9 @@ class RollingRestartIT {
                   + " FRESHNESS = INTERVAL '2' SECOND AS SELECT order_id FROM orders;\n");
         }
         api.ok(script.toString());
+        // Every gateway request now takes 3 s: the passes that provision the new tables are
+        // mid-call most of the time, and hold their claims while they are.
+        gateway.delay(Duration.ofSeconds(3));
 
         String url = env.get("SPRING_DATASOURCE_URL");
         try (Connection db =

@@ -391,6 +391,10 @@ class SecurityIT {
     assertThat(anonymous.get("/actuator/prometheus").status()).isEqualTo(401);
     assertThat(viewer.get("/actuator/prometheus").status()).isEqualTo(403);
     assertThat(viewer.get("/actuator/info").status()).isEqualTo(403);
+    JsonNode info = admin.get("/actuator/info").body();
+    assertThat(info.path("build").path("version").asString()).as(info.toString()).isNotBlank();
+    assertThat(info.path("build").path("time").asString()).isNotBlank();
+    assertThat(info.path("git").path("commit").path("id").asString()).matches("[0-9a-f]{7,40}");
     assertThat(admin.get("/actuator/prometheus").status()).isEqualTo(200);
   }
 
