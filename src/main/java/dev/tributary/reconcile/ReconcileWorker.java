@@ -362,10 +362,11 @@ public class ReconcileWorker implements SmartLifecycle {
 
   /**
    * Shutdown, as in a rolling restart: no new round starts; the passes under way get {@link
-   * #STOP_GRACE} to finish and release their rows as usual; those still running are interrupted;
-   * then every row this replica still holds is given back due now ({@link ReconcileStore#abandon}),
-   * so the other replicas take its tables at once instead of after the lease, and nothing this
-   * replica writes later is accepted.
+   * #STOP_GRACE} to finish and release their rows as usual; then every row this replica still holds
+   * is given back due now ({@link ReconcileStore#abandon}), so the other replicas take its tables
+   * at their next claim instead of after the lease, and the passes still running are interrupted.
+   * Whatever those passes still try to write is refused (their tokens are gone); a remote call
+   * already sent is what a crash at that moment would leave, which every step is built to survive.
    */
   @Override
   public void stop() {
@@ -373,15 +374,31 @@ public class ReconcileWorker implements SmartLifecycle {
     if (loop != null) {
       loop.shutdown();
     }
+    boolean finished = true;
     if (passes != null) {
       passes.shutdown();
       try {
-        if (!passes.awaitTermination(STOP_GRACE.toMillis(), TimeUnit.MILLISECONDS)) {
-          passes.shutdownNow();
-          passes.awaitTermination(2, TimeUnit.SECONDS);
-        }
+        finished = passes.awaitTermination(STOP_GRACE.toMillis(), TimeUnit.MILLISECONDS);
       } catch (InterruptedException e) {
-        passes.shutdownNow();
+        finished = false;
+        Thread.currentThread().interrupt();
+      }
+    }
+    try {
+      int given = store.abandon(owner);
+      log.info(
+          "Reconciler {} stopping; {} claimed tables given back{}",
+          owner,
+          given,
+          finished ? "" : ", passes still running interrupted");
+    } catch (RuntimeException e) {
+      log.warn("Reconciler {} stopping; giving back its claims failed: {}", owner, e.toString());
+    }
+    if (passes != null && !finished) {
+      passes.shutdownNow();
+      try {
+        passes.awaitTermination(2, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
     }
@@ -391,16 +408,10 @@ public class ReconcileWorker implements SmartLifecycle {
     if (heartbeats != null) {
       heartbeats.shutdownNow();
     }
-    try {
-      int given = store.abandon(owner);
-      log.info("Reconciler {} stopped; {} claimed tables given back", owner, given);
-    } catch (RuntimeException e) {
-      log.warn("Reconciler {} stopped; giving back its claims failed: {}", owner, e.toString());
-    }
   }
 
-  /** How long a stopping replica lets its passes finish before it interrupts them. */
-  static final Duration STOP_GRACE = Duration.ofSeconds(5);
+  /** How long a stopping replica lets its passes finish before it gives their rows back. */
+  static final Duration STOP_GRACE = Duration.ofSeconds(1);
 
   @Override
   public boolean isRunning() {
