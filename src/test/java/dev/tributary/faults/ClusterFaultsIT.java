@@ -353,9 +353,7 @@ class ClusterFaultsIT {
     assertThat(checkpoint).startsWith("s3://tributary/checkpoints/");
     long submitted = events("c_jm", "JobSubmitted");
     long killed = System.nanoTime();
-    cluster.jobManager().kill();
-    cluster.restartJobManager();
-    cluster.awaitTaskManagers(FlinkCluster.TASK_MANAGERS);
+    cluster.killAndRestartJobManager();
     // The job is resubmitted under the same fixed id (the id of that submission: had the
     // JobManager recovered the job itself, Flink would refuse a second one with it).
     await()
@@ -442,9 +440,7 @@ class ClusterFaultsIT {
     String uid = api.get(TABLES + "c_ha").body().path("metadata").path("uid").asString();
     long submitted = events("c_ha", "JobSubmitted");
     long killed = System.nanoTime();
-    cluster.jobManager().kill();
-    cluster.restartJobManager();
-    cluster.awaitTaskManagers(FlinkCluster.TASK_MANAGERS);
+    cluster.killAndRestartJobManager();
     await()
         .atMost(Duration.ofSeconds(180))
         .pollInterval(Duration.ofMillis(300))

@@ -422,6 +422,13 @@ public final class FlinkCluster implements LocalFlink {
     return s3;
   }
 
+  /** SIGKILLs the JobManager, starts it again and waits until both TaskManagers registered. */
+  public void killAndRestartJobManager() throws Exception {
+    jobManager.kill();
+    restartJobManager();
+    awaitTaskManagers(TASK_MANAGERS);
+  }
+
   /** Starts the SIGKILLed JobManager again, and waits for it to serve REST. */
   public void restartJobManager() throws Exception {
     jobManager.start(this::jobManagerReady, START_TIMEOUT);
