@@ -1,10 +1,13 @@
 package dev.tributary.local;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -257,13 +260,11 @@ public final class FlinkCluster implements LocalFlink {
 
   /** ZooKeeper serves: it answers its {@code srvr} command (a bound port alone is not enough). */
   private boolean zooKeeperReady() {
-    try (java.net.Socket socket = new java.net.Socket()) {
-      socket.connect(new java.net.InetSocketAddress("127.0.0.1", zooKeeperPort), 500);
+    try (Socket socket = new Socket()) {
+      socket.connect(new InetSocketAddress("127.0.0.1", zooKeeperPort), 500);
       socket.setSoTimeout(1000);
-      socket.getOutputStream().write("srvr".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-      String answer =
-          new String(
-              socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+      socket.getOutputStream().write("srvr".getBytes(StandardCharsets.US_ASCII));
+      String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       return answer.contains("Mode:");
     } catch (IOException e) {
       return false;

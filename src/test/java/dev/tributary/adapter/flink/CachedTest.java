@@ -3,11 +3,14 @@ package dev.tributary.adapter.flink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tributary.flinkformat.DebeziumJsonConfluentFormatFactory;
+import dev.tributary.flinkformat.JsonConfluentFormatFactory;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,7 +30,7 @@ class CachedTest {
         }
 
         @Override
-        public Clock withZone(java.time.ZoneId zone) {
+        public Clock withZone(ZoneId zone) {
           return this;
         }
 
@@ -78,8 +81,8 @@ class CachedTest {
         .allMatch(n -> n.startsWith(FormatJar.PACKAGE_PATH) || n.startsWith("META-INF/services/"))
         .contains(FormatJar.PACKAGE_PATH + "JsonConfluentFormatFactory.class");
     assertThat(factories)
-        .contains("dev.tributary.flinkformat.JsonConfluentFormatFactory")
-        .contains("dev.tributary.flinkformat.DebeziumJsonConfluentFormatFactory")
+        .contains(JsonConfluentFormatFactory.class.getName())
+        .contains(DebeziumJsonConfluentFormatFactory.class.getName())
         .doesNotContain("org.apache.flink");
   }
 }
