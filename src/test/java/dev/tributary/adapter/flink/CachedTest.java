@@ -7,11 +7,8 @@ import dev.tributary.flinkformat.DebeziumJsonConfluentFormatFactory;
 import dev.tributary.flinkformat.JsonConfluentFormatFactory;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -21,24 +18,7 @@ import org.junit.jupiter.api.Test;
 
 class CachedTest {
 
-  Instant now = Instant.parse("2026-12-03T00:00:00Z");
-  Clock clock =
-      new Clock() {
-        @Override
-        public ZoneOffset getZone() {
-          return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-          return this;
-        }
-
-        @Override
-        public Instant instant() {
-          return now;
-        }
-      };
+  SteppedClock clock = new SteppedClock(Instant.parse("2026-12-03T00:00:00Z"));
 
   @Test
   void shouldAskOncePerTtlAndAgainAfterAFailure() {
@@ -46,9 +26,9 @@ class CachedTest {
     AtomicInteger asked = new AtomicInteger();
 
     assertThat(cached.get(() -> "v" + asked.incrementAndGet())).isEqualTo("v1");
-    now = now.plusSeconds(59);
+    clock.advance(Duration.ofSeconds(59));
     assertThat(cached.get(() -> "v" + asked.incrementAndGet())).isEqualTo("v1");
-    now = now.plusSeconds(2);
+    clock.advance(Duration.ofSeconds(2));
     assertThat(cached.get(() -> "v" + asked.incrementAndGet())).isEqualTo("v2");
 
     Cached<String> failing = new Cached<>(Duration.ofMinutes(1), clock);

@@ -7,10 +7,8 @@ import dev.tributary.system.TributaryProperties;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -100,24 +98,7 @@ class StateStorageIT {
 
   @Test
   void shouldUploadTheFormatJarOnceAndAgainWhenTheStoreLostIt() {
-    Instant[] now = {Instant.parse("2026-12-03T00:00:00Z")};
-    Clock clock =
-        new Clock() {
-          @Override
-          public ZoneId getZone() {
-            return ZoneOffset.UTC;
-          }
-
-          @Override
-          public Clock withZone(ZoneId zone) {
-            return this;
-          }
-
-          @Override
-          public Instant instant() {
-            return now[0];
-          }
-        };
+    SteppedClock clock = new SteppedClock(Instant.parse("2026-12-03T00:00:00Z"));
     FormatJar jar = new FormatJar(storage, at("lib"), clock);
     String location = jar.ensureUploaded();
     assertThat(location).matches("s3://tributary/lib/tributary-flink-format-[0-9a-f]{12}\\.jar");
@@ -129,7 +110,7 @@ class StateStorageIT {
     storage.deleteTree(at("lib")); // the store lost it
     jar.ensureUploaded();
     assertThat(storage.exists(location)).as("checked at most once a minute").isFalse();
-    now[0] = now[0].plusSeconds(61);
+    clock.advance(Duration.ofSeconds(61));
     jar.ensureUploaded();
     assertThat(storage.exists(location)).isTrue();
   }
