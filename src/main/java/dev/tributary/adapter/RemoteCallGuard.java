@@ -4,11 +4,14 @@ import dev.tributary.port.FlinkJobs;
 import dev.tributary.port.FlinkSql;
 import dev.tributary.port.SchemaRegistry;
 import dev.tributary.port.Topics;
+import dev.tributary.system.Histograms;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,9 +27,9 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * A call to Kafka, the registry or Flink made while a database transaction is open holds a pooled
  * connection (and the transaction's locks) for as long as the remote system takes, so a slow
  * dependency starves requests that only read the store. The rule is: no remote call inside a
- * transaction. This guard wraps every port adapter, counts every call in {@code
- * tributary_remote_calls_total{system}} and violations in {@code
- * tributary_remote_calls_in_transaction_total}; with {@code
+ * transaction. This guard wraps every port adapter, times every call in the histogram {@code
+ * tributary_remote_call_seconds{system,outcome}} (outcome {@code ok} or {@code error}: the call
+ * threw) and counts violations in {@code tributary_remote_calls_in_transaction_total}; with {@code
  * tributary.guard.remote-calls-in-transaction=fail} (the integration tests) the call is refused.
  */
 @Component
@@ -74,24 +77,35 @@ public class RemoteCallGuard implements BeanPostProcessor, EnvironmentAware {
     proxy.addAdvice(
         (MethodInterceptor)
             invocation -> {
-              called(name);
               if (TransactionSynchronizationManager.isActualTransactionActive()) {
                 violated(name, invocation.getMethod().getName());
               }
-              return invocation.proceed();
+              long started = System.nanoTime();
+              String outcome = "error";
+              try {
+                Object result = invocation.proceed();
+                outcome = "ok";
+                return result;
+              } finally {
+                called(name, outcome, System.nanoTime() - started);
+              }
             });
     return proxy.getProxy(bean.getClass().getClassLoader());
   }
 
-  /** Every call, by system: what a request or a pass costs the systems around it. */
-  private void called(String system) {
+  /** Every call, by system and outcome: what a request or a pass costs the systems around it. */
+  private void called(String system, String outcome, long nanos) {
     MeterRegistry registry = meters.getIfAvailable();
     if (registry != null) {
-      Counter.builder("tributary.remote.calls")
-          .description("Calls to Kafka, the registry and Flink, by port")
+      Timer.builder("tributary.remote.call")
+          .description(
+              "Calls to Kafka, the registry and Flink, by port (system) and outcome (ok, or error:"
+                  + " the call threw)")
+          .serviceLevelObjectives(Histograms.CALLS)
           .tag("system", system)
+          .tag("outcome", outcome)
           .register(registry)
-          .increment();
+          .record(nanos, TimeUnit.NANOSECONDS);
     }
   }
 

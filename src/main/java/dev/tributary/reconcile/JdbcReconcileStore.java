@@ -177,7 +177,7 @@ public class JdbcReconcileStore implements ReconcileStore {
 
   @Override
   public void event(UUID id, String type, String reason, String message) {
-    metrics.event(type, reason);
+    metrics.event(id, type, reason);
     jdbc.update(
         "INSERT INTO table_event (table_id, at, type, reason, message) VALUES (?, ?, ?, ?, ?)",
         id,
@@ -185,6 +185,11 @@ public class JdbcReconcileStore implements ReconcileStore {
         type,
         reason,
         message);
+  }
+
+  @Override
+  public void refreshEnded(UUID id, String outcome, Duration took) {
+    metrics.refreshEnded(id, outcome, took);
   }
 
   /** The end of a DROP: the definition goes; versions and events stay as history. */

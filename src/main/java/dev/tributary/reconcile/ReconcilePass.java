@@ -274,6 +274,11 @@ final class ReconcilePass {
     store.event(table.id(), type, reason, message);
   }
 
+  /** A refresh attempt ended (measured only). */
+  void refreshEnded(String outcome, Duration took) {
+    store.refreshEnded(table.id(), outcome, took);
+  }
+
   /** The table's live job: the one the status names if it is live, else any live job of ours. */
   Optional<JobSummary> liveJob() {
     List<JobSummary> live = liveJobs();

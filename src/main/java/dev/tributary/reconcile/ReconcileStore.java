@@ -68,6 +68,12 @@ public interface ReconcileStore {
 
   void event(UUID id, String type, String reason, String message);
 
+  /**
+   * A refresh attempt of table {@code id} ended after {@code took}: {@code succeeded}, {@code
+   * retried} or {@code failed}. Only measured; the refresh ledger holds the record.
+   */
+  default void refreshEnded(UUID id, String outcome, Duration took) {}
+
   /** Makes these tables due now (their jobs changed state). Unknown ids are ignored. */
   void markDue(Collection<UUID> ids);
 

@@ -125,6 +125,7 @@ public class ReconcileWorker implements SmartLifecycle {
     if (claimed.isEmpty()) {
       return 0;
     }
+    metrics.claimed(claimed.size());
     // The leases are extended while the passes run, however long a gateway call takes.
     long beat = Math.max(50, settings.lease().toMillis() / 3);
     ScheduledFuture<?> heartbeat =

@@ -318,6 +318,7 @@ final class RefreshSteps {
             .ended(end, written[0], written[1] + stale.size(), null)
             .build();
     ledger.save(done);
+    p.refreshEnded("succeeded", took(r, end));
     String message =
         "Refresh #"
             + r.number()
@@ -358,6 +359,7 @@ final class RefreshSteps {
     if (failures >= Reconciler.MAX_FAILURES || violation) {
       ledger.save(
           r.toBuilder().state(TableRefresh.State.FAILED).ended(now, null, null, cause).build());
+      p.refreshEnded("failed", took(r, now));
       String message =
           (violation
                   ? "Suspended: a FAIL UPDATE expectation failed; cause: "
@@ -378,6 +380,7 @@ final class RefreshSteps {
       return p.save(Phase.FAILED, s, p.resync());
     }
     Duration backoff = Reconciler.failureBackoff(failures);
+    p.refreshEnded("retried", took(r, now));
     ledger.save(
         r.toBuilder()
             .state(TableRefresh.State.QUEUED)
@@ -406,6 +409,11 @@ final class RefreshSteps {
             .with(TableStatus.JOB_RUNNING, false, Reason.JobFailed, cause);
     p.save(p.phase == Phase.RUNNING ? Phase.DEGRADED : p.phase, s, null);
     return new Next(backoff, true);
+  }
+
+  /** How long the refresh has run: from its first attempt's start (zero if none) to {@code end}. */
+  private static Duration took(TableRefresh r, Instant end) {
+    return r.startedAt() == null ? Duration.ZERO : Duration.between(r.startedAt(), end);
   }
 
   /** What the scheduler is given for a schedule. */

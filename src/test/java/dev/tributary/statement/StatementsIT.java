@@ -319,9 +319,15 @@ class StatementsIT {
   private double gatewayCalls() {
     String metrics = api.get("/actuator/prometheus").text();
     Matcher m =
-        Pattern.compile("tributary_remote_calls_total\\{system=\"flinkSqlGateway\"} (\\S+)")
+        Pattern.compile(
+                "tributary_remote_call_seconds_count\\{outcome=\"\\w+\",system=\"flinkSqlGateway\"}"
+                    + " (\\S+)")
             .matcher(metrics);
-    return m.find() ? Double.parseDouble(m.group(1)) : 0;
+    double calls = 0;
+    while (m.find()) {
+      calls += Double.parseDouble(m.group(1));
+    }
+    return calls;
   }
 
   @Test
