@@ -8,19 +8,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.jdbc.DataSourceBuilder;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Condition;
-import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
  * With no {@code spring.datasource.url} and {@code tributary.datasource.embedded=true}, the service
  * runs its own PostgreSQL (real binaries, a fresh data directory, gone at exit). Without either it
- * does not start (see {@link MissingDatabaseConfiguration}).
+ * does not start (see {@link MissingDatabaseConfiguration}). Test sources only: the local stack
+ * ({@code ./mvnw spring-boot:test-run}) and the tests have it; the production jar and image carry
+ * no PostgreSQL binaries (about 116 MB for four platforms).
  */
 @Configuration(proxyBeanMethods = false)
-@Conditional(EmbeddedPostgresConfiguration.EmbeddedAskedFor.class)
+@Conditional(MissingDatabaseConfiguration.EmbeddedAskedFor.class)
 class EmbeddedPostgresConfiguration {
 
   private static final Logger log = LoggerFactory.getLogger(EmbeddedPostgresConfiguration.class);
@@ -50,38 +49,5 @@ class EmbeddedPostgresConfiguration {
         .username("postgres")
         .password("postgres")
         .build();
-  }
-
-  static class NoDatasourceUrl implements Condition {
-    @Override
-    public boolean matches(ConditionContext context, AnnotatedTypeMetadata metadata) {
-      String url = context.getEnvironment().getProperty("spring.datasource.url");
-      return url == null || url.isBlank();
-    }
-  }
-
-  /**
-   * Whether a throw-away embedded PostgreSQL was asked for ({@code tributary.datasource.embedded}).
-   */
-  static boolean asked(ConditionContext context) {
-    return context
-        .getEnvironment()
-        .getProperty("tributary.datasource.embedded", Boolean.class, false);
-  }
-
-  /** No database configured and none asked for: the service must not run on an empty one. */
-  static class NoDatabaseAtAll extends NoDatasourceUrl {
-    @Override
-    public boolean matches(ConditionContext context, AnnotatedTypeMetadata metadata) {
-      return super.matches(context, metadata) && !asked(context);
-    }
-  }
-
-  /** Without a URL, the embedded database only when asked for. */
-  static class EmbeddedAskedFor extends NoDatasourceUrl {
-    @Override
-    public boolean matches(ConditionContext context, AnnotatedTypeMetadata metadata) {
-      return super.matches(context, metadata) && asked(context);
-    }
   }
 }
