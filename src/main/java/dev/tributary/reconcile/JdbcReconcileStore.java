@@ -14,6 +14,8 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
@@ -26,6 +28,9 @@ import org.springframework.transaction.annotation.Transactional;
  */
 @Component
 public class JdbcReconcileStore implements ReconcileStore {
+
+  /** Each table event is also a log line (logger {@code tributary.events}). */
+  private static final Logger EVENTS = LoggerFactory.getLogger("tributary.events");
 
   private final JdbcTemplate jdbc;
   private final ReconcileMetrics metrics;
@@ -178,6 +183,11 @@ public class JdbcReconcileStore implements ReconcileStore {
   @Override
   public void event(UUID id, String type, String reason, String message) {
     metrics.event(id, type, reason);
+    if ("WARNING".equals(type)) {
+      EVENTS.warn("{} {}: {}", reason, id, message);
+    } else {
+      EVENTS.info("{} {}: {}", reason, id, message);
+    }
     jdbc.update(
         "INSERT INTO table_event (table_id, at, type, reason, message) VALUES (?, ?, ?, ?, ?)",
         id,

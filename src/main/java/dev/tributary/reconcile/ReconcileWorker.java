@@ -20,10 +20,12 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
 import org.springframework.context.SmartLifecycle;
 
 /**
@@ -79,6 +81,13 @@ public class ReconcileWorker implements SmartLifecycle {
 
   private final ReconcileStore store;
   private final ReconcileMetrics metrics;
+
+  /** The MDC keys of a pass: the table's qualified name, and the pass's number in this process. */
+  public static final String TABLE = "table";
+
+  public static final String PASS = "pass";
+
+  private static final AtomicLong PASSES = new AtomicLong();
   private final Reconciler reconciler;
   private final FlinkJobs jobs;
   private final Topics topics;
@@ -222,6 +231,9 @@ public class ReconcileWorker implements SmartLifecycle {
     int attempt = store.attempt(id);
     long started = System.nanoTime();
     String outcome = "error";
+    // Every line this pass logs says which table and which pass (structured logs: MDC fields).
+    MDC.put(TABLE, table.name().toString());
+    MDC.put(PASS, Long.toString(PASSES.incrementAndGet(), 36));
     try {
       Reconciler.Next next =
           flinkDown == null
@@ -257,6 +269,8 @@ public class ReconcileWorker implements SmartLifecycle {
       store.release(id, token, generation, backoff(attempt + 1), attempt + 1);
     } finally {
       metrics.pass(Duration.ofNanos(System.nanoTime() - started), outcome);
+      MDC.remove(TABLE);
+      MDC.remove(PASS);
     }
   }
 

@@ -4,6 +4,8 @@ import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.stereotype.Component;
@@ -15,6 +17,9 @@ import org.springframework.stereotype.Component;
  */
 @Component
 public class AuditLog {
+
+  /** Each entry is also a log line (logger {@code tributary.audit}), without the definitions. */
+  private static final Logger log = LoggerFactory.getLogger("tributary.audit");
 
   /** What happened to the request. */
   public enum Outcome {
@@ -90,6 +95,17 @@ public class AuditLog {
       String detail,
       String before,
       String after) {
+    if (outcome == Outcome.CHANGED) {
+      log.info("{} {} by {}", clean(action), clean(resource), clean(principal));
+    } else {
+      log.info(
+          "Refused {} {} by {}: {} {}",
+          clean(action),
+          clean(resource),
+          clean(principal),
+          status,
+          code != null ? code : "");
+    }
     jdbc.update(
         "INSERT INTO audit_event (at, principal, action, resource, outcome, status, code, detail,"
             + " before_definition, after_definition) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",

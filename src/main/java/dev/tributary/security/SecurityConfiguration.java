@@ -2,6 +2,7 @@ package dev.tributary.security;
 
 import dev.tributary.system.ErrorCode;
 import dev.tributary.system.web.Problems;
+import dev.tributary.system.web.RequestIdFilter;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -12,6 +13,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
+import org.slf4j.MDC;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
@@ -111,6 +113,7 @@ class SecurityConfiguration {
               Authentication who = SecurityContextHolder.getContext().getAuthentication();
               if (who != null && who.getPrincipal() instanceof Caller caller) {
                 request.setAttribute(AuditContext.CALLER, caller);
+                MDC.put(RequestIdFilter.PRINCIPAL, caller.name()); // removed by RequestIdFilter
               }
               chain.doFilter(request, response);
             },

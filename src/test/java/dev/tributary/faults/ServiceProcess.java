@@ -89,6 +89,10 @@ final class ServiceProcess implements AutoCloseable {
     }
   }
 
+  String baseUrl() {
+    return "http://127.0.0.1:" + port;
+  }
+
   Api api() {
     return new Api(port);
   }

@@ -1,0 +1,117 @@
+package dev.tributary.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.tributary.local.LocalStack;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The documented switch to JSON logs ({@code LOGGING_STRUCTURED_FORMAT_CONSOLE=ecs}) on the service
+ * as its own process: every line it writes is one JSON object, a request's lines carry its {@code
+ * request_id} (the caller's {@code X-Request-Id}) and {@code principal}, and a pass's lines the
+ * {@code table} and {@code pass}.
+ */
+class StructuredLogsIT {
+
+  static final JsonMapper JSON = JsonMapper.builder().build();
+
+  @Test
+  void shouldWriteJsonLinesThatNameTheRequestThePrincipalAndTheTable() throws Exception {
+    LocalStack stack = LocalStack.get();
+    String uid = UUID.randomUUID().toString().substring(0, 6);
+    Map<String, String> env = stack.environment("logs_" + uid);
+    env.put("LOGGING_STRUCTURED_FORMAT_CONSOLE", "ecs");
+    Path logs = Path.of("target", "faults", "logs-" + uid);
+    String table = "logged_" + uid;
+    try (ServiceProcess service = new ServiceProcess(env, logs)) {
+      service.start();
+      String requestId = "ci-run-" + uid;
+      HttpResponse<String> created =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(URI.create(service.baseUrl() + "/v1/statements"))
+                      .header("Authorization", "Bearer " + stack.adminApiKey())
+                      .header("Content-Type", "application/json")
+                      .header("X-Request-Id", requestId)
+                      .POST(
+                          HttpRequest.BodyPublishers.ofString(
+                              JSON.writeValueAsString(
+                                  Map.of(
+                                      "statement",
+                                      "CREATE MATERIALIZED TABLE "
+                                          + table
+                                          + " FRESHNESS = INTERVAL '2' SECOND AS SELECT order_id"
+                                          + " FROM orders",
+                                      "catalog",
+                                      "examples",
+                                      "database",
+                                      "marketplace"))))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString());
+      assertThat(created.statusCode()).as(created.body()).isEqualTo(200);
+      assertThat(created.headers().firstValue("X-Request-Id")).contains(requestId);
+      String qualified = "examples.marketplace." + table;
+
+      List<JsonNode> lines =
+          await()
+              .atMost(Duration.ofSeconds(90))
+              .pollInterval(Duration.ofMillis(500))
+              .until(
+                  () -> lines(logs.resolve("service-1.log")),
+                  all ->
+                      all.stream()
+                          .anyMatch(
+                              l ->
+                                  qualified.equals(l.path("table").asString(""))
+                                      && l.path("message").asString("").startsWith("JobRunning")));
+
+      assertThat(lines)
+          .as("audit line of the CREATE, with its request and principal")
+          .anySatisfy(
+              l -> {
+                assertThat(l.path("log").path("logger").asString()).isEqualTo("tributary.audit");
+                assertThat(l.path("message").asString()).contains(qualified);
+                assertThat(l.path("request_id").asString()).isEqualTo(requestId);
+                assertThat(l.path("principal").asString()).isNotBlank();
+              });
+      assertThat(lines)
+          .as("event lines of the table's passes")
+          .filteredOn(l -> l.path("log").path("logger").asString("").equals("tributary.events"))
+          .filteredOn(l -> l.path("message").asString("").contains(table))
+          .isNotEmpty()
+          .allSatisfy(
+              l -> {
+                assertThat(l.path("table").asString()).isEqualTo(qualified);
+                assertThat(l.path("pass").asString()).isNotBlank();
+              });
+      service.terminate();
+    }
+  }
+
+  /** The log's lines, each of which must be a JSON object. */
+  static List<JsonNode> lines(Path file) throws Exception {
+    List<JsonNode> lines = new ArrayList<>();
+    for (String line : Files.readAllLines(file)) {
+      if (line.isBlank()) {
+        continue;
+      }
+      assertThat(line).as("every line is a JSON object").startsWith("{");
+      lines.add(JSON.readTree(line));
+    }
+    return lines;
+  }
+}
