@@ -1,7 +1,8 @@
 # syntax=docker/dockerfile:1
 # Multi-stage build: compile with the Maven wrapper, then run the layered jar as a non-root user.
 # Production talks to external Flink, Kafka, Schema Registry and PostgreSQL (see docker-compose.yml);
-# the embedded local stack is test scope and is not in this image.
+# the embedded local stack, embedded PostgreSQL included, is test scope and is not in this image
+# (DockerfileIT checks the jar it extracts: about 135 MB of jars, on a JRE base).
 
 FROM eclipse-temurin:17-jdk AS build
 WORKDIR /src
@@ -31,4 +32,6 @@ USER 10001:10001
 EXPOSE 8080
 # With a verb as first argument the same image is the command line and starts no service, e.g.
 #   docker run --rm -v "$PWD/sql:/sql:ro" -e TRIBUTARY_URL -e TRIBUTARY_API_KEY tributary plan -f /sql
-ENTRYPOINT ["java", "-XX:MaxRAMPercentage=75", "org.springframework.boot.loader.launch.JarLauncher"]
+# Heap from the container's memory limit; an OutOfMemoryError ends the process (the orchestrator
+# restarts it) instead of leaving it half alive.
+ENTRYPOINT ["java", "-XX:MaxRAMPercentage=75", "-XX:+ExitOnOutOfMemoryError", "org.springframework.boot.loader.launch.JarLauncher"]

@@ -136,6 +136,7 @@ class DockerComposeTest {
           .isEqualTo(environment("minio").get("MINIO_ROOT_PASSWORD"));
     }
     Map<String, Object> service = environment("tributary");
+    assertThat(service.get("LOGGING_STRUCTURED_FORMAT_CONSOLE")).isEqualTo("ecs");
     assertThat(service.get("TRIBUTARY_FLINK_SAVEPOINT_DIR")).isEqualTo(savepoints);
     // The service reaches the same store, with the same keys, and delivers its format jar there.
     assertThat(service.get("TRIBUTARY_FLINK_STORAGE_S3_ENDPOINT")).isEqualTo("http://minio:9000");

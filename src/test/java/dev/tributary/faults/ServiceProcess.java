@@ -25,13 +25,23 @@ final class ServiceProcess implements AutoCloseable {
 
   private final Map<String, String> environment;
   private final Path logs;
+  private final Path jar;
   private Process process;
   private int port;
   private int starts;
 
   ServiceProcess(Map<String, String> environment, Path logs) {
+    this(environment, logs, null);
+  }
+
+  /**
+   * With {@code jar}, the packaged service jar (what the image runs: no test classes, no
+   * logback-test.xml) instead of the test class path.
+   */
+  ServiceProcess(Map<String, String> environment, Path logs, Path jar) {
     this.environment = environment;
     this.logs = logs;
+    this.jar = jar;
   }
 
   /** Starts the service and waits until it is ready; returns how long that took. */
@@ -42,8 +52,12 @@ final class ServiceProcess implements AutoCloseable {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(List.of("-Xmx768m", "-XX:TieredStopAtLevel=1"));
-    command.addAll(List.of("-cp", System.getProperty("java.class.path")));
-    command.add(TributaryApplication.class.getName());
+    if (jar != null) {
+      command.addAll(List.of("-jar", jar.toString()));
+    } else {
+      command.addAll(List.of("-cp", System.getProperty("java.class.path")));
+      command.add(TributaryApplication.class.getName());
+    }
     ProcessBuilder builder = new ProcessBuilder(command);
     builder.environment().putAll(environment);
     builder.environment().put("SERVER_PORT", String.valueOf(port));
