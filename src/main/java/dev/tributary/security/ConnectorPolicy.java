@@ -271,6 +271,26 @@ public class ConnectorPolicy {
     }
   }
 
+  /**
+   * 403 unless the catalog's policy allows the URL ({@code urls}, by prefix): what a webhook of the
+   * catalog may call.
+   */
+  public void checkUrl(String catalog, String field, String url) {
+    SecurityProperties.Policy p = effective(catalog);
+    if (p.urls().stream().noneMatch(url::startsWith)) {
+      throw new ApiException(
+          ErrorCode.CONNECTOR_NOT_ALLOWED,
+          "'"
+              + field
+              + "' is refused by the connector policy of catalog "
+              + catalog
+              + ": URL '"
+              + Problems.cut(url)
+              + "' is not allowed (its 'urls' list the prefixes that are)",
+          Map.of("field", field));
+    }
+  }
+
   /** 403 unless every login module of the JAAS configuration is PLAIN, SCRAM or OAUTHBEARER. */
   private static void checkJaas(String option, String value) {
     for (String module : loginModules(value)) {
