@@ -110,6 +110,7 @@ class WebhooksIT {
       answer.set(200);
       int before = received.size();
       service.start();
+      api = service.api(); // a new port
 
       Received delivered =
           await()
