@@ -8,6 +8,8 @@ import dev.tributary.system.Histograms;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.tracing.Span;
+import io.micrometer.tracing.Tracer;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -45,11 +47,13 @@ public class RemoteCallGuard implements BeanPostProcessor, EnvironmentAware {
           FlinkJobs.class, "flinkJobManager");
 
   private final ObjectProvider<MeterRegistry> meters;
+  private final ObjectProvider<Tracer> tracers;
   private final Set<String> reported = ConcurrentHashMap.newKeySet();
   private boolean fail;
 
-  public RemoteCallGuard(ObjectProvider<MeterRegistry> meters) {
+  public RemoteCallGuard(ObjectProvider<MeterRegistry> meters, ObjectProvider<Tracer> tracers) {
     this.meters = meters;
+    this.tracers = tracers;
   }
 
   @Override
@@ -82,12 +86,29 @@ public class RemoteCallGuard implements BeanPostProcessor, EnvironmentAware {
               }
               long started = System.nanoTime();
               String outcome = "error";
-              try {
+              Tracer tracer = tracers.getIfAvailable();
+              Span span =
+                  tracer == null
+                      ? null
+                      : tracer
+                          .nextSpan()
+                          .name(name + " " + invocation.getMethod().getName())
+                          .tag("system", name)
+                          .start();
+              try (Tracer.SpanInScope scope = tracer == null ? null : tracer.withSpan(span)) {
                 Object result = invocation.proceed();
                 outcome = "ok";
                 return result;
+              } catch (Throwable e) {
+                if (span != null) {
+                  span.error(e);
+                }
+                throw e;
               } finally {
                 called(name, outcome, System.nanoTime() - started);
+                if (span != null) {
+                  span.tag("outcome", outcome).end();
+                }
               }
             });
     return proxy.getProxy(bean.getClass().getClassLoader());

@@ -6,6 +6,7 @@ import dev.tributary.table.Phase;
 import dev.tributary.table.TableSpec;
 import dev.tributary.table.TableStatus;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.tracing.Tracer;
 import java.sql.PreparedStatement;
 import java.sql.Timestamp;
 import java.time.Duration;
@@ -35,9 +36,10 @@ public class JdbcReconcileStore implements ReconcileStore {
   private final JdbcTemplate jdbc;
   private final ReconcileMetrics metrics;
 
-  public JdbcReconcileStore(JdbcTemplate jdbc, ObjectProvider<MeterRegistry> registry) {
+  public JdbcReconcileStore(
+      JdbcTemplate jdbc, ObjectProvider<MeterRegistry> registry, ObjectProvider<Tracer> tracer) {
     this.jdbc = jdbc;
-    this.metrics = new ReconcileMetrics(registry.getIfAvailable(), jdbc);
+    this.metrics = new ReconcileMetrics(registry.getIfAvailable(), jdbc, tracer.getIfAvailable());
   }
 
   /** The reconciler's meters, fed by this store and the worker. */

@@ -14,6 +14,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.tracing.Span;
+import io.micrometer.tracing.Tracer;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
@@ -41,7 +43,24 @@ import org.springframework.jdbc.core.JdbcTemplate;
 public class ReconcileMetrics {
 
   /** No metrics (tests and tools). */
-  public static final ReconcileMetrics NONE = new ReconcileMetrics(null, null);
+  public static final ReconcileMetrics NONE = new ReconcileMetrics(null, null, null);
+
+  /** A span that may be there or not (tracing off): tags, then closed once. */
+  public interface Traced extends AutoCloseable {
+    void tag(String key, String value);
+
+    @Override
+    void close();
+  }
+
+  private static final Traced UNTRACED =
+      new Traced() {
+        @Override
+        public void tag(String key, String value) {}
+
+        @Override
+        public void close() {}
+      };
 
   /**
    * The reasons of WARNING events that count as a table's failure: its job failed, a refresh
@@ -69,6 +88,7 @@ public class ReconcileMetrics {
 
   private final MeterRegistry registry;
   private final JdbcTemplate jdbc;
+  private final Tracer tracer;
   private final Map<Phase, AtomicLong> phases = new EnumMap<>(Phase.class);
   private final AtomicLong overdue = new AtomicLong();
   private final Counter claims;
@@ -88,8 +108,14 @@ public class ReconcileMetrics {
   private record Declared(long generation, String refreshMode, Duration freshness) {}
 
   public ReconcileMetrics(MeterRegistry registry, JdbcTemplate jdbc) {
+    this(registry, jdbc, null);
+  }
+
+  /** With a tracer, each pass is a span (the current one on its thread while it runs). */
+  public ReconcileMetrics(MeterRegistry registry, JdbcTemplate jdbc, Tracer tracer) {
     this.registry = registry;
     this.jdbc = jdbc;
+    this.tracer = tracer;
     if (registry == null) {
       claims = null;
       info = null;
@@ -161,6 +187,27 @@ public class ReconcileMetrics {
                 "Rows a table's expectation (CONSTRAINT ... EXPECT) passed or failed, summed over"
                     + " the jobs of the table or flow, as their counters were last read")
             .register(registry);
+  }
+
+  /** The span of one pass over a table, current on this thread until closed. */
+  Traced passSpan(String table) {
+    if (tracer == null) {
+      return UNTRACED;
+    }
+    Span span = tracer.nextSpan().name("reconcile pass").tag("table", table).start();
+    Tracer.SpanInScope scope = tracer.withSpan(span);
+    return new Traced() {
+      @Override
+      public void tag(String key, String value) {
+        span.tag(key, value);
+      }
+
+      @Override
+      public void close() {
+        scope.close();
+        span.end();
+      }
+    };
   }
 
   /** One pass over one table: how long it took and how it ended (ok, failed, claim_lost, error). */

@@ -234,6 +234,7 @@ public class ReconcileWorker implements SmartLifecycle {
     // Every line this pass logs says which table and which pass (structured logs: MDC fields).
     MDC.put(TABLE, table.name().toString());
     MDC.put(PASS, Long.toString(PASSES.incrementAndGet(), 36));
+    ReconcileMetrics.Traced span = metrics.passSpan(table.name().toString());
     try {
       Reconciler.Next next =
           flinkDown == null
@@ -269,6 +270,8 @@ public class ReconcileWorker implements SmartLifecycle {
       store.release(id, token, generation, backoff(attempt + 1), attempt + 1);
     } finally {
       metrics.pass(Duration.ofNanos(System.nanoTime() - started), outcome);
+      span.tag("outcome", outcome);
+      span.close();
       MDC.remove(TABLE);
       MDC.remove(PASS);
     }

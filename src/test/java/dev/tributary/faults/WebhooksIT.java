@@ -110,7 +110,7 @@ class WebhooksIT {
       answer.set(200);
       int before = received.size();
       service.start();
-      api = service.api(); // a new port
+      Api restarted = service.api(); // a new port
 
       Received delivered =
           await()
@@ -135,7 +135,12 @@ class WebhooksIT {
           await()
               .atMost(Duration.ofSeconds(10))
               .until(
-                  () -> api.get(hooks + "/" + webhook + "/deliveries").body().path("items").path(0),
+                  () ->
+                      restarted
+                          .get(hooks + "/" + webhook + "/deliveries")
+                          .body()
+                          .path("items")
+                          .path(0),
                   d -> "DELIVERED".equals(d.path("state").asString()));
       assertThat(log.path("attempts").asInt()).isGreaterThanOrEqualTo(3);
       assertThat(log.path("lastStatus").asInt()).isEqualTo(200);

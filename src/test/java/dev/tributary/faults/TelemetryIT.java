@@ -3,11 +3,14 @@ package dev.tributary.faults;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.sun.net.httpserver.HttpServer;
 import dev.tributary.local.LocalStack;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,18 +18,22 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The documented switch to JSON logs ({@code LOGGING_STRUCTURED_FORMAT_CONSOLE=ecs}) on the
- * packaged service jar (the test class path has its own logback-test.xml, which the switch does not
- * reach), as its own process on the local stack: every line it writes is one JSON object, a
- * request's lines carry its {@code request_id} (the caller's {@code X-Request-Id}) and {@code
- * principal}, and a pass's lines the {@code table} and {@code pass}.
+ * Logs and traces of the packaged service jar as its own process on the local stack, with both
+ * switched on as documented. Traces go to an OTLP/HTTP receiver on loopback, which sees the spans
+ * of the request, of the reconcile pass and of the remote calls. Logs: the documented switch to
+ * JSON logs ({@code LOGGING_STRUCTURED_FORMAT_CONSOLE=ecs}) on the packaged service jar (the test
+ * class path has its own logback-test.xml, which the switch does not reach), as its own process on
+ * the local stack: every line it writes is one JSON object, a request's lines carry its {@code
+ * request_id} (the caller's {@code X-Request-Id}) and {@code principal}, and a pass's lines the
+ * {@code table} and {@code pass}.
  */
-class StructuredLogsIT {
+class TelemetryIT {
 
   static final JsonMapper JSON = JsonMapper.builder().build();
 
@@ -36,6 +43,21 @@ class StructuredLogsIT {
     String uid = UUID.randomUUID().toString().substring(0, 6);
     Map<String, String> env = stack.environment("logs_" + uid);
     env.put("LOGGING_STRUCTURED_FORMAT_CONSOLE", "ecs");
+    List<byte[]> exported = new CopyOnWriteArrayList<>();
+    HttpServer collector = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    collector.createContext(
+        "/v1/traces",
+        exchange -> {
+          exported.add(exchange.getRequestBody().readAllBytes());
+          exchange.sendResponseHeaders(200, -1);
+          exchange.close();
+        });
+    collector.start();
+    env.put("MANAGEMENT_TRACING_ENABLED", "true");
+    env.put(
+        "MANAGEMENT_OPENTELEMETRY_TRACING_EXPORT_OTLP_ENDPOINT",
+        "http://127.0.0.1:" + collector.getAddress().getPort() + "/v1/traces");
+    env.put("MANAGEMENT_OPENTELEMETRY_TRACING_EXPORT_SCHEDULE_DELAY", "200ms");
     Path logs = Path.of("target", "faults", "logs-" + uid);
     String table = "logged_" + uid;
     try (ServiceProcess service = new ServiceProcess(env, logs, serviceJar())) {
@@ -100,7 +122,28 @@ class StructuredLogsIT {
                 assertThat(l.path("table").asString()).isEqualTo(qualified);
                 assertThat(l.path("pass").asString()).isNotBlank();
               });
+      // The spans, as OTLP protobuf: their names and attribute values are stored as text.
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .untilAsserted(
+              () -> {
+                String spans =
+                    exported.stream()
+                        .map(b -> new String(b, StandardCharsets.ISO_8859_1))
+                        .reduce("", String::concat);
+                assertThat(spans)
+                    .contains("reconcile pass", qualified)
+                    .contains("flinkSqlGateway")
+                    .contains("kafka")
+                    .containsPattern("http post /v1/statements|POST /v1/statements|http post");
+              });
+      assertThat(lines)
+          .as("the request's lines carry its trace")
+          .filteredOn(l -> requestId.equals(l.path("request_id").asString("")))
+          .allSatisfy(l -> assertThat(l.path("traceId").asString("")).hasSize(32));
       service.terminate();
+    } finally {
+      collector.stop(0);
     }
   }
 
