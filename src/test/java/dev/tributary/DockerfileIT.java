@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
  * what production runs: no embedded PostgreSQL, no local stack, and the command-line verbs still
  * work.
  */
-class DockerfileIT {
+public class DockerfileIT {
 
   @Test
   void shouldExtractTheServiceJarAndNotTheFormatOrCommandLineJar() throws Exception {
@@ -98,7 +98,8 @@ class DockerfileIT {
     return new Run(process.exitValue(), output);
   }
 
-  static Path serviceJar() throws Exception {
+  /** The Spring Boot jar of this build (the Dockerfile's SERVICE_JAR), built by ./mvnw package. */
+  public static Path serviceJar() throws Exception {
     try (var files = Files.list(Path.of("target"))) {
       return files
           .filter(p -> p.getFileName().toString().matches("tributary-[^/]+\\.jar"))

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.tributary.DockerfileIT;
 import dev.tributary.local.LocalStack;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -60,7 +61,7 @@ class TelemetryIT {
     env.put("MANAGEMENT_OPENTELEMETRY_TRACING_EXPORT_SCHEDULE_DELAY", "200ms");
     Path logs = Path.of("target", "faults", "logs-" + uid);
     String table = "logged_" + uid;
-    try (ServiceProcess service = new ServiceProcess(env, logs, serviceJar())) {
+    try (ServiceProcess service = new ServiceProcess(env, logs, DockerfileIT.serviceJar())) {
       service.start();
       String requestId = "ci-run-" + uid;
       HttpResponse<String> created =
@@ -144,18 +145,6 @@ class TelemetryIT {
       service.terminate();
     } finally {
       collector.stop(0);
-    }
-  }
-
-  /** The Spring Boot jar of this build (the Dockerfile's SERVICE_JAR). */
-  static Path serviceJar() throws Exception {
-    try (var files = Files.list(Path.of("target"))) {
-      return files
-          .filter(p -> p.getFileName().toString().matches("tributary-[^/]+\\.jar"))
-          .filter(p -> !p.getFileName().toString().endsWith("-flink-format.jar"))
-          .findFirst()
-          .orElseThrow(
-              () -> new IllegalStateException("no service jar in target/: run ./mvnw verify"));
     }
   }
 
