@@ -70,6 +70,11 @@ class SecurityIT {
     NEEDS.put("POST " + db + "/plans", Needs.VIEWER);
     NEEDS.put("POST " + db + "/apply", Needs.DEVELOPER);
     NEEDS.put("GET " + db + "/events", Needs.VIEWER);
+    NEEDS.put("GET " + db + "/webhooks", Needs.VIEWER);
+    NEEDS.put("POST " + db + "/webhooks", Needs.ADMIN);
+    NEEDS.put("GET " + db + "/webhooks/{id}", Needs.VIEWER);
+    NEEDS.put("DELETE " + db + "/webhooks/{id}", Needs.ADMIN);
+    NEEDS.put("GET " + db + "/webhooks/{id}/deliveries", Needs.VIEWER);
     // The graph shows only the databases the caller may read.
     NEEDS.put("GET /v1/lineage", Needs.ANY_KEY);
     NEEDS.put("POST /v1/api-keys", Needs.GLOBAL_ADMIN);
