@@ -8,6 +8,7 @@ import dev.tributary.local.ExampleCatalog;
 import dev.tributary.local.LocalStack;
 import dev.tributary.local.TopicReader;
 import dev.tributary.port.Topics;
+import io.micrometer.tracing.Tracer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.http.HttpStatus;
@@ -34,6 +36,7 @@ class ApplicationIT {
   @LocalServerPort int port;
   @Autowired Topics topics;
   @Autowired PlatformTransactionManager transactions;
+  @Autowired ObjectProvider<Tracer> tracers;
   RestClient client;
 
   @BeforeEach
@@ -105,6 +108,16 @@ class ApplicationIT {
     assertThatCode(() -> topics.describe("orders")).doesNotThrowAnyException();
     assertThat(get("/actuator/prometheus").getBody())
         .contains("tributary_remote_calls_in_transaction_total{system=\"kafka\"}");
+  }
+
+  /**
+   * Traces are off unless MANAGEMENT_TRACING_EXPORT_ENABLED=true: no tracer, or one that is noop.
+   */
+  @Test
+  void shouldNotTraceUnlessAsked() {
+    Tracer tracer = tracers.getIfAvailable();
+
+    assertThat(tracer == null || tracer.nextSpan().isNoop()).as(String.valueOf(tracer)).isTrue();
   }
 
   @Test

@@ -54,7 +54,7 @@ class TelemetryIT {
           exchange.close();
         });
     collector.start();
-    env.put("MANAGEMENT_TRACING_ENABLED", "true");
+    env.put("MANAGEMENT_TRACING_EXPORT_ENABLED", "true");
     env.put(
         "MANAGEMENT_OPENTELEMETRY_TRACING_EXPORT_OTLP_ENDPOINT",
         "http://127.0.0.1:" + collector.getAddress().getPort() + "/v1/traces");
