@@ -166,6 +166,10 @@ public final class LocalStack {
     p.put("tributary.local.examples", "true");
     p.put("tributary.security.bootstrap-admin-key", adminApiKey);
     p.put("tributary.security.secret-key", secretKey);
+    // A test JVM holds several service contexts on two cores: their background checks run less
+    // often than in production (the first dependency check still runs at start).
+    p.put("tributary.metrics.dependency-interval", "60s");
+    p.put("tributary.webhooks.poll-interval", "1s");
     // The connector policy allows the cluster's SASL listener too (the service's is plain).
     p.put("tributary.security.connectors.defaults.bootstrap-servers", kafka.saslBootstrapServers());
     // The example catalog's database owns its three topics: another database may not read them.
