@@ -1,6 +1,8 @@
 package dev.tributary.sql;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -10,6 +12,12 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.calcite.config.Lex;
@@ -53,21 +61,64 @@ public final class QueryAnalysis {
 
   /** The query's syntax error, if Flink's parser finds one. */
   public static Optional<SyntaxError> syntaxError(String query) {
+    SqlParseException e = parsed(query).error();
+    if (e == null) {
+      return Optional
+          .empty(); // parsed, or the parser gave up another way: Flink's validation decides
+    }
+    String message = e.getMessage() == null ? "syntax error" : e.getMessage();
+    // Calcite lists every expected token; the first lines say what was found and where.
+    int cut = message.indexOf("\nWas expecting");
+    if (cut > 0) {
+      message = message.substring(0, cut).strip();
+    }
+    int line = e.getPos() == null ? 0 : e.getPos().getLineNum();
+    int column = e.getPos() == null ? 0 : e.getPos().getColumnNum();
+    return Optional.of(new SyntaxError(reservedWordHint(message), line, column));
+  }
+
+  /** A parse: the tree, or the syntax error, or neither when the parser gave up another way. */
+  private record Parsed(SqlNode node, SqlParseException error) {}
+
+  /**
+   * Threads that parse. Calcite's parser recurses once per operator of a chain: the longest chain a
+   * statement may hold (5,000 {@code OR}s in its {@link Limits#MAX_TOKENS} tokens) overflows a
+   * request thread's stack. These have a stack large enough for it, reserved rather than committed
+   * until used; idle ones end after 30 s.
+   */
+  private static final long PARSER_STACK_BYTES = 64L * 1024 * 1024;
+
+  private static final ExecutorService PARSERS =
+      new ThreadPoolExecutor(
+          0,
+          Integer.MAX_VALUE,
+          30,
+          TimeUnit.SECONDS,
+          new SynchronousQueue<>(),
+          task -> {
+            Thread thread = new Thread(null, task, "query-parser", PARSER_STACK_BYTES);
+            thread.setDaemon(true);
+            return thread;
+          });
+
+  private static Parsed parsed(String query) {
+    Future<Parsed> parse =
+        PARSERS.submit(
+            () -> {
+              try {
+                return new Parsed(SqlParser.create(query, CONFIG).parseQuery(), null);
+              } catch (SqlParseException e) {
+                return new Parsed(null, e);
+              }
+            });
     try {
-      SqlParser.create(query, CONFIG).parseQuery();
-      return Optional.empty();
-    } catch (SqlParseException e) {
-      String message = e.getMessage() == null ? "syntax error" : e.getMessage();
-      // Calcite lists every expected token; the first lines say what was found and where.
-      int cut = message.indexOf("\nWas expecting");
-      if (cut > 0) {
-        message = message.substring(0, cut).strip();
-      }
-      int line = e.getPos() == null ? 0 : e.getPos().getLineNum();
-      int column = e.getPos() == null ? 0 : e.getPos().getColumnNum();
-      return Optional.of(new SyntaxError(reservedWordHint(message), line, column));
-    } catch (RuntimeException | StackOverflowError e) {
-      return Optional.empty(); // the parser gave up in another way: Flink's validation decides
+      return parse.get();
+    } catch (ExecutionException e) {
+      return new Parsed(null, null); // a RuntimeException or StackOverflowError: gave up
+    } catch (InterruptedException e) {
+      parse.cancel(true);
+      Thread.currentThread().interrupt();
+      return new Parsed(null, null);
     }
   }
 
@@ -119,11 +170,7 @@ public final class QueryAnalysis {
 
   /** The parse tree, or empty when the query does not parse. */
   private static Optional<SqlNode> parse(String query) {
-    try {
-      return Optional.of(SqlParser.create(query, CONFIG).parseQuery());
-    } catch (SqlParseException | RuntimeException | StackOverflowError e) {
-      return Optional.empty();
-    }
+    return Optional.ofNullable(parsed(query).node());
   }
 
   /**
@@ -327,35 +374,44 @@ public final class QueryAnalysis {
           "JSON_OBJECTAGG",
           "JSON_ARRAYAGG");
 
-  private static boolean stateful(SqlNode node) {
-    if (node == null) {
-      return false;
+  /**
+   * Whether any node of the tree aggregates, joins, or groups. Walked with an explicit stack: a
+   * chain of thousands of {@code OR}s parses into a tree as deep as it is long.
+   */
+  private static boolean stateful(SqlNode root) {
+    Deque<SqlNode> pending = new ArrayDeque<>();
+    if (root != null) {
+      pending.push(root);
     }
-    if (node instanceof SqlSelect select
-        && (select.getGroup() != null && !select.getGroup().isEmpty() || select.isDistinct())) {
-      return true;
-    }
-    if (node instanceof SqlJoin || node.getKind() == SqlKind.OVER) {
-      return true;
-    }
-    if (node instanceof SqlCall call) {
-      if (call.getOperator().isAggregator()
-          || AGGREGATE_FUNCTIONS.contains(call.getOperator().getName().toUpperCase(Locale.ROOT))) {
+    while (!pending.isEmpty()) {
+      SqlNode node = pending.pop();
+      if (node instanceof SqlSelect select
+          && (select.getGroup() != null && !select.getGroup().isEmpty() || select.isDistinct())) {
         return true;
       }
-      for (SqlNode operand : call.getOperandList()) {
-        if (stateful(operand)) {
-          return true;
-        }
+      if (node instanceof SqlJoin || node.getKind() == SqlKind.OVER) {
+        return true;
       }
-    } else if (node instanceof SqlNodeList list) {
-      for (SqlNode item : list) {
-        if (stateful(item)) {
+      if (node instanceof SqlCall call) {
+        if (call.getOperator().isAggregator()
+            || AGGREGATE_FUNCTIONS.contains(
+                call.getOperator().getName().toUpperCase(Locale.ROOT))) {
           return true;
         }
+        pushAll(pending, call.getOperandList());
+      } else if (node instanceof SqlNodeList list) {
+        pushAll(pending, list.getList());
       }
     }
     return false;
+  }
+
+  private static void pushAll(Deque<SqlNode> pending, List<SqlNode> nodes) {
+    for (int i = nodes.size() - 1; i >= 0; i--) {
+      if (nodes.get(i) != null) {
+        pending.push(nodes.get(i));
+      }
+    }
   }
 
   private static boolean distinct(List<String> names) {
@@ -421,14 +477,20 @@ public final class QueryAnalysis {
       }
     }
 
-    private void argument(SqlNode node, Set<String> ctes) {
-      if (!(node instanceof SqlCall call)) {
-        return;
+    private void argument(SqlNode root, Set<String> ctes) {
+      Deque<SqlNode> pending = new ArrayDeque<>();
+      if (root != null) {
+        pending.push(root);
       }
-      if (call.getKind() == SqlKind.EXPLICIT_TABLE || isQuery(call)) {
-        from(call, ctes);
-      } else {
-        call.getOperandList().forEach(operand -> argument(operand, ctes));
+      while (!pending.isEmpty()) {
+        if (!(pending.pop() instanceof SqlCall call)) {
+          continue;
+        }
+        if (call.getKind() == SqlKind.EXPLICIT_TABLE || isQuery(call)) {
+          from(call, ctes);
+        } else {
+          pushAll(pending, call.getOperandList());
+        }
       }
     }
 
@@ -440,16 +502,22 @@ public final class QueryAnalysis {
     }
 
     /** Subqueries inside expressions (IN, EXISTS, scalar subqueries). */
-    void expressions(SqlNode node, Set<String> ctes) {
-      if (node == null) {
-        return;
+    void expressions(SqlNode root, Set<String> ctes) {
+      // An explicit stack: expression trees are as deep as an OR chain is long; queries nest
+      // only as deep as the parser itself recursed.
+      Deque<SqlNode> pending = new ArrayDeque<>();
+      if (root != null) {
+        pending.push(root);
       }
-      if (isQuery(node)) {
-        query(node, ctes);
-      } else if (node instanceof SqlNodeList list) {
-        list.forEach(n -> expressions(n, ctes));
-      } else if (node instanceof SqlCall call) {
-        call.getOperandList().forEach(n -> expressions(n, ctes));
+      while (!pending.isEmpty()) {
+        SqlNode node = pending.pop();
+        if (isQuery(node)) {
+          query(node, ctes);
+        } else if (node instanceof SqlNodeList list) {
+          pushAll(pending, list.getList());
+        } else if (node instanceof SqlCall call) {
+          pushAll(pending, call.getOperandList());
+        }
       }
     }
 

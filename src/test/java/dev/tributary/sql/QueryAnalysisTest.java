@@ -2,7 +2,9 @@ package dev.tributary.sql;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class QueryAnalysisTest {
@@ -35,6 +37,35 @@ class QueryAnalysisTest {
                     + " SELECT c.order_id FROM c JOIN customers AS cu ON c.customer_id ="
                     + " cu.customer_id"))
         .containsExactly("orders", "customers");
+  }
+
+  @Test
+  void shouldWalkTheLongestOrChainAStatementMayHoldWithoutOverflowingTheStack() throws Exception {
+    // The parser builds a left-deep tree as deep as the chain is long: 5,000 terms are the
+    // 20,000 tokens a statement may hold. A recursive walk overflowed a request thread's stack
+    // there (a 500 where a plan belongs); this runs on a thread with half that stack.
+    String chain = "order_id = 1 OR ".repeat(Limits.MAX_TOKENS / 4 - 2);
+    String query =
+        "SELECT * FROM orders WHERE " + chain + "order_id IN (SELECT id FROM refunds) OR true";
+    String grouped = "SELECT order_id, SUM(amount) FROM orders WHERE " + chain + "true GROUP BY 1";
+    List<Object> answers = new ArrayList<>();
+    Thread small =
+        new Thread(
+            null,
+            () -> {
+              answers.add(QueryAnalysis.tables(query));
+              answers.add(QueryAnalysis.keepsState(query));
+              answers.add(QueryAnalysis.keepsState(grouped));
+            },
+            "small-stack",
+            512 * 1024);
+    small.setUncaughtExceptionHandler((t, e) -> answers.add(e));
+    small.start();
+    small.join();
+
+    assertThat(answers)
+        .containsExactly(
+            Optional.of(List.of(ObjectName.of("orders"), ObjectName.of("refunds"))), false, true);
   }
 
   @Test
