@@ -19,7 +19,8 @@ import tools.jackson.databind.json.JsonMapper;
 public final class Api {
 
   /** Status, content type and JSON body of an answer. */
-  public record Answer(int status, String contentType, JsonNode body, String text) {}
+  public record Answer(
+      int status, String contentType, JsonNode body, String text, HttpHeaders headers) {}
 
   private final RestClient http;
 
@@ -142,7 +143,11 @@ public final class Api {
           }
           MediaType type = res.getHeaders().getContentType();
           return new Answer(
-              res.getStatusCode().value(), type == null ? null : type.toString(), body, text);
+              res.getStatusCode().value(),
+              type == null ? null : type.toString(),
+              body,
+              text,
+              HttpHeaders.copyOf(res.getHeaders()));
         });
   }
 }

@@ -8,6 +8,7 @@ import dev.tributary.local.ExampleCatalog;
 import dev.tributary.local.LocalStack;
 import dev.tributary.local.TopicReader;
 import dev.tributary.port.Topics;
+import dev.tributary.system.ErrorCode;
 import io.micrometer.tracing.Tracer;
 import io.opentelemetry.sdk.trace.export.SpanExporter;
 import java.nio.charset.StandardCharsets;
@@ -61,6 +62,35 @@ class ApplicationIT {
                 ResponseEntity.status(res.getStatusCode())
                     .headers(res.getHeaders())
                     .body(new String(res.getBody().readAllBytes(), StandardCharsets.UTF_8)));
+  }
+
+  @Test
+  void shouldServeAPageForEveryProblemTypeWithoutACredential() {
+    RestClient anonymous = RestClient.builder().baseUrl("http://127.0.0.1:" + port).build();
+    JsonNode problem = json(get("/v1/catalogs/examples/databases/none/materialized-tables/x"));
+    String type = problem.path("type").asString();
+    assertThat(type).isEqualTo("/problems/not-found");
+
+    for (dev.tributary.system.ErrorCode code : ErrorCode.values()) {
+      JsonNode page =
+          JsonMapper.shared()
+              .readTree(anonymous.get().uri(code.type()).retrieve().body(String.class));
+      assertThat(page.path("code").asString()).isEqualTo(code.name());
+      assertThat(page.path("status").asInt()).isEqualTo(code.status());
+      assertThat(page.path("meaning").asString()).as(code.name()).isNotBlank();
+      assertThat(page.path("remedy").asString()).as(code.name()).isNotBlank();
+    }
+    String html =
+        anonymous.get().uri(type).accept(MediaType.TEXT_HTML).retrieve().body(String.class);
+    assertThat(html).startsWith("<!doctype html>").contains("NOT_FOUND (404)", "What to do");
+    JsonNode index =
+        JsonMapper.shared()
+            .readTree(anonymous.get().uri("/problems").retrieve().body(String.class));
+    assertThat(index.size()).isEqualTo(ErrorCode.values().length);
+
+    ResponseEntity<String> unknown = get("/problems/no-such-code");
+    assertThat(unknown.getStatusCode().value()).isEqualTo(404);
+    assertThat(json(unknown).path("detail").asString()).contains("no-such-code");
   }
 
   @Test

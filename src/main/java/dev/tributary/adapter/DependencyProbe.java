@@ -37,10 +37,16 @@ public class DependencyProbe {
 
   private final ScheduledExecutorService probes;
 
+  /** When the next check of any system starts (nanoTime), for {@link #untilNextCheck()}. */
+  private final AtomicLong nextCheckAt = new AtomicLong(System.nanoTime());
+
+  private final Duration interval;
+
   public DependencyProbe(
       Map<String, HealthIndicator> indicators,
       MeterRegistry meters,
       @Value("${tributary.metrics.dependency-interval:15s}") Duration interval) {
+    this.interval = interval;
     probes =
         Executors.newScheduledThreadPool(
             SYSTEMS.size(),
@@ -72,11 +78,23 @@ public class DependencyProbe {
           .tag("system", system.getKey())
           .register(meters);
       probes.scheduleWithFixedDelay(
-          () -> check(system.getKey(), indicator, upAt),
+          () -> {
+            check(system.getKey(), indicator, upAt);
+            nextCheckAt.set(System.nanoTime() + interval.toNanos());
+          },
           0,
           interval.toMillis(),
           TimeUnit.MILLISECONDS);
     }
+  }
+
+  /**
+   * How long until the dependencies are checked again: what a caller answered 503 should wait
+   * before trying again (at least a second, at most an interval).
+   */
+  public Duration untilNextCheck() {
+    long nanos = nextCheckAt.get() - System.nanoTime();
+    return Duration.ofNanos(Math.max(1_000_000_000L, Math.min(nanos, interval.toNanos())));
   }
 
   private static void check(String system, HealthIndicator indicator, AtomicLong upAt) {

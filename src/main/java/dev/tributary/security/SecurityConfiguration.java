@@ -94,7 +94,8 @@ class SecurityConfiguration {
                     .requestMatchers(
                         "/swagger-ui.html", "/swagger-ui/**", "/v3/api-docs", "/v3/api-docs/**")
                     .permitAll()
-                    .requestMatchers("/error", "/ui/login", "/ui/logout")
+                    .requestMatchers(
+                        "/error", "/ui/login", "/ui/logout", "/problems", "/problems/*")
                     .permitAll()
                     .requestMatchers("/actuator/**")
                     .hasRole("ADMIN")

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import org.springframework.beans.factory.annotation.Value;
@@ -49,6 +50,11 @@ public class StatementService {
   private final Semaphore running;
 
   private final Duration queueTimeout;
+  private final int slots;
+
+  /** How long a script held its slot, averaged over the last few (exponentially), in nanos. */
+  private final AtomicLong meanHoldNanos = new AtomicLong();
+
   private final String defaultCatalog;
   private final String defaultDatabase;
 
@@ -63,6 +69,7 @@ public class StatementService {
     this.executors = executors;
     this.transactions = new TransactionTemplate(transactionManager);
     this.running = new Semaphore(maxConcurrent, true);
+    this.slots = maxConcurrent;
     Gauge.builder(
             "tributary.statements.running", running, r -> maxConcurrent - r.availablePermits())
         .description(
@@ -197,20 +204,26 @@ public class StatementService {
   private <T> T inTransaction(TransactionCallback<T> work) {
     try {
       if (!running.tryAcquire(queueTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        // With every slot taken, one frees in about a script's mean hold over the slots.
+        Duration retryAfter = Duration.ofNanos(meanHoldNanos.get() / Math.max(1, slots));
         throw new ApiException(
-            ErrorCode.TOO_MANY_REQUESTS,
-            "Too many scripts are running; this one waited "
-                + queueTimeout.toSeconds()
-                + " s for a turn. Retry later");
+                ErrorCode.TOO_MANY_REQUESTS,
+                "Too many scripts are running; this one waited "
+                    + queueTimeout.toSeconds()
+                    + " s for a turn. Retry later")
+            .retryAfter(retryAfter);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new ApiException(ErrorCode.TOO_MANY_REQUESTS, "Interrupted while waiting for a turn");
     }
+    long start = System.nanoTime();
     try {
       return transactions.execute(work);
     } finally {
       running.release();
+      long held = System.nanoTime() - start;
+      meanHoldNanos.getAndUpdate(mean -> mean == 0 ? held : mean + (held - mean) / 8);
     }
   }
 

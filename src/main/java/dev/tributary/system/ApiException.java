@@ -1,5 +1,6 @@
 package dev.tributary.system;
 
+import java.time.Duration;
 import java.util.Map;
 
 /** An expected failure of a request, answered as a problem with its {@link ErrorCode}. */
@@ -7,6 +8,7 @@ public class ApiException extends RuntimeException {
 
   private final ErrorCode code;
   private final Map<String, Object> properties;
+  private Duration retryAfter;
 
   public ApiException(ErrorCode code, String detail) {
     this(code, detail, Map.of());
@@ -20,6 +22,19 @@ public class ApiException extends RuntimeException {
 
   public ErrorCode code() {
     return code;
+  }
+
+  /**
+   * How long the caller should wait before trying again, answered as {@code Retry-After} (429 and
+   * 503); null when the service cannot say.
+   */
+  public ApiException retryAfter(Duration wait) {
+    this.retryAfter = wait;
+    return this;
+  }
+
+  public Duration retryAfter() {
+    return retryAfter;
   }
 
   /** Extra members of the problem document, e.g. line and column. */

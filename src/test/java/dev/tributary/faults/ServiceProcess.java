@@ -111,6 +111,11 @@ final class ServiceProcess implements AutoCloseable {
     return new Api(port);
   }
 
+  /** A client with no credential. */
+  Api anonymous() {
+    return new Api(port, null);
+  }
+
   @Override
   public void close() throws InterruptedException {
     if (process != null && process.isAlive()) {

@@ -271,8 +271,7 @@ class StatementsIT {
     assertThat(answer.contentType()).isEqualTo("application/problem+json");
     JsonNode problem = answer.body();
     assertThat(problem.path("code").asString()).isEqualTo("SQL_SYNTAX_ERROR");
-    assertThat(problem.path("type").asString())
-        .isEqualTo("https://tributary.dev/problems/sql-syntax-error");
+    assertThat(problem.path("type").asString()).isEqualTo("/problems/sql-syntax-error");
     assertThat(problem.path("statementIndex").asInt()).isEqualTo(1);
     assertThat(problem.path("line").asInt()).isEqualTo(2);
     assertThat(problem.path("column").asInt()).isEqualTo(28);

@@ -1,10 +1,12 @@
 package dev.tributary.system.web;
 
+import dev.tributary.adapter.DependencyProbe;
 import dev.tributary.port.RemoteSystemException;
 import dev.tributary.sql.Secrets;
 import dev.tributary.sql.SqlException;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.UUID;
@@ -12,6 +14,7 @@ import java.util.stream.Collectors;
 import org.apache.tomcat.util.http.InvalidParameterException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.dao.OptimisticLockingFailureException;
 import org.springframework.http.HttpHeaders;
@@ -45,11 +48,39 @@ class ProblemAdvice extends ResponseEntityExceptionHandler {
 
   private static final Logger log = LoggerFactory.getLogger(ProblemAdvice.class);
 
+  private final ObjectProvider<DependencyProbe> probe;
+
+  ProblemAdvice(ObjectProvider<DependencyProbe> probe) {
+    this.probe = probe;
+  }
+
   @ExceptionHandler(ApiException.class)
   ProblemDetail handleApi(ApiException e) {
     ProblemDetail problem = problem(e.code(), e.getMessage());
     e.properties().forEach(problem::setProperty);
+    retryAfter(e.code(), e.retryAfter());
     return problem;
+  }
+
+  /**
+   * {@code Retry-After} on a 429 or 503, in whole seconds (at least 1): the wait the thrower gave,
+   * else for a 503 the time until the dependencies are checked again.
+   */
+  private void retryAfter(ErrorCode code, Duration given) {
+    if (code.status() != 429 && code.status() != 503) {
+      return;
+    }
+    Duration wait = given;
+    if (wait == null) {
+      DependencyProbe dependencies = probe.getIfAvailable();
+      wait = dependencies == null ? Duration.ofSeconds(1) : dependencies.untilNextCheck();
+    }
+    long seconds = Math.max(1, (wait.toMillis() + 999) / 1000);
+    if (RequestContextHolder.getRequestAttributes() instanceof ServletRequestAttributes servlet
+        && servlet.getResponse() != null
+        && !servlet.getResponse().isCommitted()) {
+      servlet.getResponse().setHeader(HttpHeaders.RETRY_AFTER, Long.toString(seconds));
+    }
   }
 
   @ExceptionHandler(SqlException.class)
@@ -104,6 +135,9 @@ class ProblemAdvice extends ResponseEntityExceptionHandler {
             e.retryable() ? ErrorCode.DEPENDENCY_UNAVAILABLE : ErrorCode.REMOTE_ERROR,
             e.getMessage());
     problem.setProperty("system", e.system().name());
+    if (e.retryable()) {
+      retryAfter(ErrorCode.DEPENDENCY_UNAVAILABLE, null);
+    }
     return problem;
   }
 
