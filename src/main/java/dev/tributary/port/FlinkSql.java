@@ -1,5 +1,6 @@
 package dev.tributary.port;
 
+import io.swagger.v3.oas.annotations.media.Schema;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -43,6 +44,7 @@ public interface FlinkSql {
   record StatementResult(List<String> columns, List<List<Object>> rows, Optional<String> jobId) {}
 
   /** One output column of a query, with the type as Flink prints it (without NOT NULL). */
+  @Schema(name = "QueryColumn", description = "A column of a query's result, as Flink types it")
   record Column(String name, String type, boolean nullable) {}
 
   /** Flink row kinds. */

@@ -1,5 +1,6 @@
 package dev.tributary.security;
 
+import io.swagger.v3.oas.annotations.media.Schema;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -28,6 +29,7 @@ public class AuditLog {
   }
 
   /** One entry. */
+  @Schema(name = "AuditEntry", description = "Who did what to which resource, and when")
   public record Entry(
       long id,
       Instant at,

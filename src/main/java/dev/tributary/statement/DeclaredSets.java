@@ -17,6 +17,7 @@ import dev.tributary.table.MaterializedTableService;
 import dev.tributary.table.PipelineTables;
 import dev.tributary.table.TableChange;
 import dev.tributary.table.TableSpec;
+import io.swagger.v3.oas.annotations.media.Schema;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -77,6 +78,7 @@ public class DeclaredSets {
    * the object is doing (the object itself, or a flow's pipeline table).
    */
   @JsonInclude(JsonInclude.Include.NON_NULL)
+  @Schema(name = "PlanItem", description = "One object of a plan and what applying it does")
   public record Entry(
       Action action,
       String type,

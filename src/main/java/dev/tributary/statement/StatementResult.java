@@ -2,6 +2,7 @@ package dev.tributary.statement;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.tributary.plan.ChangePlan;
+import io.swagger.v3.oas.annotations.media.Schema;
 import java.util.List;
 
 /**
@@ -89,5 +90,6 @@ public record StatementResult(
   }
 
   /** A catalog object, by its three-part name. */
+  @Schema(name = "StatementTarget", description = "The catalog object a statement acted on")
   public record Resource(String type, String catalog, String database, String name) {}
 }

@@ -23,8 +23,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.springdoc.core.customizers.OpenApiCustomizer;
+import org.springdoc.core.utils.SpringDocUtils;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
+import tools.jackson.databind.JsonNode;
 
 /**
  * The API's description; the server is relative so the document does not depend on the host. Every
@@ -36,6 +39,16 @@ class OpenApiConfiguration {
 
   static final String API_KEY = "apiKey";
   static final String JWT = "oauth2Jwt";
+
+  static {
+    // No framework type in the document: a JSON node is any JSON value, and an event stream
+    // sends table events (its media type is text/event-stream).
+    SpringDocUtils.getConfig()
+        .replaceWithSchema(
+            JsonNode.class, new Schema<>().description("Any JSON value, as the topic holds it"))
+        .replaceWithSchema(
+            SseEmitter.class, new Schema<>().$ref("#/components/schemas/TableEvent"));
+  }
 
   @Bean
   OpenAPI tributaryOpenApi() {
@@ -102,6 +115,8 @@ class OpenApiConfiguration {
       // Springdoc rebuilds the schemas from the code: the Problem schema is added again here, or
       // every $ref to it would dangle.
       openApi.getComponents().addSchemas("Problem", problemSchema());
+      openApi.getComponents().getSchemas().remove("SseEmitter");
+      openApi.getComponents().getSchemas().remove("JsonNode");
       openApi
           .getPaths()
           .forEach(
@@ -113,6 +128,16 @@ class OpenApiConfiguration {
 
   private static void addProblems(String path, PathItem.HttpMethod method, Operation operation) {
     ApiResponses responses = operation.getResponses();
+    // Answers are JSON unless the operation says otherwise (Spring MVC writes them with the
+    // JSON converter); springdoc would type them */*.
+    responses.forEach(
+        (status, response) -> {
+          Content content = response.getContent();
+          if (content != null && content.containsKey("*/*")) {
+            MediaType json = content.remove("*/*");
+            content.putIfAbsent("application/json", json);
+          }
+        });
     boolean writes = method != PathItem.HttpMethod.GET;
     boolean body = operation.getRequestBody() != null;
     problem(responses, "400", "The request is not valid (parameters, body or SQL)");

@@ -107,7 +107,9 @@ class CatalogController {
   @DeleteMapping("/{catalog}/connector-policy")
   @Operation(
       operationId = "resetConnectorPolicy",
-      summary = "Go back to the configured policy of the catalog (admin of the catalog)")
+      summary = "Go back to the configured policy of the catalog (admin of the catalog)",
+      description =
+          "Removes the policy set through the API; the catalog's configured policy (tributary.security.connectors) applies again.")
   ConnectorPolicyAnswer resetConnectorPolicy(@PathVariable String catalog) {
     AuditContext.attempt("DELETE_CONNECTOR_POLICY", "connector-policy:" + catalog);
     Access.require(Role.ADMIN, catalog, Grant.ANY);
@@ -115,7 +117,10 @@ class CatalogController {
   }
 
   @GetMapping
-  @Operation(operationId = "listCatalogs", summary = "List catalogs")
+  @Operation(
+      operationId = "listCatalogs",
+      summary = "List catalogs",
+      description = "The catalogs the caller may read something in.")
   List<CatalogResponse> catalogs() {
     // Only the catalogs the caller holds a grant in.
     return catalogs.catalogs().stream()
@@ -125,7 +130,10 @@ class CatalogController {
   }
 
   @GetMapping("/{catalog}/databases")
-  @Operation(operationId = "listDatabases", summary = "List the databases of a catalog")
+  @Operation(
+      operationId = "listDatabases",
+      summary = "List the databases of a catalog",
+      description = "The databases of the catalog the caller may read.")
   List<DatabaseResponse> databases(@PathVariable String catalog) {
     if (!Access.seesCatalog(catalog)) {
       Access.require(Role.VIEWER, catalog, "*");
@@ -137,14 +145,22 @@ class CatalogController {
   }
 
   @GetMapping("/{catalog}/databases/{database}/tables")
-  @Operation(operationId = "listSourceTables", summary = "List the source tables of a database")
+  @Operation(
+      operationId = "listSourceTables",
+      summary = "List the source tables of a database",
+      description =
+          "Tables created with CREATE TABLE (the inputs of queries), with their columns and connector options; secrets are redacted.")
   List<SourceTableResponse> tables(@PathVariable String catalog, @PathVariable String database) {
     Access.require(Role.VIEWER, catalog, database);
     return catalogs.sourceTables(catalog, database).stream().map(SourceTableResponse::of).toList();
   }
 
   @GetMapping("/{catalog}/databases/{database}/tables/{table}")
-  @Operation(operationId = "getSourceTable", summary = "Get one source table")
+  @Operation(
+      operationId = "getSourceTable",
+      summary = "Get one source table",
+      description =
+          "Its columns, watermark, primary key and connector options; secrets are redacted.")
   SourceTableResponse table(
       @PathVariable String catalog, @PathVariable String database, @PathVariable String table) {
     Access.require(Role.VIEWER, catalog, database);

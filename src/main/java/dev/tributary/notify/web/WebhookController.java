@@ -5,11 +5,12 @@ import dev.tributary.security.Access;
 import dev.tributary.security.Role;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.headers.Header;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
-import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -19,6 +20,7 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.servlet.support.ServletUriComponentsBuilder;
 
 /**
  * Webhook subscriptions of a database: admins of the database create and delete them, viewers read
@@ -76,6 +78,10 @@ class WebhookController {
               + " policy (its urls). Without a secret one is generated; either way the answer is"
               + " the only place it is shown. Each delivery is a POST of JSON signed with"
               + " Tributary-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of \"t.body\">.")
+  @ApiResponse(
+      responseCode = "201",
+      description = "Subscribed; the secret is in this answer only",
+      headers = @Header(name = "Location", description = "The subscription's URL"))
   ResponseEntity<WebhookResponse> create(
       @PathVariable String catalog,
       @PathVariable String database,
@@ -89,12 +95,19 @@ class WebhookController {
             request.events(),
             request.secret(),
             request.description());
-    return ResponseEntity.status(HttpStatus.CREATED)
+    return ResponseEntity.created(
+            ServletUriComponentsBuilder.fromCurrentRequestUri()
+                .path("/{id}")
+                .buildAndExpand(created.webhook().id())
+                .toUri())
         .body(WebhookResponse.of(created.webhook(), created.secret()));
   }
 
   @GetMapping
-  @Operation(operationId = "listWebhooks", summary = "The database's webhook subscriptions")
+  @Operation(
+      operationId = "listWebhooks",
+      summary = "The database's webhook subscriptions",
+      description = "Never with their secrets.")
   WebhookList list(@PathVariable String catalog, @PathVariable String database) {
     Access.require(Role.VIEWER, catalog, database);
     return new WebhookList(
@@ -102,7 +115,10 @@ class WebhookController {
   }
 
   @GetMapping("/{id}")
-  @Operation(operationId = "getWebhook", summary = "One webhook subscription (not its secret)")
+  @Operation(
+      operationId = "getWebhook",
+      summary = "One webhook subscription (not its secret)",
+      description = "Never with its secret.")
   WebhookResponse get(
       @PathVariable String catalog, @PathVariable String database, @PathVariable UUID id) {
     Access.require(Role.VIEWER, catalog, database);
@@ -112,7 +128,9 @@ class WebhookController {
   @DeleteMapping("/{id}")
   @Operation(
       operationId = "deleteWebhook",
-      summary = "Delete a subscription with its delivery log; pending deliveries are not sent")
+      summary = "Delete a subscription with its delivery log; pending deliveries are not sent",
+      description = "Pending deliveries of the subscription are dropped with it.")
+  @ApiResponse(responseCode = "204", description = "Deleted")
   ResponseEntity<Void> delete(
       @PathVariable String catalog, @PathVariable String database, @PathVariable UUID id) {
     Access.require(Role.ADMIN, catalog, database);
@@ -123,7 +141,9 @@ class WebhookController {
   @GetMapping("/{id}/deliveries")
   @Operation(
       operationId = "listWebhookDeliveries",
-      summary = "The delivery log: each event's state, attempts, last status and last error")
+      summary = "The delivery log: each event's state, attempts, last status and last error",
+      description =
+          "Newest first; a delivery is retried with backoff until it succeeds or runs out of attempts.")
   DeliveryList deliveries(
       @PathVariable String catalog,
       @PathVariable String database,

@@ -7,6 +7,7 @@ import dev.tributary.security.Grant;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -70,6 +71,7 @@ class ApiKeyController {
       description =
           "The answer holds the key's secret, which is not kept and cannot be read again. Send it"
               + " as Authorization: Bearer <secret>.")
+  @ApiResponse(responseCode = "201", description = "Created; the secret is in this answer only")
   ResponseEntity<KeyResponse> create(@RequestBody CreateRequest request) {
     Access.requireGlobalAdmin();
     List<Grant> grants = new ArrayList<>();
@@ -86,7 +88,10 @@ class ApiKeyController {
   }
 
   @GetMapping
-  @Operation(operationId = "listApiKeys", summary = "List API keys, revoked and expired ones too")
+  @Operation(
+      operationId = "listApiKeys",
+      summary = "List API keys, revoked and expired ones too",
+      description = "Never with their secrets, which are not kept.")
   List<KeyResponse> list() {
     Access.requireGlobalAdmin();
     return keys.list().stream().map(k -> KeyResponse.of(k, null)).toList();
@@ -95,7 +100,8 @@ class ApiKeyController {
   @DeleteMapping("/{id}")
   @Operation(
       operationId = "revokeApiKey",
-      summary = "Revoke an API key: it stops working at once and stays listed")
+      summary = "Revoke an API key: it stops working at once and stays listed",
+      description = "Streams opened with the key end at their next read.")
   KeyResponse revoke(@PathVariable UUID id) {
     Access.requireGlobalAdmin();
     return KeyResponse.of(keys.revoke(id), null);

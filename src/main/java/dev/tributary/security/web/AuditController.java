@@ -30,7 +30,9 @@ class AuditController {
   @GetMapping
   @Operation(
       operationId = "listAuditEvents",
-      summary = "Who did what to which resource and when, changes and refused attempts")
+      summary = "Who did what to which resource and when, changes and refused attempts",
+      description =
+          "Newest first. Both the changes made and the attempts refused (with the status and code they were refused with).")
   AuditPage list(
       @RequestParam(required = false) String principal,
       @RequestParam(required = false) String action,

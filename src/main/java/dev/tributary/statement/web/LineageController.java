@@ -6,6 +6,9 @@ import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import java.util.Map;
 import org.springframework.http.MediaType;
@@ -40,6 +43,16 @@ class LineageController {
               + " it writes (a flow has an edge into its pipeline table). Only databases the caller"
               + " may read are shown, with the nodes their edges reach. format=mermaid (or Accept:"
               + " text/vnd.mermaid) answers a Mermaid flowchart, format=dot Graphviz DOT.")
+  @ApiResponse(
+      responseCode = "200",
+      description = "The graph, as JSON, Mermaid or DOT",
+      content = {
+        @Content(
+            mediaType = "application/json",
+            schema = @Schema(implementation = Lineage.Graph.class)),
+        @Content(mediaType = "text/vnd.mermaid", schema = @Schema(type = "string")),
+        @Content(mediaType = "text/vnd.graphviz", schema = @Schema(type = "string"))
+      })
   ResponseEntity<?> lineage(
       @Parameter(description = "Only this catalog") @RequestParam(required = false) String catalog,
       @Parameter(description = "Only this database (with catalog)") @RequestParam(required = false)

@@ -9,6 +9,7 @@ import dev.tributary.system.web.Problems;
 import dev.tributary.table.MaterializedTableService;
 import dev.tributary.table.TableEvent;
 import dev.tributary.table.TableHistory;
+import io.swagger.v3.oas.annotations.media.Schema;
 import jakarta.annotation.PreDestroy;
 import java.io.IOException;
 import java.time.Duration;
@@ -72,7 +73,11 @@ public class EventStreams {
             });
   }
 
-  /** One event as a stream sends it: {@code table} names the table or flow it is about. */
+  /**
+   * One event, as lists answer it and streams send it: {@code table} names the table or flow it is
+   * about; {@code id} orders events and resumes a stream (Last-Event-ID).
+   */
+  @Schema(name = "TableEvent", description = "What the reconciler did to a table, and why")
   public record StreamedEvent(
       long id, String table, Instant at, String type, String reason, String message) {
 

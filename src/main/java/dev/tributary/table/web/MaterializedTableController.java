@@ -13,6 +13,10 @@ import dev.tributary.table.web.TableApi.PageResponse;
 import dev.tributary.table.web.TableApi.PutRequest;
 import dev.tributary.table.web.TableApi.Resource;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.headers.Header;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import java.util.List;
 import org.springframework.http.HttpHeaders;
@@ -27,6 +31,7 @@ import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.servlet.support.ServletUriComponentsBuilder;
 
 /**
  * Materialized tables as JSON resources, for CI pipelines and Terraform-style clients: list, get,
@@ -52,7 +57,8 @@ class MaterializedTableController {
   @GetMapping
   @Operation(
       operationId = "listMaterializedTables",
-      summary = "List materialized tables, optionally by phase, a page at a time")
+      summary = "List materialized tables, optionally by phase, a page at a time",
+      description = "Materialized tables, pipeline tables and flows of the database, by name.")
   PageResponse list(
       @PathVariable String catalog,
       @PathVariable String database,
@@ -76,7 +82,10 @@ class MaterializedTableController {
   @GetMapping("/{name}")
   @Operation(
       operationId = "getMaterializedTable",
-      summary = "Get one materialized table: spec, status, conditions, topic, subjects, job")
+      summary = "Get one materialized table: spec, status, conditions, topic, subjects, job",
+      description =
+          "The ETag is the resourceVersion: send it as If-Match to change the table only if no one"
+              + " changed it since.")
   ResponseEntity<Resource> get(
       @PathVariable String catalog, @PathVariable String database, @PathVariable String name) {
     Access.require(Role.VIEWER, catalog, database);
@@ -91,7 +100,22 @@ class MaterializedTableController {
       description =
           "spec.statement (a CREATE [OR ALTER] MATERIALIZED TABLE) or spec.definition (as GET returns it);"
               + " spec.stopped suspends or resumes. Send the resourceVersion you read (If-Match or metadata.resourceVersion):"
-              + " a stale one is refused with 409.")
+              + " a stale one is refused with 409. dryRun: true answers the plan and changes nothing.")
+  @ApiResponse(
+      responseCode = "200",
+      description = "Updated (or unchanged); with dryRun, the plan of the change",
+      content =
+          @Content(
+              mediaType = "application/json",
+              schema = @Schema(oneOf = {Resource.class, TableApi.PlanResponse.class})))
+  @ApiResponse(
+      responseCode = "201",
+      description = "Created; the reconciler provisions it from now on",
+      headers = @Header(name = "Location", description = "The table's URL"),
+      content =
+          @Content(
+              mediaType = "application/json",
+              schema = @Schema(implementation = Resource.class)))
   ResponseEntity<?> put(
       @PathVariable String catalog,
       @PathVariable String database,
@@ -106,15 +130,33 @@ class MaterializedTableController {
     if (result.dryRun() != null) {
       return ResponseEntity.ok(result.dryRun());
     }
-    return TableResources.withEtag(
-        result.created() ? HttpStatus.CREATED : HttpStatus.OK, resources.of(result.table()));
+    ResponseEntity<Resource> answer =
+        TableResources.withEtag(
+            result.created() ? HttpStatus.CREATED : HttpStatus.OK, resources.of(result.table()));
+    if (!result.created()) {
+      return answer;
+    }
+    return ResponseEntity.status(HttpStatus.CREATED)
+        .headers(answer.getHeaders())
+        .location(ServletUriComponentsBuilder.fromCurrentRequestUri().build().toUri())
+        .body(answer.getBody());
   }
 
   @DeleteMapping("/{name}")
   @Operation(
       operationId = "dropMaterializedTable",
       summary =
-          "Drop: the job is cancelled, topic and subjects deleted, then the definition removed (kept in history)")
+          "Drop: the job is cancelled, topic and subjects deleted, then the definition removed (kept in history)",
+      description =
+          "Answers at once with the table in phase DELETING; the reconciler drops it, and GET"
+              + " answers 404 once it is gone. Its versions and events still answer.")
+  @ApiResponse(
+      responseCode = "202",
+      description = "The drop is under way",
+      content =
+          @Content(
+              mediaType = "application/json",
+              schema = @Schema(implementation = Resource.class)))
   ResponseEntity<Resource> delete(
       @PathVariable String catalog,
       @PathVariable String database,

@@ -15,6 +15,7 @@ import dev.tributary.table.web.TableApi.SpecRequest;
 import dev.tributary.table.web.TableApi.SpecResponse;
 import dev.tributary.table.web.TableApi.StatusResponse;
 import dev.tributary.table.web.TableApi.VersionResponse;
+import io.swagger.v3.oas.annotations.media.Schema;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -31,10 +32,16 @@ final class TableApi {
   record PutRequest(Map<String, Object> metadata, SpecRequest spec, Boolean dryRun) {}
 
   /** The answer of a dry run: the plan, nothing stored or touched. */
+  @Schema(name = "TablePlan", description = "What a change would do; nothing was stored")
   record PlanResponse(boolean dryRun, ChangePlan plan) {}
 
   record SpecRequest(String statement, Map<String, Object> definition, Boolean stopped) {}
 
+  @Schema(
+      name = "MaterializedTable",
+      description =
+          "A materialized table, pipeline table or flow (kind): what was declared (spec) and what"
+              + " the reconciler observes (status)")
   record Resource(
       String apiVersion,
       String kind,
@@ -80,8 +87,6 @@ final class TableApi {
           v.getFailure());
     }
   }
-
-  record EventResponse(Instant at, String type, String reason, String message) {}
 
   record PreviewRow(int partition, long offset, Instant timestamp, JsonNode key, JsonNode value) {}
 

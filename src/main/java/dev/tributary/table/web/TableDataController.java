@@ -62,7 +62,8 @@ class TableDataController {
       operationId = "listTableFlows",
       summary =
           "The flows of a pipeline table, each with its own job, phase, checkpoints and (for"
-              + " INSERT ONCE) its one run")
+              + " INSERT ONCE) its one run",
+      description = "Each flow in the same envelope as a table (kind Flow), by name.")
   List<Resource> flows(
       @PathVariable String catalog, @PathVariable String database, @PathVariable String name) {
     Access.require(Role.VIEWER, catalog, database);
@@ -75,7 +76,9 @@ class TableDataController {
       operationId = "getTableExpectations",
       summary =
           "Rows that passed and failed each expectation (CONSTRAINT ... EXPECT), per flow of a"
-              + " pipeline table or for the materialized table's job, summed over its jobs")
+              + " pipeline table or for the materialized table's job, summed over its jobs",
+      description =
+          "Counts as the JobManager's metrics last showed them (asOf); null until first read.")
   ExpectationsResponse expectations(
       @PathVariable String catalog, @PathVariable String database, @PathVariable String name) {
     Access.require(Role.VIEWER, catalog, database);
@@ -115,7 +118,9 @@ class TableDataController {
       operationId = "previewTable",
       summary =
           "The latest rows of the backing topic, decoded as written (JSON, or Avro by the schema"
-              + " id of each record) and shown as JSON (committed rows only)")
+              + " id of each record) and shown as JSON (committed rows only)",
+      description =
+          "Reads the topic with read_committed isolation; the newest rows of each partition, up to limit.")
   PreviewResponse preview(
       @PathVariable String catalog,
       @PathVariable String database,

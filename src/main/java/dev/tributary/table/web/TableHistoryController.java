@@ -6,7 +6,6 @@ import dev.tributary.sql.ObjectName;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
 import dev.tributary.table.TableHistory;
-import dev.tributary.table.web.TableApi.EventResponse;
 import dev.tributary.table.web.TableApi.VersionResponse;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
@@ -46,7 +45,9 @@ class TableHistoryController {
   @GetMapping("/{name}/versions")
   @Operation(
       operationId = "listTableVersions",
-      summary = "Every definition the table has had; still answers after the table is dropped")
+      summary = "Every definition the table has had; still answers after the table is dropped",
+      description =
+          "Oldest first; each version holds the statement that defined it and how applying it ended.")
   List<VersionResponse> versions(
       @PathVariable String catalog, @PathVariable String database, @PathVariable String name) {
     Access.require(Role.VIEWER, catalog, database);
@@ -56,7 +57,10 @@ class TableHistoryController {
   }
 
   @GetMapping("/{name}/versions/{version}")
-  @Operation(operationId = "getTableVersion", summary = "One version, with its SHOW CREATE text")
+  @Operation(
+      operationId = "getTableVersion",
+      summary = "One version, with its SHOW CREATE text",
+      description = "One definition as it was stored, with SHOW CREATE text.")
   VersionResponse version(
       @PathVariable String catalog,
       @PathVariable String database,
@@ -89,7 +93,7 @@ class TableHistoryController {
           "What the reconciler did to the table, and why (follow=true: live, as Server-Sent"
               + " Events); still answers after the table is dropped",
       description = EVENTS_DESCRIPTION)
-  List<EventResponse> events(
+  List<EventStreams.StreamedEvent> events(
       @PathVariable String catalog,
       @PathVariable String database,
       @PathVariable String name,
@@ -97,8 +101,9 @@ class TableHistoryController {
           @RequestParam(required = false)
           Boolean follow) {
     Access.require(Role.VIEWER, catalog, database);
-    return history.events(history.historyOf(new ObjectName(catalog, database, name))).stream()
-        .map(e -> new EventResponse(e.getAt(), e.getType().name(), e.getReason(), e.getMessage()))
+    ObjectName table = new ObjectName(catalog, database, name);
+    return history.events(history.historyOf(table)).stream()
+        .map(e -> EventStreams.StreamedEvent.of(e, table.toString()))
         .toList();
   }
 

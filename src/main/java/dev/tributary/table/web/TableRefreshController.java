@@ -9,11 +9,15 @@ import dev.tributary.table.MaterializedTableService;
 import dev.tributary.table.PipelineTables;
 import dev.tributary.table.RefreshRequests;
 import dev.tributary.table.TableHistory;
+import dev.tributary.table.TableRefresh;
 import dev.tributary.table.TableSpec;
 import dev.tributary.table.web.TableApi.FullRefreshResponse;
 import dev.tributary.table.web.TableApi.RefreshPage;
 import dev.tributary.table.web.TableApi.RefreshRequest;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.media.Content;
+import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import java.util.Map;
 import java.util.UUID;
@@ -54,7 +58,8 @@ class TableRefreshController {
       summary =
           "The refreshes of a FULL table, newest first: trigger, slot, partition, source bounds,"
               + " job, rows and tombstones written, outcome; still answers after the table is"
-              + " dropped")
+              + " dropped",
+      description = "One entry per refresh, newest first, with its outcome; a page at a time.")
   RefreshPage refreshes(
       @PathVariable String catalog,
       @PathVariable String database,
@@ -81,7 +86,18 @@ class TableRefreshController {
           "Refresh a FULL table now (ALTER ... REFRESH [PARTITION]): the whole table, or only the"
               + " partition given; 409 while another refresh of the table runs. For a pipeline"
               + " table, a full refresh (REFRESH STREAMING TABLE ... FULL): the topic is emptied"
-              + " and every flow runs again from the beginning, INSERT ONCE flows included")
+              + " and every flow runs again from the beginning, INSERT ONCE flows included",
+      description =
+          "Answers at once: the refresh runs on the cluster's scheduler. A FULL table answers the"
+              + " refresh (follow it in the refreshes list); a pipeline table what its full refresh"
+              + " does.")
+  @ApiResponse(
+      responseCode = "202",
+      description = "The refresh is under way",
+      content =
+          @Content(
+              mediaType = "application/json",
+              schema = @Schema(oneOf = {TableRefresh.class, TableApi.FullRefreshResponse.class})))
   ResponseEntity<?> refresh(
       @PathVariable String catalog,
       @PathVariable String database,
