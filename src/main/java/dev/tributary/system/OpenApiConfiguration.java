@@ -61,7 +61,7 @@ class OpenApiConfiguration {
                     "Control plane for materialized tables on Apache Flink: definitions, their"
                         + " versions and lifecycle, backed by Kafka topics and Schema Registry"
                         + " subjects.")
-                .license(new License().name("Apache-2.0")))
+                .license(new License().name("Apache-2.0").identifier("Apache-2.0")))
         .servers(List.of(new Server().url("/")))
         .components(
             new Components()

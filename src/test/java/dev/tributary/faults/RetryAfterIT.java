@@ -17,8 +17,7 @@ import org.junit.jupiter.api.Test;
 /**
  * 429 and 503 say when to come back: {@code Retry-After} in seconds, from the service's own waits
  * (a script slot's mean hold; the next dependency check), with the service as a real process, its
- * database behind a proxy that slows it (a script then holds its slot for seconds) and the SQL
- * Gateway behind one that refuses.
+ * database behind a proxy that slows it (a script then holds its slot for seconds), then refuses.
  */
 class RetryAfterIT {
 
@@ -28,9 +27,7 @@ class RetryAfterIT {
     String uid = UUID.randomUUID().toString().substring(0, 6);
     Map<String, String> env = stack.environment("retry_" + uid);
     URI database = URI.create(env.get("SPRING_DATASOURCE_URL").substring("jdbc:".length()));
-    try (TcpProxy gateway = new TcpProxy(stack.sqlGatewayUrl().getPort());
-        TcpProxy postgres = new TcpProxy(database.getPort())) {
-      env.put("TRIBUTARY_FLINK_SQL_GATEWAY_URL", "http://127.0.0.1:" + gateway.port());
+    try (TcpProxy postgres = new TcpProxy(database.getPort())) {
       env.put(
           "SPRING_DATASOURCE_URL",
           "jdbc:postgresql://127.0.0.1:"
@@ -40,7 +37,7 @@ class RetryAfterIT {
       env.put("TRIBUTARY_STATEMENTS_MAX_CONCURRENT", "1");
       env.put("TRIBUTARY_STATEMENTS_QUEUE_TIMEOUT", "1s");
       env.put("TRIBUTARY_METRICS_DEPENDENCY_INTERVAL", "20s");
-      env.put("TRIBUTARY_FLINK_REQUEST_TIMEOUT", "3s");
+      env.put("SPRING_DATASOURCE_HIKARI_CONNECTION_TIMEOUT", "2000");
       try (ServiceProcess service =
           new ServiceProcess(env, Path.of("target", "faults", "retry-" + uid))) {
         service.start();
@@ -62,12 +59,13 @@ class RetryAfterIT {
         assertThat(busyWait).isPositive();
         assertThat(slow.get().status()).isEqualTo(200);
 
+        // The metadata database goes away: pooled connections break, new ones are refused.
         postgres.delay(Duration.ZERO);
-        gateway.cut();
-        // A query the service has not validated before: validation needs the gateway.
-        Answer down = dryRun(api, create + " WHERE order_id > 7");
+        postgres.cut();
+        Answer down = api.get("/v1/catalogs/examples/databases/marketplace/materialized-tables");
         assertThat(down.status()).as(down.text()).isEqualTo(503);
         assertThat(down.body().path("code").asString()).isEqualTo("DEPENDENCY_UNAVAILABLE");
+        assertThat(down.body().path("system").asString()).isEqualTo("database");
         long downWait = Long.parseLong(down.headers().getFirst("Retry-After"));
         assertThat(downWait).as("until the next dependency check").isBetween(1L, 20L);
         System.out.printf(

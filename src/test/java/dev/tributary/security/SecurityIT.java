@@ -28,6 +28,8 @@ class SecurityIT {
 
   /** Who may call an operation. */
   enum Needs {
+    /** Served to anyone: the problem-type pages. */
+    NOTHING,
     ANY_KEY,
     VIEWER,
     DEVELOPER,
@@ -77,6 +79,8 @@ class SecurityIT {
     NEEDS.put("GET " + db + "/webhooks/{id}/deliveries", Needs.VIEWER);
     // The graph shows only the databases the caller may read.
     NEEDS.put("GET /v1/lineage", Needs.ANY_KEY);
+    NEEDS.put("GET /problems", Needs.NOTHING);
+    NEEDS.put("GET /problems/{code}", Needs.NOTHING);
     NEEDS.put("POST /v1/api-keys", Needs.GLOBAL_ADMIN);
     NEEDS.put("GET /v1/api-keys", Needs.GLOBAL_ADMIN);
     NEEDS.put("DELETE /v1/api-keys/{id}", Needs.GLOBAL_ADMIN);
@@ -111,7 +115,7 @@ class SecurityIT {
   }
 
   private static boolean allows(Needs holds, Needs needed) {
-    if (needed == Needs.ANY_KEY) {
+    if (needed == Needs.ANY_KEY || needed == Needs.NOTHING) {
       return true;
     }
     if (holds == Needs.ANY_KEY) {
@@ -137,7 +141,8 @@ class SecurityIT {
         .replace("{name}", "nosuch_secured")
         .replace("{table}", "orders")
         .replace("{version}", "1")
-        .replace("{id}", UUID.randomUUID().toString());
+        .replace("{id}", UUID.randomUUID().toString())
+        .replace("{code}", "not-found");
   }
 
   private static Object body(String method, String path) {
@@ -180,6 +185,10 @@ class SecurityIT {
     Api anonymous = new Api(port, null);
     Api forged = new Api(port, "trb_" + "x".repeat(43));
     for (String[] op : operations()) {
+      if (NEEDS.get(op[0] + " " + op[1]) == Needs.NOTHING) {
+        assertThat(anonymous.call(op[0], concrete(op[1]), null).status()).as(op[1]).isEqualTo(200);
+        continue;
+      }
       for (Api caller : List.of(anonymous, forged)) {
         Answer answer = caller.call(op[0], concrete(op[1]), body(op[0], op[1]));
         assertThat(answer.status()).as(op[0] + " " + op[1]).isEqualTo(401);

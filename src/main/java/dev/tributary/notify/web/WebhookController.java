@@ -6,6 +6,7 @@ import dev.tributary.security.Role;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.headers.Header;
+import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import java.time.Instant;
@@ -81,7 +82,11 @@ class WebhookController {
   @ApiResponse(
       responseCode = "201",
       description = "Subscribed; the secret is in this answer only",
-      headers = @Header(name = "Location", description = "The subscription's URL"))
+      headers =
+          @Header(
+              name = "Location",
+              description = "The subscription's URL",
+              schema = @Schema(type = "string", format = "uri")))
   ResponseEntity<WebhookResponse> create(
       @PathVariable String catalog,
       @PathVariable String database,

@@ -15,6 +15,7 @@ import org.apache.tomcat.util.http.InvalidParameterException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.dao.OptimisticLockingFailureException;
 import org.springframework.http.HttpHeaders;
@@ -24,6 +25,7 @@ import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.transaction.CannotCreateTransactionException;
 import org.springframework.web.ErrorResponse;
 import org.springframework.web.HttpMediaTypeNotAcceptableException;
 import org.springframework.web.HttpMediaTypeNotSupportedException;
@@ -109,6 +111,22 @@ class ProblemAdvice extends ResponseEntityExceptionHandler {
   ProblemDetail handleConflict(Exception e) {
     return problem(
         ErrorCode.CONFLICT, "The resource was changed concurrently; read it again and retry");
+  }
+
+  /** The metadata database cannot be reached: nothing was changed, and a retry can succeed. */
+  @ExceptionHandler({
+    CannotCreateTransactionException.class,
+    DataAccessResourceFailureException.class
+  })
+  ProblemDetail handleDatabaseDown(Exception e) {
+    log.warn("The database is unavailable: {}", e.getMessage());
+    ProblemDetail problem =
+        problem(
+            ErrorCode.DEPENDENCY_UNAVAILABLE,
+            "The metadata database is unavailable; nothing was changed");
+    problem.setProperty("system", "database");
+    retryAfter(ErrorCode.DEPENDENCY_UNAVAILABLE, null);
+    return problem;
   }
 
   @Override

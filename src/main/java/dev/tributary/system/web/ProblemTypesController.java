@@ -5,6 +5,7 @@ import dev.tributary.system.ErrorCode;
 import io.swagger.v3.oas.annotations.Hidden;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.media.Schema;
+import io.swagger.v3.oas.annotations.security.SecurityRequirements;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import java.util.Arrays;
 import java.util.List;
@@ -20,6 +21,7 @@ import org.springframework.web.util.HtmlUtils;
  * the text is the same for everyone and names no resource.
  */
 @RestController
+@SecurityRequirements
 @Tag(name = "Problems", description = "What each problem code means and what to do about it")
 class ProblemTypesController {
 

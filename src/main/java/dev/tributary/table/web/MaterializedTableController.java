@@ -111,7 +111,11 @@ class MaterializedTableController {
   @ApiResponse(
       responseCode = "201",
       description = "Created; the reconciler provisions it from now on",
-      headers = @Header(name = "Location", description = "The table's URL"),
+      headers =
+          @Header(
+              name = "Location",
+              description = "The table's URL",
+              schema = @Schema(type = "string", format = "uri")),
       content =
           @Content(
               mediaType = "application/json",
