@@ -229,12 +229,14 @@ class ApplicationIT {
   void shouldListTheExampleCatalogsSourceTables() {
     JsonNode tables = json(get("/v1/catalogs/examples/databases/marketplace/tables"));
 
-    assertThat(tables.valueStream().map(t -> t.path("name").asString()))
+    assertThat(tables.valueStream().map(t -> t.path("metadata").path("name").asString()))
         .containsExactly("customers", "orders", "products");
     JsonNode orders = json(get("/v1/catalogs/examples/databases/marketplace/tables/orders"));
-    assertThat(orders.path("schema").path("watermark").path("column").asString())
+    assertThat(orders.path("kind").asString()).isEqualTo("SourceTable");
+    assertThat(orders.path("apiVersion").asString()).isEqualTo("tributary.dev/v2");
+    assertThat(orders.path("spec").path("schema").path("watermark").path("column").asString())
         .isEqualTo("event_time");
-    assertThat(orders.path("ddl").asString())
+    assertThat(orders.path("spec").path("statement").asString())
         .startsWith("CREATE TABLE `examples`.`marketplace`.`orders` (");
   }
 

@@ -387,14 +387,14 @@ public final class Cli {
     }
   }
 
-  /** Why a table is where it is: the status detail, else the first false condition's message. */
+  /** Why a table is where it is: the status message, else the first false condition's message. */
   private static String cause(JsonNode table) {
-    JsonNode details = table.path("status").path("details");
-    String detail = details.path("detail").asString("");
-    if (!detail.isBlank()) {
-      return detail;
+    JsonNode status = table.path("status");
+    String message = status.path("message").asString("");
+    if (!message.isBlank()) {
+      return message;
     }
-    for (JsonNode c : details.path("conditions")) {
+    for (JsonNode c : status.path("conditions")) {
       if (c.path("status").asString("").equalsIgnoreCase("false")
           && !c.path("message").asString("").isBlank()) {
         return c.path("message").asString();
@@ -504,7 +504,7 @@ public final class Cli {
               + r.path("lagSeconds").asString("-")
               + " s");
     }
-    out.println("  job:        " + status.path("details").path("jobId").asString("-"));
+    out.println("  job:        " + status.path("job").path("id").asString("-"));
     String cause = cause(t);
     if (cause != null) {
       out.println("  detail:     " + cause);

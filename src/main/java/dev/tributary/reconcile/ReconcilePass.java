@@ -143,6 +143,8 @@ final class ReconcilePass {
           savedPhase,
           newPhase);
     }
+    // A condition set or changed by this pass was evaluated against the table's generation.
+    newStatus = newStatus.observedAt(savedStatus, table.generation(), false);
     if (newPhase != savedPhase || !newStatus.equals(savedStatus)) {
       store.saveStatus(table.id(), fence.token(), newPhase, savedGeneration, newStatus);
       savedPhase = newPhase;
@@ -175,6 +177,8 @@ final class ReconcilePass {
             && !next.failed()
             && !next.equals(Next.soon());
     if (atRest && savedGeneration != table.generation()) {
+      // At rest the world matches the generation: every condition holds as of it.
+      status = status.observedAt(savedStatus, table.generation(), true);
       store.saveStatus(table.id(), fence.token(), phase, table.generation(), status);
       savedGeneration = table.generation();
       savedPhase = phase;

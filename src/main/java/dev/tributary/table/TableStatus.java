@@ -164,9 +164,48 @@ public record TableStatus(
     return Json.read(json, TableStatus.class);
   }
 
-  /** One aspect of readiness, as in Kubernetes: a type, True/False/Unknown, and why. */
+  /**
+   * One aspect of readiness, as in Kubernetes: a type, True/False/Unknown, and why, as of the
+   * table's generation {@code observedGeneration} (null in conditions stored before it was kept).
+   */
   public record Condition(
-      String type, String status, Reason reason, String message, Instant lastTransitionTime) {}
+      String type,
+      String status,
+      Reason reason,
+      String message,
+      Instant lastTransitionTime,
+      Long observedGeneration) {
+
+    Condition at(long generation) {
+      return new Condition(type, status, reason, message, lastTransitionTime, generation);
+    }
+
+    private boolean sameAs(Condition other) {
+      return other != null
+          && status.equals(other.status)
+          && reason == other.reason
+          && java.util.Objects.equals(message, other.message);
+    }
+  }
+
+  /**
+   * These conditions as of {@code generation}: those set or changed since {@code before} (every one
+   * with {@code all}, when the world is known to match the generation) carry it; the others keep
+   * the generation they were last evaluated at.
+   */
+  public TableStatus observedAt(TableStatus before, long generation, boolean all) {
+    List<Condition> next = new ArrayList<>();
+    boolean changed = false;
+    for (Condition c : conditions) {
+      Condition old = before == null ? null : before.condition(c.type());
+      boolean stamp =
+          (all || !c.sameAs(old) || c.observedGeneration() == null)
+              && !Long.valueOf(generation).equals(c.observedGeneration());
+      next.add(stamp ? c.at(generation) : c);
+      changed |= stamp;
+    }
+    return changed ? new Builder(this).conditions(next).build() : this;
+  }
 
   /** Condition types. */
   public static final String READY = "Ready";
@@ -231,13 +270,13 @@ public record TableStatus(
       if (c.type().equals(type)) {
         found = true;
         Instant since = c.status().equals(value) ? c.lastTransitionTime() : Instant.now();
-        next.add(new Condition(type, value, reason, message, since));
+        next.add(new Condition(type, value, reason, message, since, c.observedGeneration()));
       } else {
         next.add(c);
       }
     }
     if (!found) {
-      next.add(new Condition(type, value, reason, message, Instant.now()));
+      next.add(new Condition(type, value, reason, message, Instant.now(), null));
     }
     return new Builder(this).conditions(next).build();
   }

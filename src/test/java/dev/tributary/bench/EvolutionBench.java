@@ -88,9 +88,9 @@ class EvolutionBench {
             () -> {
               var status = api.get(TABLES + name).body().path("status");
               return "RUNNING".equals(status.path("phase").asString())
-                  && !status.path("details").path("jobId").asString().equals(notJob);
+                  && !status.path("job").path("id").asString().equals(notJob);
             });
-    return api.get(TABLES + name).body().path("status").path("details").path("jobId").asString();
+    return api.get(TABLES + name).body().path("status").path("job").path("id").asString();
   }
 
   /** Stop-with-savepoint as a person would do it: trigger, poll, and trigger again if it failed. */

@@ -146,8 +146,7 @@ class RefreshBench {
         byHand.add(viaGateway);
       }
     }
-    String tableTopic =
-        api.get(path).body().path("status").path("details").path("topic").asString();
+    String tableTopic = api.get(path).body().path("status").path("topic").path("name").asString();
     assertThat(TopicReader.compacted(kafka, tableTopic)).hasSize(CUSTOMERS);
     double s = service.stream().mapToLong(Long::longValue).average().orElse(0);
     double h = byHand.stream().mapToLong(Long::longValue).average().orElse(0);

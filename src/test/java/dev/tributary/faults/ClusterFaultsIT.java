@@ -130,15 +130,15 @@ class ClusterFaultsIT {
         count.sourceRows(), count.duplicated(), count.missing());
 
     // Suspend and resume: stop with a savepoint in S3, restore from it.
-    String evolved = details("c_evolve").path("jobId").asString();
+    String evolved = status("c_evolve").path("job").path("id").asString();
     ok("ALTER MATERIALIZED TABLE c_evolve SUSPEND");
     await()
         .atMost(Duration.ofSeconds(90))
         .pollInterval(Duration.ofMillis(300))
         .until(() -> api.phase("c_evolve").equals("STOPPED"));
-    String savepoint = details("c_evolve").path("savepointPath").asString();
+    String savepoint = status("c_evolve").path("lastSavepoint").path("path").asString();
     assertThat(savepoint)
-        .as(details("c_evolve").toString())
+        .as(status("c_evolve").toString())
         .startsWith("s3://tributary/savepoints/");
     assertThat(cluster.runningJobs("tributary-" + id)).as("jobs while suspended").isEmpty();
     ok("ALTER MATERIALIZED TABLE c_evolve RESUME");
@@ -237,7 +237,7 @@ class ClusterFaultsIT {
     String tableTopic =
         await()
             .atMost(Duration.ofSeconds(60))
-            .until(() -> details("c_full").path("topic").asString(), t -> !t.isBlank());
+            .until(() -> status("c_full").path("topic").path("name").asString(), t -> !t.isBlank());
     // Killed while the refresh's job runs and its sink has written into an open transaction.
     JsonNode running =
         await()
@@ -453,7 +453,7 @@ class ClusterFaultsIT {
         .as("jobs of the table")
         .containsExactly(job);
     assertThat(events("c_ha", "JobSubmitted")).as("submissions").isEqualTo(submitted);
-    assertThat(details("c_ha").path("jobId").asString()).isEqualTo(job);
+    assertThat(status("c_ha").path("job").path("id").asString()).isEqualTo(job);
     OrderIds.Count count = exactlyOnce("c_ha");
     System.out.printf(
         "CLUSTER JobManager SIGKILL with ZooKeeper HA: job %s recovered by the new JobManager and"
@@ -480,8 +480,8 @@ class ClusterFaultsIT {
     assertThat(answer.status()).as(answer.text()).isEqualTo(200);
   }
 
-  private static JsonNode details(String name) {
-    return api.get(TABLES + name).body().path("status").path("details");
+  private static JsonNode status(String name) {
+    return api.get(TABLES + name).body().path("status");
   }
 
   /** Waits until the table runs a job other than {@code previous}; returns its id. */
@@ -496,7 +496,7 @@ class ClusterFaultsIT {
               assertThat(table.path("status").path("phase").asString())
                   .as(table.toString())
                   .isEqualTo("RUNNING");
-              job[0] = table.path("status").path("details").path("jobId").asString();
+              job[0] = table.path("status").path("job").path("id").asString();
               assertThat(job[0]).isNotBlank().isNotEqualTo(previous);
             });
     return job[0];
@@ -516,8 +516,8 @@ class ClusterFaultsIT {
         .pollInterval(Duration.ofMillis(500))
         .untilAsserted(
             () -> {
-              path[0] = details(name).path("checkpoint").path("path").asString();
-              assertThat(path[0]).as(details(name).toString()).isNotBlank();
+              path[0] = status(name).path("lastCheckpoint").path("path").asString();
+              assertThat(path[0]).as(status(name).toString()).isNotBlank();
             });
     return path[0];
   }

@@ -154,7 +154,7 @@ class KillFaultsIT {
         () -> sql("ALTER MATERIALIZED TABLE " + table + " RESUME"),
         () -> phase(table, "RUNNING"),
         table);
-    String before = details(table).path("pipelineName").asString();
+    String before = status(table).path("job").path("pipelineName").asString();
     step(
         "evolve",
         killAt,
@@ -168,9 +168,9 @@ class KillFaultsIT {
                     + " IS NOT NULL"),
         () ->
             phase(table, "RUNNING")
-                && !details(table).path("pipelineName").asString().equals(before)
-                && (details(table).path("evolution").isNull()
-                    || details(table).path("evolution").isMissingNode()),
+                && !status(table).path("job").path("pipelineName").asString().equals(before)
+                && (status(table).path("evolution").isNull()
+                    || status(table).path("evolution").isMissingNode()),
         table);
     // Stop with a savepoint so that every row read so far is committed, then compare.
     sql("ALTER MATERIALIZED TABLE " + table + " SUSPEND");
@@ -295,8 +295,8 @@ class KillFaultsIT {
     return phase.equals(api.get(TABLES + table).body().path("status").path("phase").asString());
   }
 
-  private static JsonNode details(String table) {
-    return api.get(TABLES + table).body().path("status").path("details");
+  private static JsonNode status(String table) {
+    return api.get(TABLES + table).body().path("status");
   }
 
   private static int liveJobs(String uid) throws Exception {

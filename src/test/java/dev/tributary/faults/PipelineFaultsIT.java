@@ -83,8 +83,8 @@ class PipelineFaultsIT {
     await()
         .atMost(Duration.ofSeconds(90))
         .pollInterval(Duration.ofMillis(50))
-        .until(() -> flow(api, path, backfill).path("once").path("jobId").isString());
-    JsonNode atKill = flow(api, path, backfill).path("once");
+        .until(() -> flow(api, path, backfill).path("run").path("jobId").isString());
+    JsonNode atKill = flow(api, path, backfill).path("run");
     service.kill(); // the job was submitted; the process that followed it is gone
 
     service.start();
@@ -93,10 +93,10 @@ class PipelineFaultsIT {
         .atMost(Duration.ofSeconds(120))
         .untilAsserted(
             () ->
-                assertThat(flow(back, path, backfill).path("once").path("state").asString())
+                assertThat(flow(back, path, backfill).path("run").path("state").asString())
                     .isEqualTo("SUCCEEDED"));
-    JsonNode done = flow(back, path, backfill).path("once");
-    String topic = back.get(path).body().path("status").path("details").path("topic").asString();
+    JsonNode done = flow(back, path, backfill).path("run");
+    String topic = back.get(path).body().path("status").path("topic").path("name").asString();
     long fromHistory = historyRows(kafka, topic, suffix);
     System.out.printf(
         "FAULTS pipeline: service killed with the INSERT ONCE job %s submitted (state %s);"
@@ -117,7 +117,7 @@ class PipelineFaultsIT {
     service.start();
     Api again = service.api();
     Thread.sleep(10_000); // two resyncs
-    assertThat(flow(again, path, backfill).path("once").path("jobId").asString())
+    assertThat(flow(again, path, backfill).path("run").path("jobId").asString())
         .isEqualTo(done.path("jobId").asString());
     assertThat(historyRows(kafka, topic, suffix)).isEqualTo(HISTORY);
     assertThat(flowJob(again, path, t)).isEqualTo(liveJob);
@@ -127,14 +127,14 @@ class PipelineFaultsIT {
   private static JsonNode flow(Api api, String path, String name) {
     for (JsonNode f : api.get(path + "/flows").body()) {
       if (f.path("metadata").path("name").asString().equals(name)) {
-        return f.path("status").path("details");
+        return f.path("status");
       }
     }
     return JsonMapper.shared().missingNode();
   }
 
   private static String flowJob(Api api, String path, String name) {
-    return flow(api, path, name).path("jobId").asString(null);
+    return flow(api, path, name).path("job").path("id").asString(null);
   }
 
   private static long historyRows(String kafka, String topic, String suffix) {

@@ -185,7 +185,7 @@ class RefreshFaultsIT {
 
     Map<Integer, Long> content = new TreeMap<>();
     String tableTopic =
-        second.api().get(path).body().path("status").path("details").path("topic").asString();
+        second.api().get(path).body().path("status").path("topic").path("name").asString();
     TopicReader.compacted(kafka, tableTopic)
         .values()
         .forEach(

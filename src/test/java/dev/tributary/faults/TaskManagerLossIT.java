@@ -41,8 +41,8 @@ class TaskManagerLossIT {
     api.dropMaterializedTables("examples", "marketplace");
   }
 
-  JsonNode details(String name) {
-    return api.get(TABLES + name).body().path("status").path("details");
+  JsonNode status(String name) {
+    return api.get(TABLES + name).body().path("status");
   }
 
   @Test
@@ -61,7 +61,7 @@ class TaskManagerLossIT {
         .atMost(Duration.ofSeconds(60))
         .until(
             () -> TopicReader.values(kafka, "tm_loss", 5, Duration.ofSeconds(2), true).size() >= 5);
-    String failedJob = details("tm_loss").path("jobId").asString();
+    String failedJob = status("tm_loss").path("job").path("id").asString();
 
     long lost = System.nanoTime();
     LocalStack.get().loseTaskManager();
@@ -71,11 +71,11 @@ class TaskManagerLossIT {
         .until(
             () ->
                 api.phase("tm_loss").equals("RUNNING")
-                    && !details("tm_loss").path("jobId").asString().equals(failedJob));
+                    && !status("tm_loss").path("job").path("id").asString().equals(failedJob));
     double recovered = (System.nanoTime() - lost) / 1e9;
 
-    JsonNode status = details("tm_loss");
-    assertThat(status.path("restoredFrom").asString()).startsWith("state of ");
+    JsonNode status = status("tm_loss");
+    assertThat(status.path("job").path("restoredFrom").asString()).startsWith("state of ");
     assertThat(
             api.get(TABLES + "tm_loss/events")
                 .body()
@@ -109,6 +109,6 @@ class TaskManagerLossIT {
         count[0].duplicated(),
         count[0].missing(),
         recovered,
-        status.path("restoredFrom").asString());
+        status.path("job").path("restoredFrom").asString());
   }
 }

@@ -58,7 +58,6 @@ class DependencyOutageIT {
     return api.get(path)
         .body()
         .path("status")
-        .path("details")
         .path("conditions")
         .valueStream()
         .filter(c -> c.path("type").asString().equals("Ready"))

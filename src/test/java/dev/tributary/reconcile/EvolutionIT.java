@@ -69,8 +69,8 @@ class EvolutionIT {
     return answer.body().path("results");
   }
 
-  JsonNode details(String name) {
-    return api.get(TABLES + name).body().path("status").path("details");
+  JsonNode status(String name) {
+    return api.get(TABLES + name).body().path("status");
   }
 
   /** Waits until the table runs a job other than {@code notJob}; returns the job id. */
@@ -84,10 +84,9 @@ class EvolutionIT {
               assertThat(t.path("status").path("phase").asString())
                   .as(t.toString())
                   .isEqualTo("RUNNING");
-              assertThat(t.path("status").path("details").path("jobId").asString())
-                  .isNotEqualTo(notJob);
+              assertThat(t.path("status").path("job").path("id").asString()).isNotEqualTo(notJob);
             });
-    return details(name).path("jobId").asString();
+    return status(name).path("job").path("id").asString();
   }
 
   int versions(String subject) {
@@ -220,7 +219,7 @@ class EvolutionIT {
         .contains("retention.ms", "259200000");
 
     sleep(Duration.ofSeconds(3));
-    assertThat(details("guarded").path("jobId").asString()).isEqualTo(job);
+    assertThat(status("guarded").path("job").path("id").asString()).isEqualTo(job);
     assertThat(jobs.job(job).orElseThrow().state()).isEqualTo(FlinkJobs.JobState.RUNNING);
     assertThat(topics.describe("guarded").orElseThrow().configs()).isEqualTo(configs);
     assertThat(versions("guarded-value")).isEqualTo(subjectVersion);
@@ -233,7 +232,7 @@ class EvolutionIT {
         "CREATE MATERIALIZED TABLE fallback FRESHNESS = INTERVAL '1' SECOND"
             + " AS SELECT order_id, price FROM examples.marketplace.orders");
     String first = awaitRunning("fallback", "");
-    String firstPipeline = details("fallback").path("pipelineName").asString();
+    String firstPipeline = status("fallback").path("job").path("pipelineName").asString();
 
     ok(
         "ALTER MATERIALIZED TABLE fallback AS SELECT order_id, price, CAST(order_id AS INT) AS n"
@@ -244,12 +243,12 @@ class EvolutionIT {
         .pollInterval(Duration.ofMillis(500))
         .untilAsserted(
             () -> {
-              JsonNode d = details("fallback");
+              JsonNode d = status("fallback");
               assertThat(
                       api.get(TABLES + "fallback").body().path("status").path("phase").asString())
                   .isEqualTo("RUNNING");
-              assertThat(d.path("pipelineName").asString()).isEqualTo(firstPipeline);
-              assertThat(d.path("jobId").asString()).isNotEqualTo(first);
+              assertThat(d.path("job").path("pipelineName").asString()).isEqualTo(firstPipeline);
+              assertThat(d.path("job").path("id").asString()).isNotEqualTo(first);
             });
     JsonNode versions = api.get(TABLES + "fallback/versions").body();
     assertThat(versions.size()).isEqualTo(3);
@@ -289,7 +288,7 @@ class EvolutionIT {
               assertThat(t.path("status").path("observedGeneration").asLong())
                   .isEqualTo(t.path("metadata").path("generation").asLong());
             });
-    assertThat(details("retained").path("jobId").asString()).isEqualTo(job);
+    assertThat(status("retained").path("job").path("id").asString()).isEqualTo(job);
   }
 
   private static long observedOf(JsonNode table) {
@@ -353,7 +352,7 @@ class EvolutionIT {
     assertThat(sawBehind).as("observed behind while the evolution ran").isTrue();
     assertThat(samples).isGreaterThan(10);
     assertThat(t.path("status").path("phase").asString()).isEqualTo("RUNNING");
-    String now = t.path("status").path("details").path("jobId").asString();
+    String now = t.path("status").path("job").path("id").asString();
     assertThat(now).isNotEqualTo(first);
     assertThat(jobs.job(first).orElseThrow().state()).isNotEqualTo(FlinkJobs.JobState.RUNNING);
     assertThat(jobs.job(now).orElseThrow().state()).isEqualTo(FlinkJobs.JobState.RUNNING);
@@ -433,7 +432,7 @@ class EvolutionIT {
             + " AS SELECT order_id, price, price_with_vat FROM priced");
     awaitRunning("priced_vat", "");
 
-    assertThat(details("priced").path("jobId").asString()).isEqualTo(job);
+    assertThat(status("priced").path("job").path("id").asString()).isEqualTo(job);
     await()
         .atMost(Duration.ofSeconds(30))
         .untilAsserted(
@@ -454,7 +453,7 @@ class EvolutionIT {
         "CREATE MATERIALIZED TABLE refreshed FRESHNESS = INTERVAL '1' SECOND"
             + " AS SELECT order_id FROM examples.marketplace.orders");
     String first = awaitRunning("refreshed", "");
-    String pipeline = details("refreshed").path("pipelineName").asString();
+    String pipeline = status("refreshed").path("job").path("pipelineName").asString();
 
     JsonNode plan =
         ok("ALTER MATERIALIZED TABLE refreshed SET FRESHNESS = INTERVAL '2' SECOND")
@@ -464,8 +463,9 @@ class EvolutionIT {
 
     assertThat(plan.path("jobRestarts").asBoolean()).isTrue();
     assertThat(plan.path("stateDiscarded").asBoolean()).isFalse();
-    assertThat(details("refreshed").path("pipelineName").asString()).isEqualTo(pipeline);
-    assertThat(details("refreshed").path("checkpointIntervalMs").asLong()).isEqualTo(2000);
+    assertThat(status("refreshed").path("job").path("pipelineName").asString()).isEqualTo(pipeline);
+    assertThat(status("refreshed").path("job").path("checkpointIntervalSeconds").asDouble())
+        .isEqualTo(2.0);
     assertThat(second).isNotEqualTo(first);
     assertThat(lastEvent("refreshed", "JobSubmitted"))
         .as(api.get(TABLES + "refreshed/events").text())
@@ -479,7 +479,11 @@ class EvolutionIT {
             + " AS SELECT order_id, price FROM examples.marketplace.orders WHERE price < 0");
     String first = awaitRunning("reordered", "");
     assertThat(
-            details("reordered").path("schema").valueStream().map(c -> c.path("name").asString()))
+            status("reordered")
+                .path("schema")
+                .path("columns")
+                .valueStream()
+                .map(c -> c.path("name").asString()))
         .containsExactly("price", "order_id");
 
     ok("ALTER MATERIALIZED TABLE reordered ADD DISTRIBUTION INTO 3 BUCKETS");

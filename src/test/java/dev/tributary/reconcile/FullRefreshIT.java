@@ -277,7 +277,7 @@ class FullRefreshIT {
     await()
         .atMost(Duration.ofSeconds(90))
         .until(
-            () -> api.get(path(table)).body().path("status").path("details").path("jobId"),
+            () -> api.get(path(table)).body().path("status").path("job").path("id"),
             j -> !j.isMissingNode() && !j.isNull());
     api.awaitPhase(DATABASE, table, "RUNNING");
     write(25, 5, i -> 3, "2024-01-01");
@@ -430,8 +430,7 @@ class FullRefreshIT {
   }
 
   private JsonNode condition(String table, String type) {
-    for (JsonNode c :
-        api.get(path(table)).body().path("status").path("details").path("conditions")) {
+    for (JsonNode c : api.get(path(table)).body().path("status").path("conditions")) {
       if (type.equals(c.path("type").asString())) {
         return c;
       }
@@ -576,7 +575,7 @@ class FullRefreshIT {
   }
 
   private String topic(String table) {
-    return api.get(path(table)).body().path("status").path("details").path("topic").asString();
+    return api.get(path(table)).body().path("status").path("topic").path("name").asString();
   }
 
   /** customer_id -> n of the topic's compacted content. */

@@ -87,9 +87,9 @@ class LifecycleIT {
     for (String name :
         List.of("high_value_orders", "all_orders", "orders_avro", "customer_orders")) {
       awaitPhase(name, "RUNNING");
-      JsonNode status = table(name).path("status").path("details");
-      assertThat(status.path("topic").asString()).isEqualTo(name);
-      assertThat(status.path("jobId").asString()).hasSize(32);
+      JsonNode status = table(name).path("status");
+      assertThat(status.path("topic").path("name").asString()).isEqualTo(name);
+      assertThat(status.path("job").path("id").asString()).hasSize(32);
       SchemaRegistry.SchemaType type =
           name.equals("orders_avro")
               ? SchemaRegistry.SchemaType.AVRO
@@ -113,7 +113,7 @@ class LifecycleIT {
             row ->
                 assertThat(JsonMapper.shared().readTree(row).path("customer_name").asString())
                     .isNotBlank());
-    JsonNode inferred = table("all_orders").path("status").path("details").path("schema");
+    JsonNode inferred = table("all_orders").path("status").path("schema").path("columns");
     assertThat(inferred.valueStream().map(c -> c.path("name").asString()))
         .containsExactly("order_id", "customer_id", "product_id", "price", "event_time");
   }
@@ -127,7 +127,7 @@ class LifecycleIT {
     ok("ALTER MATERIALIZED TABLE order_ids SUSPEND");
     awaitPhase("order_ids", "STOPPED");
     String savepoint =
-        table("order_ids").path("status").path("details").path("savepointPath").asString();
+        table("order_ids").path("status").path("lastSavepoint").path("path").asString();
     assertThat(savepoint).contains("savepoint-");
     JsonNode again = ok("ALTER MATERIALIZED TABLE order_ids SUSPEND").path(0);
     assertThat(again.path("outcome").asString()).isEqualTo("UNCHANGED");
@@ -162,7 +162,7 @@ class LifecycleIT {
     ok(
         "CREATE MATERIALIZED TABLE doomed FRESHNESS = INTERVAL '2' SECOND AS SELECT order_id FROM examples.marketplace.orders");
     awaitPhase("doomed", "RUNNING");
-    String jobId = table("doomed").path("status").path("details").path("jobId").asString();
+    String jobId = table("doomed").path("status").path("job").path("id").asString();
     String uid = table("doomed").path("metadata").path("uid").asString();
 
     JsonNode drop = ok("DROP MATERIALIZED TABLE doomed").path(0);
@@ -373,9 +373,8 @@ class LifecycleIT {
     ok(
         "CREATE MATERIALIZED TABLE evolving FRESHNESS = INTERVAL '2' SECOND AS SELECT order_id, price FROM examples.marketplace.orders");
     awaitPhase("evolving", "RUNNING");
-    String first = table("evolving").path("status").path("details").path("jobId").asString();
-    String firstName =
-        table("evolving").path("status").path("details").path("pipelineName").asString();
+    String first = table("evolving").path("status").path("job").path("id").asString();
+    String firstName = table("evolving").path("status").path("job").path("pipelineName").asString();
 
     ok(
         "ALTER MATERIALIZED TABLE evolving AS SELECT order_id, price FROM examples.marketplace.orders WHERE price > 90");
@@ -384,11 +383,12 @@ class LifecycleIT {
         .atMost(Duration.ofSeconds(90))
         .untilAsserted(
             () -> {
-              JsonNode details = table("evolving").path("status").path("details");
+              JsonNode status = table("evolving").path("status");
               assertThat(table("evolving").path("status").path("phase").asString())
                   .isEqualTo("RUNNING");
-              assertThat(details.path("jobId").asString()).isNotEqualTo(first);
-              assertThat(details.path("pipelineName").asString()).isNotEqualTo(firstName);
+              assertThat(status.path("job").path("id").asString()).isNotEqualTo(first);
+              assertThat(status.path("job").path("pipelineName").asString())
+                  .isNotEqualTo(firstName);
             });
     // Stopped with a savepoint, not cancelled: its last rows are committed.
     assertThat(jobs.job(first).orElseThrow().state()).isEqualTo(FlinkJobs.JobState.FINISHED);
@@ -408,9 +408,9 @@ class LifecycleIT {
                 assertThat(table("broken").path("status").path("phase").asString())
                     .isEqualTo("FAILED"));
 
-    JsonNode details = table("broken").path("status").path("details");
-    assertThat(details.path("consecutiveFailures").asInt()).isEqualTo(5);
-    assertThat(details.path("detail").asString()).startsWith("For input string: '");
+    JsonNode status = table("broken").path("status");
+    assertThat(status.path("consecutiveFailures").asInt()).isEqualTo(5);
+    assertThat(status.path("message").asString()).startsWith("For input string: '");
     assertThat(
             api.get(TABLES + "broken/events")
                 .body()

@@ -192,9 +192,9 @@ class PipelineIT {
         .atMost(Duration.ofSeconds(90))
         .untilAsserted(
             () ->
-                assertThat(flow(t, "backfill_" + suffix).path("once").path("state").asString())
+                assertThat(flow(t, "backfill_" + suffix).path("run").path("state").asString())
                     .isEqualTo("SUCCEEDED"));
-    JsonNode once = flow(t, "backfill_" + suffix).path("once");
+    JsonNode once = flow(t, "backfill_" + suffix).path("run");
     assertThat(once.path("rows").asLong()).isEqualTo(40);
     // Done, and said so: SUCCEEDED in its GET and in SHOW FLOWS, never RUNNING.
     await()
@@ -224,7 +224,7 @@ class PipelineIT {
         rows.stream().filter(r -> ((String) r.get("id")).startsWith("history-")).count();
     assertThat(rows).hasSize(60);
     assertThat(fromHistory).isEqualTo(40);
-    assertThat(flow(t, "backfill_" + suffix).path("once").path("jobId").asString())
+    assertThat(flow(t, "backfill_" + suffix).path("run").path("jobId").asString())
         .isEqualTo(once.path("jobId").asString());
   }
 
@@ -249,9 +249,8 @@ class PipelineIT {
     String topic = awaitTopic(t);
     await()
         .atMost(Duration.ofSeconds(90))
-        .until(
-            () -> flow(t, backfill).path("once").path("state").asString(""), "SUCCEEDED"::equals);
-    String firstRun = flow(t, backfill).path("once").path("jobId").asString();
+        .until(() -> flow(t, backfill).path("run").path("state").asString(""), "SUCCEEDED"::equals);
+    String firstRun = flow(t, backfill).path("run").path("jobId").asString();
     assertThat(rows(topic, 60)).hasSize(60);
     write("past", 40, 5); // read only by the backfill's next run
 
@@ -260,7 +259,7 @@ class PipelineIT {
         .atMost(Duration.ofSeconds(120))
         .untilAsserted(
             () -> {
-              JsonNode once = flow(t, backfill).path("once");
+              JsonNode once = flow(t, backfill).path("run");
               assertThat(once.path("state").asString("")).isEqualTo("SUCCEEDED");
               assertThat(once.path("jobId").asString()).isNotEqualTo(firstRun);
             });
@@ -268,7 +267,7 @@ class PipelineIT {
     List<Map<String, Object>> rows = rows(topic, 66);
     assertThat(rows).hasSize(65); // what the topic holds now: each row once, the new ones too
     assertThat(rows.stream().map(r -> r.get("id")).distinct().count()).isEqualTo(65);
-    assertThat(flow(t, backfill).path("once").path("rows").asLong()).isEqualTo(45);
+    assertThat(flow(t, backfill).path("run").path("rows").asLong()).isEqualTo(45);
     Api.Answer partition =
         api.post(tables() + t + "/refreshes", Map.of("partition", Map.of("id", "x")));
     assertThat(partition.status()).as(partition.text()).isEqualTo(400);
@@ -326,7 +325,7 @@ class PipelineIT {
     assertThat(reason).isEqualTo("FAILED");
     long jobFailures = 0;
     for (JsonNode e : api.get(tables() + t + "/flows").body()) {
-      jobFailures += e.path("status").path("details").path("consecutiveFailures").asLong();
+      jobFailures += e.path("status").path("consecutiveFailures").asLong();
     }
     assertThat(jobFailures).isLessThanOrEqualTo(1); // stopped, not restarted in a loop
   }
@@ -366,7 +365,7 @@ class PipelineIT {
             r ->
                 assertThat(Integer.parseInt(((String) r.get("id")).substring("moved-".length())))
                     .isGreaterThanOrEqualTo(40));
-    assertThat(flow(after, after).path("restoredFrom").asString()).contains(savepoint);
+    assertThat(flow(after, after).path("job").path("restoredFrom").asString()).contains(savepoint);
   }
 
   @Test
@@ -551,7 +550,7 @@ class PipelineIT {
   }
 
   private JsonNode status(String table) {
-    return api.get(tables() + table).body().path("status").path("details");
+    return api.get(tables() + table).body().path("status");
   }
 
   private String awaitTopic(String table) {
@@ -577,7 +576,7 @@ class PipelineIT {
   private JsonNode flow(String table, String flow) {
     for (JsonNode f : api.get(tables() + table + "/flows").body()) {
       if (f.path("metadata").path("name").asString().equals(flow)) {
-        return f.path("status").path("details");
+        return f.path("status");
       }
     }
     throw new AssertionError("no flow " + flow + " of " + table);
@@ -589,7 +588,7 @@ class PipelineIT {
     for (JsonNode f : api.get(tables() + table + "/flows").body()) {
       jobs.put(
           f.path("metadata").path("name").asString(),
-          f.path("status").path("details").path("jobId").asString(null));
+          f.path("status").path("job").path("id").asString(null));
     }
     return jobs;
   }

@@ -95,8 +95,9 @@ class RegistryFormatsIT {
         api.get(Api.EXAMPLE_TABLES + "orders_avro")
             .body()
             .path("status")
-            .path("details")
-            .path("valueSchemaId")
+            .path("subjects")
+            .path("value")
+            .path("schemaId")
             .asInt();
     assertThat(schemas).containsKey(registered);
 
@@ -335,10 +336,9 @@ class RegistryFormatsIT {
             + " = 'avro-registry', 'value.format' = 'avro-registry') AS SELECT customer_id,"
             + " COUNT(*) AS orders FROM orders GROUP BY customer_id");
     api.awaitPhase("avro_counts", "RUNNING");
-    JsonNode status =
-        api.get(Api.EXAMPLE_TABLES + "avro_counts").body().path("status").path("details");
-    int keyId = status.path("keySchemaId").asInt();
-    int valueId = status.path("valueSchemaId").asInt();
+    JsonNode status = api.get(Api.EXAMPLE_TABLES + "avro_counts").body().path("status");
+    int keyId = status.path("subjects").path("key").path("schemaId").asInt();
+    int valueId = status.path("subjects").path("value").path("schemaId").asInt();
 
     var records =
         TopicReader.records(
@@ -363,10 +363,9 @@ class RegistryFormatsIT {
             + " customer_id, COUNT(*) AS orders, MAX(price) AS top_price FROM orders GROUP BY"
             + " customer_id");
     api.awaitPhase("json_counts", "RUNNING");
-    JsonNode status =
-        api.get(Api.EXAMPLE_TABLES + "json_counts").body().path("status").path("details");
-    int keyId = status.path("keySchemaId").asInt();
-    int valueId = status.path("valueSchemaId").asInt();
+    JsonNode status = api.get(Api.EXAMPLE_TABLES + "json_counts").body().path("status");
+    int keyId = status.path("subjects").path("key").path("schemaId").asInt();
+    int valueId = status.path("subjects").path("value").path("schemaId").asInt();
     assertThat(keyId).isNotEqualTo(valueId);
 
     var records =

@@ -118,8 +118,8 @@ class WindowAggregationIT {
     assertThat(keyless.body().path("detail").asString())
         .contains("groups by CAST(event_time AS DATE) without selecting it");
     api.awaitPhase("daily", "RUNNING");
-    JsonNode details = api.get(Api.EXAMPLE_TABLES + "daily").body().path("status").path("details");
-    assertThat(details.path("changelogMode").asString()).isEqualTo("upsert");
+    JsonNode status = api.get(Api.EXAMPLE_TABLES + "daily").body().path("status");
+    assertThat(status.path("topic").path("changelogMode").asString()).isEqualTo("upsert");
     assertThat(api.ok("SHOW CREATE MATERIALIZED TABLE daily").toString())
         .contains("PRIMARY KEY (`d`, `product_id`)");
 

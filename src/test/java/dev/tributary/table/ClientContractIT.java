@@ -168,6 +168,19 @@ class ClientContractIT {
               return t.getStatus().getPhase().getValue().equals("RUNNING")
                   && t.getStatus().getObservedGeneration().equals(t.getMetadata().getGeneration());
             });
+    MaterializedTable evolved = tables.getMaterializedTable(CATALOG, DATABASE, byStatement);
+    assertThat(evolved.getApiVersion()).isEqualTo("tributary.dev/v2");
+    assertThat(evolved.getStatus().getConditions())
+        .extracting(c -> c.getType())
+        .contains("Ready", "TopicReady", "SchemaRegistered", "JobRunning");
+    assertThat(evolved.getStatus().getConditions())
+        .as("at rest, every condition holds as of the generation")
+        .allSatisfy(
+            c ->
+                assertThat(c.getObservedGeneration())
+                    .isEqualTo(evolved.getMetadata().getGeneration()));
+    assertThat(evolved.getStatus().getJob().getId()).hasSize(32);
+    assertThat(evolved.getStatus().getTopic().getName()).isEqualTo(byStatement);
     List<VersionResponse> versions = tables.listTableVersions(CATALOG, DATABASE, byStatement);
     assertThat(versions).hasSizeGreaterThanOrEqualTo(2);
     List<TableEvent> events =
@@ -186,7 +199,15 @@ class ClientContractIT {
                     CATALOG,
                     DATABASE,
                     byPut,
-                    new PutRequest().spec(new SpecRequest().stopped(true)),
+                    new PutRequest()
+                        .spec(
+                            new SpecRequest()
+                                .statement(
+                                    "CREATE MATERIALIZED TABLE "
+                                        + byPut
+                                        + " FRESHNESS = INTERVAL '2' SECOND AS SELECT order_id"
+                                        + " FROM orders")
+                                .stopped(true)),
                     "\"" + (resourceVersion - 1) + "\"",
                     null));
     assertThat(stale.getCode()).isEqualTo(412);
@@ -227,8 +248,8 @@ class ClientContractIT {
     sql(
         "CREATE MATERIALIZED TABLE "
             + full
-            + " FRESHNESS = INTERVAL '1' HOUR REFRESH_MODE = FULL AS SELECT order_id, price FROM"
-            + " orders",
+            + " FRESHNESS = INTERVAL '1' HOUR REFRESH_MODE = FULL AS SELECT order_id, COUNT(*) AS n"
+            + " FROM orders GROUP BY order_id",
         false);
     awaitPhase(full, "RUNNING");
     ApiResponse<RefreshTable202Response> refresh =

@@ -12,9 +12,11 @@ import dev.tributary.security.SecurityProperties;
 import dev.tributary.sql.TableSchema;
 import dev.tributary.statement.TopicOwnership;
 import dev.tributary.system.ApiException;
+import dev.tributary.system.ApiVersion;
 import dev.tributary.system.ErrorCode;
 import dev.tributary.system.web.Problems;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import java.time.Instant;
 import java.util.List;
@@ -171,25 +173,47 @@ class CatalogController {
 
   record DatabaseResponse(String catalog, String name) {}
 
+  /**
+   * A source table in the same envelope as a materialized table: {@code apiVersion}, {@code kind},
+   * {@code metadata}, {@code spec}. It has no status: the service does not run anything for it.
+   */
+  @Schema(
+      name = "SourceTable",
+      description =
+          "A table created with CREATE TABLE: the input of queries. The service stores it and runs"
+              + " nothing for it, so it has no status")
   record SourceTableResponse(
-      String name,
-      String qualifiedName,
-      TableSchema schema,
-      String comment,
-      Map<String, String> options,
-      String ddl,
-      Instant updatedAt) {
+      @Schema(example = "tributary.dev/v2") String apiVersion,
+      @Schema(allowableValues = "SourceTable") String kind,
+      SourceMetadata metadata,
+      SourceSpec spec) {
 
     static SourceTableResponse of(SourceTable table) {
       SourceTableDefinition definition = table.definition();
       return new SourceTableResponse(
-          table.getName(),
-          table.qualifiedName(),
-          definition.schema(),
-          definition.comment(),
-          definition.options(),
-          table.getDdl(),
-          table.getUpdatedAt());
+          ApiVersion.CURRENT,
+          "SourceTable",
+          new SourceMetadata(
+              table.getDatabase().getCatalog().getName(),
+              table.getDatabase().getName(),
+              table.getName(),
+              table.qualifiedName(),
+              table.getUpdatedAt()),
+          new SourceSpec(
+              table.getDdl(), definition.schema(), definition.comment(), definition.options()));
     }
   }
+
+  @Schema(name = "SourceTableMetadata")
+  record SourceMetadata(
+      String catalog, String database, String name, String qualifiedName, Instant updatedAt) {}
+
+  @Schema(name = "SourceTableSpec")
+  record SourceSpec(
+      @Schema(description = "The CREATE TABLE statement, as SHOW CREATE TABLE prints it")
+          String statement,
+      TableSchema schema,
+      String comment,
+      @Schema(description = "The connector options; secrets are redacted")
+          Map<String, String> options) {}
 }

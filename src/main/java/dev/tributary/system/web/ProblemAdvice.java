@@ -68,7 +68,7 @@ class ProblemAdvice extends ResponseEntityExceptionHandler {
    * {@code Retry-After} on a 429 or 503, in whole seconds (at least 1): the wait the thrower gave,
    * else for a 503 the time until the dependencies are checked again.
    */
-  private void retryAfter(ErrorCode code, Duration given) {
+  void retryAfter(ErrorCode code, Duration given) {
     if (code.status() != 429 && code.status() != 503) {
       return;
     }
@@ -119,6 +119,10 @@ class ProblemAdvice extends ResponseEntityExceptionHandler {
     DataAccessResourceFailureException.class
   })
   ProblemDetail handleDatabaseDown(Exception e) {
+    return databaseUnavailable(e);
+  }
+
+  private ProblemDetail databaseUnavailable(Throwable e) {
     log.warn("The database is unavailable: {}", e.getMessage());
     ProblemDetail problem =
         problem(
@@ -127,6 +131,27 @@ class ProblemAdvice extends ResponseEntityExceptionHandler {
     problem.setProperty("system", "database");
     retryAfter(ErrorCode.DEPENDENCY_UNAVAILABLE, null);
     return problem;
+  }
+
+  /**
+   * Whether {@code failure} comes from a database connection that broke or could not be had
+   * (SQLSTATE class 08, a pool timeout): wherever it surfaced (a query, the rollback after it), the
+   * request changed nothing and can be retried.
+   */
+  static boolean isDatabaseUnavailable(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof CannotCreateTransactionException
+          || t instanceof java.sql.SQLTransientConnectionException
+          || t instanceof java.sql.SQLException sql
+              && sql.getSQLState() != null
+              && sql.getSQLState().startsWith("08")) {
+        return true;
+      }
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    return false;
   }
 
   @Override
@@ -161,6 +186,9 @@ class ProblemAdvice extends ResponseEntityExceptionHandler {
 
   @ExceptionHandler(Exception.class)
   ProblemDetail handleUnexpected(Exception e) {
+    if (isDatabaseUnavailable(e)) {
+      return databaseUnavailable(e);
+    }
     if (e instanceof ErrorResponse known) {
       // A framework error that the handler above does not list: its status, our detail.
       return frameworkProblem(e, known.getStatusCode());

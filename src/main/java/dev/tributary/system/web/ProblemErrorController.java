@@ -21,6 +21,12 @@ import org.springframework.web.bind.annotation.RestController;
 @Hidden
 class ProblemErrorController implements ErrorController {
 
+  private final ProblemAdvice advice;
+
+  ProblemErrorController(ProblemAdvice advice) {
+    this.advice = advice;
+  }
+
   @RequestMapping(
       value = "/error",
       produces = {})
@@ -36,10 +42,18 @@ class ProblemErrorController implements ErrorController {
     } else if (status == 500 && failure instanceof HttpMessageNotReadableException) {
       status = 400;
     }
-    ProblemDetail problem =
-        ProblemAdvice.frameworkProblem(
-            failure instanceof Exception e ? e : new IllegalStateException(),
-            HttpStatusCode.valueOf(status));
+    ProblemDetail problem;
+    if (status == 500 && failure instanceof Throwable t && ProblemAdvice.isDatabaseUnavailable(t)) {
+      // A filter (the API key lookup) met the database down: the same 503 a handler answers.
+      problem =
+          advice.handleDatabaseDown(t instanceof Exception e ? e : new IllegalStateException(t));
+      status = problem.getStatus();
+    } else {
+      problem =
+          ProblemAdvice.frameworkProblem(
+              failure instanceof Exception e ? e : new IllegalStateException(),
+              HttpStatusCode.valueOf(status));
+    }
     request.setAttribute(Problems.ATTRIBUTE, problem);
     return ResponseEntity.status(status)
         .contentType(MediaType.APPLICATION_PROBLEM_JSON)

@@ -2,18 +2,14 @@ package dev.tributary.table.web;
 
 import dev.tributary.plan.ChangePlan;
 import dev.tributary.sql.MaterializedTableDefinition;
-import dev.tributary.table.Freshness;
 import dev.tributary.table.MaterializedTableVersion;
-import dev.tributary.table.Phase;
 import dev.tributary.table.TableRefresh;
-import dev.tributary.table.TableStatus;
 import dev.tributary.table.web.TableApi.ExpectationCount;
 import dev.tributary.table.web.TableApi.Metadata;
 import dev.tributary.table.web.TableApi.PreviewRow;
 import dev.tributary.table.web.TableApi.Resource;
 import dev.tributary.table.web.TableApi.SpecRequest;
 import dev.tributary.table.web.TableApi.SpecResponse;
-import dev.tributary.table.web.TableApi.StatusResponse;
 import dev.tributary.table.web.TableApi.VersionResponse;
 import io.swagger.v3.oas.annotations.media.Schema;
 import java.time.Instant;
@@ -47,7 +43,7 @@ final class TableApi {
       String kind,
       Metadata metadata,
       SpecResponse spec,
-      StatusResponse status) {}
+      TableStatusView status) {}
 
   record Metadata(
       String catalog,
@@ -60,9 +56,6 @@ final class TableApi {
       Instant updatedAt) {}
 
   record SpecResponse(String statement, MaterializedTableDefinition definition, boolean stopped) {}
-
-  record StatusResponse(
-      Phase phase, long observedGeneration, Freshness.Summary refresh, TableStatus details) {}
 
   record RefreshRequest(Map<String, String> partition) {}
 

@@ -1,15 +1,13 @@
 package dev.tributary.table.web;
 
+import dev.tributary.system.ApiVersion;
 import dev.tributary.table.Freshness;
 import dev.tributary.table.MaterializedTable;
 import dev.tributary.table.MaterializedTableService;
-import dev.tributary.table.Phase;
 import dev.tributary.table.TableSpec;
-import dev.tributary.table.TableStatus;
 import dev.tributary.table.web.TableApi.Metadata;
 import dev.tributary.table.web.TableApi.Resource;
 import dev.tributary.table.web.TableApi.SpecResponse;
-import dev.tributary.table.web.TableApi.StatusResponse;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.stereotype.Component;
@@ -43,9 +41,8 @@ class TableResources {
             MaterializedTableService.showCreate(t.objectName(), spec),
             spec.definition(),
             spec.stopped());
-    TableStatus status = t.status();
     return new Resource(
-        "tributary.dev/v1",
+        ApiVersion.CURRENT,
         switch (spec.kind()) {
           case MATERIALIZED_TABLE -> "MaterializedTable";
           case PIPELINE_TABLE -> "PipelineTable";
@@ -53,11 +50,7 @@ class TableResources {
         },
         metadata,
         specResponse,
-        new StatusResponse(
-            t.isDeletionRequested() ? Phase.DELETING : t.getPhase(),
-            t.getObservedGeneration(),
-            freshness.of(t, spec),
-            status));
+        TableStatusView.of(t, freshness.of(t, spec)));
   }
 
   static ResponseEntity<Resource> withEtag(HttpStatus status, Resource resource) {
