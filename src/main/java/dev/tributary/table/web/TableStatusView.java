@@ -55,7 +55,12 @@ record TableStatusView(
             description =
                 "Attempts that failed in a row (job submissions, a failing job); at the retry"
                     + " limit the table is FAILED. 0 once one succeeds")
-        int consecutiveFailures) {
+        int consecutiveFailures,
+    @Schema(
+            description =
+                "Source records the jobs could not read and skipped ('error-handling.mode' ="
+                    + " 'ignore'), summed over the table's jobs; absent without that mode")
+        Long recordsSkipped) {
 
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @Schema(name = "Condition", description = "One aspect of readiness, as in Kubernetes")
@@ -174,6 +179,9 @@ record TableStatusView(
                 s.once().rows(),
                 s.once().finishedAt(),
                 s.once().bounds()),
-        s.consecutiveFailures());
+        s.consecutiveFailures(),
+        s.skipped() == null || s.skipped().totals().isEmpty()
+            ? null
+            : s.skipped().totals().get(0).failed());
   }
 }
