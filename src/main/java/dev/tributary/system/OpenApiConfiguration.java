@@ -4,6 +4,7 @@ import io.swagger.v3.oas.models.Components;
 import io.swagger.v3.oas.models.OpenAPI;
 import io.swagger.v3.oas.models.Operation;
 import io.swagger.v3.oas.models.PathItem;
+import io.swagger.v3.oas.models.headers.Header;
 import io.swagger.v3.oas.models.info.Info;
 import io.swagger.v3.oas.models.info.License;
 import io.swagger.v3.oas.models.media.Content;
@@ -92,7 +93,13 @@ class OpenApiConfiguration {
 
   private static Schema<?> problemSchema() {
     Map<String, Schema> properties = new LinkedHashMap<>();
-    properties.put("type", new StringSchema().format("uri"));
+    properties.put(
+        "type",
+        new StringSchema()
+            .format("uri-reference")
+            .description(
+                "/problems/{code}: GET it (no credential needed) for what the code means and what"
+                    + " to do"));
     properties.put("title", new StringSchema());
     properties.put("status", new IntegerSchema());
     properties.put("detail", new StringSchema());
@@ -171,15 +178,22 @@ class OpenApiConfiguration {
     if (responses.containsKey(status)) {
       return;
     }
+    ApiResponse response = new ApiResponse().description(description);
+    if (status.equals("429") || status.equals("503")) {
+      response.addHeaderObject(
+          "Retry-After",
+          new Header()
+              .description(
+                  "Seconds to wait before trying again: a script slot's mean hold (429), the time"
+                      + " until the dependencies are checked again (503)")
+              .schema(new IntegerSchema().minimum(java.math.BigDecimal.ONE)));
+    }
     responses.addApiResponse(
         status,
-        new ApiResponse()
-            .description(description)
-            .content(
-                new Content()
-                    .addMediaType(
-                        "application/problem+json",
-                        new MediaType()
-                            .schema(new Schema<>().$ref("#/components/schemas/Problem")))));
+        response.content(
+            new Content()
+                .addMediaType(
+                    "application/problem+json",
+                    new MediaType().schema(new Schema<>().$ref("#/components/schemas/Problem")))));
   }
 }
