@@ -116,7 +116,7 @@ public final class Api {
 
   /** Drops every materialized table of a database (the reconciler removes them soon after). */
   public void dropMaterializedTables(String catalog, String database) {
-    get("/v1/catalogs/" + catalog + "/databases/" + database + "/materialized-tables?size=500")
+    get("/v1/catalogs/" + catalog + "/databases/" + database + "/materialized-tables?limit=500")
         .body()
         .path("items")
         .forEach(

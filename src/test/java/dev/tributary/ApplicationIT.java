@@ -226,8 +226,36 @@ class ApplicationIT {
   }
 
   @Test
+  void shouldPageEveryListWithLimitAndAToken() {
+    String tables = "/v1/catalogs/examples/databases/marketplace/tables";
+    List<String> names = new ArrayList<>();
+    String token = null;
+    int pages = 0;
+    do {
+      JsonNode page = json(get(tables + "?limit=1" + (token == null ? "" : "&pageToken=" + token)));
+      page.path("items").forEach(t -> names.add(t.path("metadata").path("name").asString()));
+      token = page.path("nextPageToken").asString(null);
+      pages++;
+    } while (token != null && pages < 10);
+    assertThat(names).containsExactly("customers", "orders", "products");
+    assertThat(pages).isEqualTo(3);
+
+    ResponseEntity<String> foreign =
+        get(
+            "/v1/catalogs?pageToken="
+                + json(get(tables + "?limit=1")).path("nextPageToken").asString());
+    assertThat(foreign.getStatusCode().value()).isEqualTo(400);
+    assertThat(json(foreign).path("detail").asString()).contains("pageToken");
+    assertThat(get(tables + "?limit=0").getStatusCode().value()).isEqualTo(400);
+    ResponseEntity<String> missing =
+        get("/v1/catalogs/examples/databases/nowhere/materialized-tables");
+    assertThat(missing.getStatusCode().value()).isEqualTo(404);
+    assertThat(json(missing).path("detail").asString()).contains("examples.nowhere");
+  }
+
+  @Test
   void shouldListTheExampleCatalogsSourceTables() {
-    JsonNode tables = json(get("/v1/catalogs/examples/databases/marketplace/tables"));
+    JsonNode tables = json(get("/v1/catalogs/examples/databases/marketplace/tables")).path("items");
 
     assertThat(tables.valueStream().map(t -> t.path("metadata").path("name").asString()))
         .containsExactly("customers", "orders", "products");

@@ -194,6 +194,12 @@ public class CatalogService {
                     "Table '" + catalog + "." + database + "." + name + "' does not exist"));
   }
 
+  /** The database, or a 404 problem naming it. */
+  @Transactional(readOnly = true)
+  public CatalogDatabase requireDatabase(String catalog, String database) {
+    return database(catalog, database);
+  }
+
   private CatalogDatabase database(String catalog, String database) {
     return databases
         .findByCatalogNameAndName(catalog, database)

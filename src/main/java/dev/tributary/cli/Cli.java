@@ -335,11 +335,14 @@ public final class Cli {
    * whose first records fail it is RUNNING for a moment first), failed when it is FAILED.
    */
   private void observe(CliClient client, Options o, Follow f) {
-    Answer answer = client.get(o.tablePath(nameOf(f.table)) + (f.flow ? "/flows" : ""));
+    Answer answer =
+        f.flow
+            ? client.getAll(o.tablePath(nameOf(f.table)) + "/flows")
+            : client.get(o.tablePath(nameOf(f.table)));
     JsonNode t = answer.ok() ? answer.body() : null;
     if (f.flow && t != null) {
       t = null;
-      for (JsonNode candidate : answer.body()) {
+      for (JsonNode candidate : answer.body().path("items")) {
         if (candidate.path("metadata").path("name").asString().equals(nameOf(f.name))) {
           t = candidate;
         }
@@ -433,7 +436,7 @@ public final class Cli {
   private int status(CliClient client, Options o) {
     if (o.args.isEmpty()) {
       requireDatabase(client, o);
-      Answer answer = client.get(o.databasePath() + "/materialized-tables?size=500");
+      Answer answer = client.getAll(o.databasePath() + "/materialized-tables");
       if (!answer.ok()) {
         throw new CliException(answer.problem());
       }
@@ -584,15 +587,15 @@ public final class Cli {
       client.stream(path + "?follow=true", e -> printEvent(o, e));
       return OK;
     }
-    Answer answer = client.get(path);
+    Answer answer = client.getAll(path);
     if (!answer.ok()) {
       throw new CliException(answer.problem());
     }
     if (o.json) {
-      out.println(answer.body().toPrettyString());
+      out.println(answer.body().path("items").toPrettyString());
       return OK;
     }
-    for (JsonNode e : answer.body()) {
+    for (JsonNode e : answer.body().path("items")) {
       printEvent(o, e);
     }
     return OK;
@@ -639,17 +642,18 @@ public final class Cli {
   }
 
   /**
-   * A database that does not exist is an error, not an empty list: the service lists the tables of
-   * any name it is asked for. A key that may not list the catalog's databases skips the check.
+   * A database that does not exist is an error, said before anything else is asked (events of a
+   * missing database are a 404 too, with the service's words). A key that may not list the
+   * catalog's databases skips the check.
    */
   private static void requireDatabase(CliClient client, Options o) {
-    Answer databases = client.get("/v1/catalogs/" + CliClient.encode(o.catalog) + "/databases");
+    Answer databases = client.getAll("/v1/catalogs/" + CliClient.encode(o.catalog) + "/databases");
     if (databases.status() == 403) {
       return;
     }
     boolean found = false;
     if (databases.ok()) {
-      for (JsonNode d : databases.body()) {
+      for (JsonNode d : databases.body().path("items")) {
         found |= d.path("name").asString("").equals(o.database);
       }
     } else if (databases.status() != 404) {

@@ -55,6 +55,28 @@ final class CliClient {
     return send(request(path).GET().build());
   }
 
+  /**
+   * Every item of a list, page after page (following nextPageToken), as one answer whose body is
+   * {@code {"items": [...]}}; the first answer that is not 2xx is returned as it is.
+   */
+  Answer getAll(String path) {
+    tools.jackson.databind.node.ArrayNode items = JSON.createArrayNode();
+    String token = null;
+    do {
+      String sep = path.contains("?") ? "&" : "?";
+      Answer page =
+          get(path + sep + "limit=1000" + (token == null ? "" : "&pageToken=" + encode(token)));
+      if (!page.ok()) {
+        return page;
+      }
+      page.body().path("items").forEach(items::add);
+      token = page.body().path("nextPageToken").asString(null);
+    } while (token != null);
+    tools.jackson.databind.node.ObjectNode all = JSON.createObjectNode();
+    all.set("items", items);
+    return new Answer(200, all, all.toString());
+  }
+
   Answer getText(String path, String accept) {
     return send(request(path).header("Accept", accept).GET().build());
   }

@@ -180,14 +180,16 @@ public class Webhooks {
   }
 
   /** The newest deliveries of a subscription, newest first. */
-  public List<Delivery> deliveries(String catalog, String database, UUID id, int limit) {
+  /** Newest first: at most {@code limit} deliveries with an id below {@code before} (or any). */
+  public List<Delivery> deliveries(
+      String catalog, String database, UUID id, Long before, int limit) {
     get(catalog, database, id);
     return jdbc.query(
         """
         SELECT l.id, l.event_id, e.type, e.reason, l.state, l.attempts, l.last_status,
                l.last_error, l.created_at, l.last_attempt_at, l.next_attempt_at, l.delivered_at
         FROM webhook_delivery l LEFT JOIN table_event e ON e.id = l.event_id
-        WHERE l.webhook_id = ? ORDER BY l.id DESC LIMIT ?""",
+        WHERE l.webhook_id = ? AND l.id < ? ORDER BY l.id DESC LIMIT ?""",
         (rs, n) ->
             new Delivery(
                 rs.getLong("id"),
@@ -205,7 +207,8 @@ public class Webhooks {
                     : null,
                 instant(rs.getTimestamp("delivered_at"))),
         id,
-        Math.max(1, Math.min(limit, 500)));
+        before == null ? Long.MAX_VALUE : before,
+        limit);
   }
 
   private static final String SELECT =

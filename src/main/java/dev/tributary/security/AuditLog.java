@@ -51,7 +51,7 @@ public class AuditLog {
       Outcome outcome,
       Instant since,
       Instant until,
-      int offset,
+      Long before,
       int limit) {}
 
   private static final RowMapper<Entry> ROWS =
@@ -162,11 +162,12 @@ public class AuditLog {
       where.append(" AND at < ?");
       args.add(Timestamp.from(query.until()));
     }
+    if (query.before() != null) {
+      where.append(" AND id < ?");
+      args.add(query.before());
+    }
     args.add(query.limit());
-    args.add(query.offset());
     return jdbc.query(
-        "SELECT * FROM audit_event" + where + " ORDER BY id DESC LIMIT ? OFFSET ?",
-        ROWS,
-        args.toArray());
+        "SELECT * FROM audit_event" + where + " ORDER BY id DESC LIMIT ?", ROWS, args.toArray());
   }
 }

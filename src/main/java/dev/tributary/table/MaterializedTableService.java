@@ -271,6 +271,13 @@ public class MaterializedTableService {
         .orElse(List.of());
   }
 
+  /** The tables of a database that must exist (404 otherwise), by name. */
+  @Transactional(readOnly = true)
+  public List<MaterializedTable> listExisting(String catalog, String database) {
+    return tables.findByDatabaseAndFlowOfIsNullOrderByName(
+        catalogs.requireDatabase(catalog, database));
+  }
+
   @Transactional(readOnly = true)
   public List<MaterializedTable> all() {
     return tables.findByFlowOfIsNull();

@@ -88,6 +88,17 @@ public class RefreshLedger {
         table);
   }
 
+  /** Newest first, numbered below {@code before}. */
+  public List<TableRefresh> pageBefore(UUID table, long before, int limit) {
+    return jdbc.query(
+        "SELECT * FROM table_refresh WHERE table_id = ? AND number < ? ORDER BY number DESC"
+            + " LIMIT ?",
+        RefreshLedger::row,
+        table,
+        before,
+        limit);
+  }
+
   /** Newest first. */
   public List<TableRefresh> page(UUID table, int offset, int limit) {
     return jdbc.query(

@@ -82,6 +82,11 @@ public class RefreshRequests {
   }
 
   @Transactional(readOnly = true)
+  /** Newest first: at most {@code limit} refreshes numbered below {@code before} (or any). */
+  public List<TableRefresh> refreshesBefore(UUID table, Long before, int limit) {
+    return refreshes.pageBefore(table, before == null ? Long.MAX_VALUE : before, limit);
+  }
+
   public List<TableRefresh> refreshes(UUID table, int offset, int limit) {
     return refreshes.page(table, offset, limit);
   }

@@ -7,6 +7,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import org.springframework.data.domain.Limit;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
@@ -59,6 +60,14 @@ public class TableHistory {
     return ids.isEmpty()
         ? List.of()
         : events.findTop500ByTableIdInAndIdGreaterThanOrderById(ids, afterId);
+  }
+
+  /** At most {@code limit} events after {@code afterId} of these tables, oldest first. */
+  @Transactional(readOnly = true)
+  public List<TableEvent> eventsAfter(Collection<UUID> ids, long afterId, int limit) {
+    return ids.isEmpty()
+        ? List.of()
+        : events.findByTableIdInAndIdGreaterThanOrderById(ids, afterId, Limit.of(limit));
   }
 
   /** The newest 200 events of these tables, oldest first. */

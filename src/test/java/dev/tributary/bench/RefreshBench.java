@@ -119,7 +119,7 @@ class RefreshBench {
               .atMost(Duration.ofMinutes(3))
               .pollInterval(Duration.ofMillis(50))
               .until(
-                  () -> api.get(path + "/refreshes?size=1").body().path("items").path(0),
+                  () -> api.get(path + "/refreshes?limit=1").body().path("items").path(0),
                   r -> r.path("state").asString().matches("SUCCEEDED|FAILED"));
       long viaService = (System.nanoTime() - start) / 1_000_000;
       assertThat(done.path("state").asString()).as(done.toString()).isEqualTo("SUCCEEDED");
@@ -158,7 +158,7 @@ class RefreshBench {
     // Where the last refresh spent its time, from the table's events.
     Map<String, Instant> at = new LinkedHashMap<>();
     String succeeded = "";
-    for (JsonNode e : api.get(path + "/events").body()) {
+    for (JsonNode e : api.get(path + "/events").body().path("items")) {
       at.put(e.path("reason").asString(), Instant.parse(e.path("at").asString()));
       if (e.path("reason").asString().equals("RefreshSucceeded")) {
         succeeded = e.path("message").asString();

@@ -244,7 +244,7 @@ class ClusterFaultsIT {
             .atMost(Duration.ofSeconds(120))
             .pollInterval(Duration.ofMillis(100))
             .until(
-                () -> api.get(TABLES + "c_full/refreshes?size=1").body().path("items").path(0),
+                () -> api.get(TABLES + "c_full/refreshes?limit=1").body().path("items").path(0),
                 r ->
                     "RUNNING".equals(r.path("state").asString())
                         && r.path("submitted").asBoolean()
@@ -333,7 +333,7 @@ class ClusterFaultsIT {
   }
 
   private static JsonNode refresh(String name, long number) {
-    for (JsonNode r : api.get(TABLES + name + "/refreshes?size=20").body().path("items")) {
+    for (JsonNode r : api.get(TABLES + name + "/refreshes?limit=20").body().path("items")) {
       if (r.path("number").asLong() == number) {
         return r;
       }
@@ -529,6 +529,7 @@ class ClusterFaultsIT {
   private static long events(String name, String reason) {
     return api.get(TABLES + name + "/events")
         .body()
+        .path("items")
         .valueStream()
         .filter(e -> e.path("reason").asString().equals(reason))
         .count();
@@ -538,6 +539,7 @@ class ClusterFaultsIT {
     List<String> messages =
         api.get(TABLES + name + "/events")
             .body()
+            .path("items")
             .valueStream()
             .filter(e -> e.path("reason").asString().equals(reason))
             .map(e -> e.path("message").asString())

@@ -222,6 +222,7 @@ class KillFaultsIT {
       if (Boolean.getBoolean("faults.verbose")) {
         api.get(TABLES + table + "/events")
             .body()
+            .path("items")
             .valueStream()
             .forEach(
                 e ->

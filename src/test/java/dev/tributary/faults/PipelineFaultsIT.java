@@ -125,7 +125,7 @@ class PipelineFaultsIT {
   }
 
   private static JsonNode flow(Api api, String path, String name) {
-    for (JsonNode f : api.get(path + "/flows").body()) {
+    for (JsonNode f : api.get(path + "/flows").body().path("items")) {
       if (f.path("metadata").path("name").asString().equals(name)) {
         return f.path("status");
       }

@@ -126,7 +126,7 @@ class RefreshFaultsIT {
             .atMost(Duration.ofSeconds(60))
             .pollInterval(Duration.ofMillis(50))
             .until(
-                () -> second.api().get(path + "/refreshes?size=1").body().path("items").path(0),
+                () -> second.api().get(path + "/refreshes?limit=1").body().path("items").path(0),
                 r ->
                     "RUNNING".equals(r.path("state").asString())
                         && r.path("submitted").asBoolean());
@@ -144,7 +144,7 @@ class RefreshFaultsIT {
 
     Thread.sleep(12_000); // more slots, served by the second replica alone
     List<JsonNode> refreshes = new ArrayList<>();
-    second.api().get(path + "/refreshes?size=500").body().path("items").forEach(refreshes::add);
+    second.api().get(path + "/refreshes?limit=500").body().path("items").forEach(refreshes::add);
 
     // Each slot once; never two at once; one job per refresh attempt.
     Set<String> slots = new HashSet<>();
@@ -231,7 +231,7 @@ class RefreshFaultsIT {
   /** Refreshes requested after {@code at}, oldest first. */
   private static List<JsonNode> after(Api api, String path, Instant at) {
     List<JsonNode> found = new ArrayList<>();
-    for (JsonNode r : api.get(path + "/refreshes?size=500").body().path("items")) {
+    for (JsonNode r : api.get(path + "/refreshes?limit=500").body().path("items")) {
       if (Instant.parse(r.path("requestedAt").asString()).isAfter(at)) {
         found.add(0, r);
       }
@@ -240,7 +240,7 @@ class RefreshFaultsIT {
   }
 
   private static JsonNode refresh(Api api, String path, long number) {
-    for (JsonNode r : api.get(path + "/refreshes?size=500").body().path("items")) {
+    for (JsonNode r : api.get(path + "/refreshes?limit=500").body().path("items")) {
       if (r.path("number").asLong() == number) {
         return r;
       }

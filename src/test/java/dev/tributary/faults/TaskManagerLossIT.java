@@ -79,6 +79,7 @@ class TaskManagerLossIT {
     assertThat(
             api.get(TABLES + "tm_loss/events")
                 .body()
+                .path("items")
                 .valueStream()
                 .map(e -> e.path("reason").asString()))
         .contains("JobFailed");

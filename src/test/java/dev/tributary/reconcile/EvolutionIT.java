@@ -102,6 +102,7 @@ class EvolutionIT {
   String lastEvent(String table, String reason) {
     return api.get(TABLES + table + "/events")
         .body()
+        .path("items")
         .valueStream()
         .filter(e -> e.path("reason").asString().equals(reason))
         .reduce((a, b) -> b)
@@ -223,7 +224,7 @@ class EvolutionIT {
     assertThat(jobs.job(job).orElseThrow().state()).isEqualTo(FlinkJobs.JobState.RUNNING);
     assertThat(topics.describe("guarded").orElseThrow().configs()).isEqualTo(configs);
     assertThat(versions("guarded-value")).isEqualTo(subjectVersion);
-    assertThat(api.get(TABLES + "guarded/versions").body().size()).isEqualTo(1);
+    assertThat(api.get(TABLES + "guarded/versions").body().path("items").size()).isEqualTo(1);
   }
 
   @Test
@@ -250,7 +251,7 @@ class EvolutionIT {
               assertThat(d.path("job").path("pipelineName").asString()).isEqualTo(firstPipeline);
               assertThat(d.path("job").path("id").asString()).isNotEqualTo(first);
             });
-    JsonNode versions = api.get(TABLES + "fallback/versions").body();
+    JsonNode versions = api.get(TABLES + "fallback/versions").body().path("items");
     assertThat(versions.size()).isEqualTo(3);
     assertThat(versions.path(1).path("outcome").asString()).isEqualTo("ROLLED_BACK");
     assertThat(versions.path(1).path("failure").asString()).contains("For input string");

@@ -425,6 +425,7 @@ class FullRefreshIT {
     List<String> messages = new ArrayList<>();
     api.get(path(table) + "/events")
         .body()
+        .path("items")
         .forEach(e -> messages.add(e.path("message").asString()));
     return messages;
   }

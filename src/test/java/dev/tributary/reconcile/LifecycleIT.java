@@ -173,10 +173,11 @@ class LifecycleIT {
     assertThat(registry.latest("doomed-value")).isEmpty();
     assertThat(jobs.job(jobId).orElseThrow().state()).isEqualTo(FlinkJobs.JobState.CANCELED);
     // The history outlives the table.
-    assertThat(api.get(TABLES + "doomed/versions").body().size()).isEqualTo(1);
+    assertThat(api.get(TABLES + "doomed/versions").body().path("items").size()).isEqualTo(1);
     assertThat(
             api.get(TABLES + "doomed/events")
                 .body()
+                .path("items")
                 .valueStream()
                 .map(e -> e.path("reason").asString()))
         .contains("DropRequested", "Deleted");
@@ -289,7 +290,7 @@ class LifecycleIT {
         outcomes.stream().filter(o -> o.equals("201 ") || o.equals("200 CREATED")).count();
     assertThat(created).as(outcomes.toString()).isEqualTo(1);
     assertThat(outcomes).allMatch(o -> o.matches("(201|200|409) .*"), "no other status");
-    assertThat(api.get(TABLES + "raced/versions").body().size()).isEqualTo(1);
+    assertThat(api.get(TABLES + "raced/versions").body().path("items").size()).isEqualTo(1);
     api.ok("DROP MATERIALIZED TABLE raced");
   }
 
@@ -344,12 +345,13 @@ class LifecycleIT {
     assertThat(api.get(TABLES + "via_api").status()).isEqualTo(200);
     assertThat(suspend.status()).as(suspend.text()).isEqualTo(200);
     awaitPhase("via_api", "STOPPED");
-    assertThat(api.get(TABLES + "via_api/versions").body().size()).isEqualTo(1);
+    assertThat(api.get(TABLES + "via_api/versions").body().path("items").size()).isEqualTo(1);
     assertThat(api.get(TABLES + "via_api/versions/1").body().path("statement").asString())
         .contains("FRESHNESS = INTERVAL '2' SECOND");
     assertThat(
             api.get(TABLES + "via_api/events")
                 .body()
+                .path("items")
                 .valueStream()
                 .map(e -> e.path("reason").asString()))
         .contains(
@@ -392,7 +394,7 @@ class LifecycleIT {
             });
     // Stopped with a savepoint, not cancelled: its last rows are committed.
     assertThat(jobs.job(first).orElseThrow().state()).isEqualTo(FlinkJobs.JobState.FINISHED);
-    assertThat(api.get(TABLES + "evolving/versions").body().size()).isEqualTo(2);
+    assertThat(api.get(TABLES + "evolving/versions").body().path("items").size()).isEqualTo(2);
   }
 
   @Test
@@ -414,6 +416,7 @@ class LifecycleIT {
     assertThat(
             api.get(TABLES + "broken/events")
                 .body()
+                .path("items")
                 .valueStream()
                 .map(e -> e.path("reason").asString()))
         .contains("JobFailed", "RetriesExhausted");

@@ -321,10 +321,16 @@ class PipelineIT {
         .contains("\"id\"")
         .contains("\"amount\"");
     String reason =
-        api.get(tables() + t + "/flows").body().path(0).path("status").path("phase").asString();
+        api.get(tables() + t + "/flows")
+            .body()
+            .path("items")
+            .path(0)
+            .path("status")
+            .path("phase")
+            .asString();
     assertThat(reason).isEqualTo("FAILED");
     long jobFailures = 0;
-    for (JsonNode e : api.get(tables() + t + "/flows").body()) {
+    for (JsonNode e : api.get(tables() + t + "/flows").body().path("items")) {
       jobFailures += e.path("status").path("consecutiveFailures").asLong();
     }
     assertThat(jobFailures).isLessThanOrEqualTo(1); // stopped, not restarted in a loop
@@ -560,7 +566,7 @@ class PipelineIT {
 
   /** The status details of one flow of the table. */
   private String flowPhase(String table, String flow) {
-    for (JsonNode f : api.get(tables() + table + "/flows").body()) {
+    for (JsonNode f : api.get(tables() + table + "/flows").body().path("items")) {
       if (f.path("metadata").path("name").asString().equals(flow)) {
         return f.path("status").path("phase").asString();
       }
@@ -574,7 +580,7 @@ class PipelineIT {
   }
 
   private JsonNode flow(String table, String flow) {
-    for (JsonNode f : api.get(tables() + table + "/flows").body()) {
+    for (JsonNode f : api.get(tables() + table + "/flows").body().path("items")) {
       if (f.path("metadata").path("name").asString().equals(flow)) {
         return f.path("status");
       }
@@ -585,7 +591,7 @@ class PipelineIT {
   /** Flow name to its running job's id, once every flow runs. */
   private Map<String, String> flowJobs(String table) {
     Map<String, String> jobs = new TreeMap<>();
-    for (JsonNode f : api.get(tables() + table + "/flows").body()) {
+    for (JsonNode f : api.get(tables() + table + "/flows").body().path("items")) {
       jobs.put(
           f.path("metadata").path("name").asString(),
           f.path("status").path("job").path("id").asString(null));

@@ -129,7 +129,7 @@ class SecretsIT {
               tables + "materialized-tables/sasl_copy/versions",
               tables + "materialized-tables/sasl_copy/versions/1",
               tables + "materialized-tables/sasl_copy/events",
-              "/v1/audit?size=500",
+              "/v1/audit?limit=500",
               "/actuator/health")) {
         Answer answer = api.get(path);
         assertThat(answer.status()).as(path + ": " + answer.text()).isEqualTo(200);
@@ -216,7 +216,7 @@ class SecretsIT {
     Answer table = api.get(db + "tables/all_passwords");
     answers.add(table.text());
     answers.add(api.sql("SHOW CREATE TABLE all_passwords", "examples", "secrets_all").text());
-    answers.add(api.get("/v1/audit?size=50").text());
+    answers.add(api.get("/v1/audit?limit=50").text());
     String all = String.join("\n", answers);
     assertThat(all).contains("all_passwords");
     for (Map.Entry<String, String> secret : values.entrySet()) {

@@ -262,11 +262,16 @@ class SecurityIT {
     Api elsewhere = new Api(port, key("viewer:examples.elsewhere"));
     Api stranger = new Api(port, key("viewer:othercatalog.db"));
 
-    assertThat(elsewhere.get("/v1/catalogs").body().findValuesAsString("name"))
+    assertThat(elsewhere.get("/v1/catalogs").body().path("items").findValuesAsString("name"))
         .containsExactly("examples");
-    assertThat(stranger.get("/v1/catalogs").body().size()).isZero();
+    assertThat(stranger.get("/v1/catalogs").body().path("items").size()).isZero();
     assertThat(stranger.get("/v1/catalogs/examples/databases").status()).isEqualTo(403);
-    assertThat(elsewhere.get("/v1/catalogs/examples/databases").body().findValuesAsString("name"))
+    assertThat(
+            elsewhere
+                .get("/v1/catalogs/examples/databases")
+                .body()
+                .path("items")
+                .findValuesAsString("name"))
         .doesNotContain("marketplace");
     Answer schema =
         elsewhere.sql(
@@ -381,7 +386,7 @@ class SecurityIT {
     assertThat(revoked.get("/v1/catalogs").status()).isEqualTo(401);
     assertThat(shortLived.get("/v1/catalogs").status()).isEqualTo(401);
     // The list keeps both, and never a secret.
-    Answer list = admin.get("/v1/api-keys");
+    Answer list = admin.get("/v1/api-keys?limit=1000");
     assertThat(list.body().findValuesAsString("name")).contains("short-lived", "revocable");
     assertThat(list.text())
         .doesNotContain(created.body().path("secret").asString())
@@ -461,13 +466,14 @@ class SecurityIT {
     assertThat(
             admin.get("/v1/audit?principal=anonymous&outcome=REFUSED").body().path("items").size())
         .isPositive();
-    assertThat(admin.get("/v1/audit?size=0").status()).isEqualTo(400);
+    assertThat(admin.get("/v1/audit?limit=0").status()).isEqualTo(400);
   }
 
   private String keyName(String token) {
     return admin
-        .get("/v1/api-keys")
+        .get("/v1/api-keys?limit=1000")
         .body()
+        .path("items")
         .valueStream()
         .filter(k -> token.startsWith(k.path("prefix").asString()))
         .map(k -> k.path("name").asString())

@@ -196,6 +196,7 @@ class InjectionIT {
         Set.copyOf(
             api.get("/v1/catalogs/examples/databases/marketplace/tables")
                 .body()
+                .path("items")
                 .findValuesAsString("name"));
     assertThat(stored).contains("orders");
   }

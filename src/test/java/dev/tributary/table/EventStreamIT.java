@@ -109,6 +109,7 @@ class EventStreamIT {
       List<String> logged = new ArrayList<>();
       api.get(db + "/materialized-tables/" + name + "/events")
           .body()
+          .path("items")
           .forEach(e -> logged.add(e.path("reason").asString()));
       List<String> streamed = all.reasons();
       assertThat(streamed).isEqualTo(logged.subList(0, streamed.size()));

@@ -14,8 +14,12 @@ import dev.tributary.statement.TopicOwnership;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ApiVersion;
 import dev.tributary.system.ErrorCode;
+import dev.tributary.system.Paging;
+import dev.tributary.system.Paging.Page;
+import dev.tributary.system.PagingDocs;
 import dev.tributary.system.web.Problems;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import java.time.Instant;
@@ -27,6 +31,7 @@ import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PutMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /** Read access to catalogs, databases and the source tables registered in them. */
@@ -123,12 +128,20 @@ class CatalogController {
       operationId = "listCatalogs",
       summary = "List catalogs",
       description = "The catalogs the caller may read something in.")
-  List<CatalogResponse> catalogs() {
+  Page<CatalogResponse> catalogs(
+      @Parameter(description = PagingDocs.LIMIT) @RequestParam(required = false) Integer limit,
+      @Parameter(description = PagingDocs.TOKEN) @RequestParam(required = false) String pageToken) {
     // Only the catalogs the caller holds a grant in.
-    return catalogs.catalogs().stream()
-        .filter(c -> Access.seesCatalog(c.getName()))
-        .map(c -> new CatalogResponse(c.getName()))
-        .toList();
+    return Paging.page(
+        "catalogs",
+        catalogs.catalogs().stream()
+            .filter(c -> Access.seesCatalog(c.getName()))
+            .map(c -> new CatalogResponse(c.getName()))
+            .toList(),
+        CatalogResponse::name,
+        Paging.BY_NAME,
+        limit,
+        pageToken);
   }
 
   @GetMapping("/{catalog}/databases")
@@ -136,14 +149,23 @@ class CatalogController {
       operationId = "listDatabases",
       summary = "List the databases of a catalog",
       description = "The databases of the catalog the caller may read.")
-  List<DatabaseResponse> databases(@PathVariable String catalog) {
+  Page<DatabaseResponse> databases(
+      @PathVariable String catalog,
+      @Parameter(description = PagingDocs.LIMIT) @RequestParam(required = false) Integer limit,
+      @Parameter(description = PagingDocs.TOKEN) @RequestParam(required = false) String pageToken) {
     if (!Access.seesCatalog(catalog)) {
       Access.require(Role.VIEWER, catalog, "*");
     }
-    return catalogs.databases(catalog).stream()
-        .filter(d -> Access.sees(catalog, d.getName()))
-        .map(d -> new DatabaseResponse(catalog, d.getName()))
-        .toList();
+    return Paging.page(
+        "databases:" + catalog,
+        catalogs.databases(catalog).stream()
+            .filter(d -> Access.sees(catalog, d.getName()))
+            .map(d -> new DatabaseResponse(catalog, d.getName()))
+            .toList(),
+        DatabaseResponse::name,
+        Paging.BY_NAME,
+        limit,
+        pageToken);
   }
 
   @GetMapping("/{catalog}/databases/{database}/tables")
@@ -152,9 +174,19 @@ class CatalogController {
       summary = "List the source tables of a database",
       description =
           "Tables created with CREATE TABLE (the inputs of queries), with their columns and connector options; secrets are redacted.")
-  List<SourceTableResponse> tables(@PathVariable String catalog, @PathVariable String database) {
+  Page<SourceTableResponse> tables(
+      @PathVariable String catalog,
+      @PathVariable String database,
+      @Parameter(description = PagingDocs.LIMIT) @RequestParam(required = false) Integer limit,
+      @Parameter(description = PagingDocs.TOKEN) @RequestParam(required = false) String pageToken) {
     Access.require(Role.VIEWER, catalog, database);
-    return catalogs.sourceTables(catalog, database).stream().map(SourceTableResponse::of).toList();
+    return Paging.page(
+        "tables:" + catalog + "." + database,
+        catalogs.sourceTables(catalog, database).stream().map(SourceTableResponse::of).toList(),
+        t -> t.metadata().name(),
+        Paging.BY_NAME,
+        limit,
+        pageToken);
   }
 
   @GetMapping("/{catalog}/databases/{database}/tables/{table}")

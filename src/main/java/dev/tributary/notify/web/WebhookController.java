@@ -3,6 +3,9 @@ package dev.tributary.notify.web;
 import dev.tributary.notify.Webhooks;
 import dev.tributary.security.Access;
 import dev.tributary.security.Role;
+import dev.tributary.system.Paging;
+import dev.tributary.system.Paging.Page;
+import dev.tributary.system.PagingDocs;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.headers.Header;
@@ -65,10 +68,6 @@ class WebhookController {
     }
   }
 
-  record WebhookList(List<WebhookResponse> items) {}
-
-  record DeliveryList(List<Webhooks.Delivery> items) {}
-
   @PostMapping
   @Operation(
       operationId = "createWebhook",
@@ -113,10 +112,19 @@ class WebhookController {
       operationId = "listWebhooks",
       summary = "The database's webhook subscriptions",
       description = "Never with their secrets.")
-  WebhookList list(@PathVariable String catalog, @PathVariable String database) {
+  Page<WebhookResponse> list(
+      @PathVariable String catalog,
+      @PathVariable String database,
+      @Parameter(description = PagingDocs.LIMIT) @RequestParam(required = false) Integer limit,
+      @Parameter(description = PagingDocs.TOKEN) @RequestParam(required = false) String pageToken) {
     Access.require(Role.VIEWER, catalog, database);
-    return new WebhookList(
-        webhooks.list(catalog, database).stream().map(w -> WebhookResponse.of(w, null)).toList());
+    return Paging.page(
+        "webhooks:" + catalog + "." + database,
+        webhooks.list(catalog, database).stream().map(w -> WebhookResponse.of(w, null)).toList(),
+        w -> Paging.instantKey(w.createdAt(), w.id().toString()),
+        Paging.BY_NAME,
+        limit,
+        pageToken);
   }
 
   @GetMapping("/{id}")
@@ -149,14 +157,20 @@ class WebhookController {
       summary = "The delivery log: each event's state, attempts, last status and last error",
       description =
           "Newest first; a delivery is retried with backoff until it succeeds or runs out of attempts.")
-  DeliveryList deliveries(
+  Page<Webhooks.Delivery> deliveries(
       @PathVariable String catalog,
       @PathVariable String database,
       @PathVariable UUID id,
-      @Parameter(description = "at most this many, newest first (1 to 500)")
-          @RequestParam(defaultValue = "100")
-          int limit) {
+      @Parameter(description = PagingDocs.LIMIT) @RequestParam(required = false) Integer limit,
+      @Parameter(description = PagingDocs.TOKEN) @RequestParam(required = false) String pageToken) {
     Access.require(Role.VIEWER, catalog, database);
-    return new DeliveryList(webhooks.deliveries(catalog, database, id, limit));
+    String list = "deliveries:" + id;
+    int size = Paging.limit(limit);
+    Long before = Paging.afterNumber(list, pageToken);
+    return Paging.fetched(
+        list,
+        webhooks.deliveries(catalog, database, id, before, size + 1),
+        size,
+        d -> Long.toString(d.id()));
   }
 }

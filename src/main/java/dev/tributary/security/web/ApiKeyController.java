@@ -6,7 +6,11 @@ import dev.tributary.security.ApiKeyService;
 import dev.tributary.security.Grant;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
+import dev.tributary.system.Paging;
+import dev.tributary.system.Paging.Page;
+import dev.tributary.system.PagingDocs;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import java.time.Instant;
@@ -21,6 +25,7 @@ import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /** API keys, for admins of every catalog. The secret is in the answer to its creation only. */
@@ -92,9 +97,17 @@ class ApiKeyController {
       operationId = "listApiKeys",
       summary = "List API keys, revoked and expired ones too",
       description = "Never with their secrets, which are not kept.")
-  List<KeyResponse> list() {
+  Page<KeyResponse> list(
+      @Parameter(description = PagingDocs.LIMIT) @RequestParam(required = false) Integer limit,
+      @Parameter(description = PagingDocs.TOKEN) @RequestParam(required = false) String pageToken) {
     Access.requireGlobalAdmin();
-    return keys.list().stream().map(k -> KeyResponse.of(k, null)).toList();
+    return Paging.page(
+        "api-keys",
+        keys.list().stream().map(k -> KeyResponse.of(k, null)).toList(),
+        k -> Paging.instantKey(k.createdAt(), k.id().toString()),
+        Paging.BY_NAME,
+        limit,
+        pageToken);
   }
 
   @DeleteMapping("/{id}")

@@ -2,12 +2,13 @@ package dev.tributary.security.web;
 
 import dev.tributary.security.Access;
 import dev.tributary.security.AuditLog;
-import dev.tributary.system.ApiException;
-import dev.tributary.system.ErrorCode;
+import dev.tributary.system.Paging;
+import dev.tributary.system.Paging.Page;
+import dev.tributary.system.PagingDocs;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import java.time.Instant;
-import java.util.List;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
@@ -25,33 +26,35 @@ class AuditController {
     this.audit = audit;
   }
 
-  record AuditPage(List<AuditLog.Entry> items, int page, int size) {}
-
   @GetMapping
   @Operation(
       operationId = "listAuditEvents",
       summary = "Who did what to which resource and when, changes and refused attempts",
       description =
-          "Newest first. Both the changes made and the attempts refused (with the status and code they were refused with).")
-  AuditPage list(
+          "Newest first. Both the changes made and the attempts refused (with the status and code"
+              + " they were refused with).")
+  Page<AuditLog.Entry> list(
       @RequestParam(required = false) String principal,
       @RequestParam(required = false) String action,
       @RequestParam(required = false) String resource,
       @RequestParam(required = false) AuditLog.Outcome outcome,
       @RequestParam(required = false) Instant since,
       @RequestParam(required = false) Instant until,
-      @RequestParam(defaultValue = "0") int page,
-      @RequestParam(defaultValue = "50") int size) {
+      @Parameter(description = PagingDocs.LIMIT) @RequestParam(required = false) Integer limit,
+      @Parameter(description = PagingDocs.TOKEN) @RequestParam(required = false) String pageToken) {
     Access.requireGlobalAdmin();
-    if (page < 0 || page > 1_000_000 || size < 1 || size > 500) {
-      throw new ApiException(
-          ErrorCode.VALIDATION_FAILED, "page must be 0 to 1000000 and size between 1 and 500");
-    }
-    return new AuditPage(
+    // The filters are part of the list: a token is only good with the same ones.
+    String list =
+        "audit:" + principal + ":" + action + ":" + resource + ":" + outcome + ":" + since + ":"
+            + until;
+    int size = Paging.limit(limit);
+    Long before = Paging.afterNumber(list, pageToken);
+    return Paging.fetched(
+        list,
         audit.page(
             new AuditLog.Query(
-                principal, action, resource, outcome, since, until, page * size, size)),
-        page,
-        size);
+                principal, action, resource, outcome, since, until, before, size + 1)),
+        size,
+        e -> Long.toString(e.id()));
   }
 }

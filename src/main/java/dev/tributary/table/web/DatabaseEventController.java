@@ -2,6 +2,9 @@ package dev.tributary.table.web;
 
 import dev.tributary.security.Access;
 import dev.tributary.security.Role;
+import dev.tributary.system.Paging;
+import dev.tributary.system.Paging.Page;
+import dev.tributary.system.PagingDocs;
 import dev.tributary.table.MaterializedTable;
 import dev.tributary.table.MaterializedTableService;
 import dev.tributary.table.PipelineTables;
@@ -9,7 +12,6 @@ import dev.tributary.table.TableHistory;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.tags.Tag;
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -55,17 +57,26 @@ class DatabaseEventController {
 
   @GetMapping
   @Operation(operationId = "listDatabaseEvents", summary = SUMMARY, description = DESCRIPTION)
-  List<EventStreams.StreamedEvent> list(
+  Page<EventStreams.StreamedEvent> list(
       @PathVariable String catalog,
       @PathVariable String database,
       @Parameter(description = "true: a live text/event-stream instead of the list")
           @RequestParam(required = false)
-          Boolean follow) {
+          Boolean follow,
+      @Parameter(description = PagingDocs.LIMIT) @RequestParam(required = false) Integer limit,
+      @Parameter(description = PagingDocs.TOKEN) @RequestParam(required = false) String pageToken) {
     Access.require(Role.VIEWER, catalog, database);
+    String list = "events:" + catalog + "." + database;
+    int size = Paging.limit(limit);
+    Long after = Paging.afterNumber(list, pageToken);
     Map<UUID, String> names = names(catalog, database, new ConcurrentHashMap<>());
-    return history.latestEvents(names.keySet()).stream()
-        .map(e -> EventStreams.StreamedEvent.of(e, names.get(e.getTableId())))
-        .toList();
+    return Paging.fetched(
+        list,
+        history.eventsAfter(names.keySet(), after == null ? 0 : after, size + 1).stream()
+            .map(e -> EventStreams.StreamedEvent.of(e, names.get(e.getTableId())))
+            .toList(),
+        size,
+        e -> Long.toString(e.id()));
   }
 
   @GetMapping(params = "follow=true", produces = MediaType.TEXT_EVENT_STREAM_VALUE)

@@ -4,15 +4,16 @@ import dev.tributary.security.Access;
 import dev.tributary.security.AuditContext;
 import dev.tributary.security.Role;
 import dev.tributary.sql.ObjectName;
-import dev.tributary.system.ApiException;
-import dev.tributary.system.ErrorCode;
+import dev.tributary.system.Paging;
+import dev.tributary.system.Paging.Page;
+import dev.tributary.system.PagingDocs;
 import dev.tributary.table.MaterializedTable;
 import dev.tributary.table.MaterializedTableService;
 import dev.tributary.table.Phase;
-import dev.tributary.table.web.TableApi.PageResponse;
 import dev.tributary.table.web.TableApi.PutRequest;
 import dev.tributary.table.web.TableApi.Resource;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.headers.Header;
 import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.Schema;
@@ -58,25 +59,29 @@ class MaterializedTableController {
   @Operation(
       operationId = "listMaterializedTables",
       summary = "List materialized tables, optionally by phase, a page at a time",
-      description = "Materialized tables, pipeline tables and flows of the database, by name.")
-  PageResponse list(
+      description =
+          "Materialized tables, pipeline tables and flows of the database, by name; 404 when"
+              + " the database does not exist.")
+  Page<Resource> list(
       @PathVariable String catalog,
       @PathVariable String database,
       @RequestParam(required = false) Phase phase,
-      @RequestParam(defaultValue = "0") int page,
-      @RequestParam(defaultValue = "50") int size) {
+      @Parameter(description = PagingDocs.LIMIT) @RequestParam(required = false) Integer limit,
+      @Parameter(description = PagingDocs.TOKEN) @RequestParam(required = false) String pageToken) {
     Access.require(Role.VIEWER, catalog, database);
-    if (page < 0 || size < 1 || size > 500) {
-      throw new ApiException(
-          ErrorCode.VALIDATION_FAILED, "page must be >= 0 and size between 1 and 500");
-    }
     List<MaterializedTable> all =
-        tables.list(catalog, database).stream()
+        tables.listExisting(catalog, database).stream()
             .filter(t -> phase == null || t.getPhase() == phase)
             .toList();
-    List<Resource> items =
-        all.stream().skip((long) page * size).limit(size).map(resources::of).toList();
-    return new PageResponse(items, page, size, all.size());
+    Page<MaterializedTable> page =
+        Paging.page(
+            "materialized-tables:" + catalog + "." + database + ":" + phase,
+            all,
+            MaterializedTable::getName,
+            Paging.BY_NAME,
+            limit,
+            pageToken);
+    return new Page<>(page.items().stream().map(resources::of).toList(), page.nextPageToken());
   }
 
   @GetMapping("/{name}")

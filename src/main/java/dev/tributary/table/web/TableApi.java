@@ -3,11 +3,9 @@ package dev.tributary.table.web;
 import dev.tributary.plan.ChangePlan;
 import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.table.MaterializedTableVersion;
-import dev.tributary.table.TableRefresh;
 import dev.tributary.table.web.TableApi.ExpectationCount;
 import dev.tributary.table.web.TableApi.Metadata;
 import dev.tributary.table.web.TableApi.PreviewRow;
-import dev.tributary.table.web.TableApi.Resource;
 import dev.tributary.table.web.TableApi.SpecRequest;
 import dev.tributary.table.web.TableApi.SpecResponse;
 import dev.tributary.table.web.TableApi.VersionResponse;
@@ -58,10 +56,6 @@ final class TableApi {
   record SpecResponse(String statement, MaterializedTableDefinition definition, boolean stopped) {}
 
   record RefreshRequest(Map<String, String> partition) {}
-
-  record RefreshPage(List<TableRefresh> items, int page, int size, long total) {}
-
-  record PageResponse(List<Resource> items, int page, int size, long total) {}
 
   record VersionResponse(
       long version,

@@ -9,6 +9,9 @@ import dev.tributary.sql.TableSchema;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
 import dev.tributary.system.Json;
+import dev.tributary.system.Paging;
+import dev.tributary.system.Paging.Page;
+import dev.tributary.system.PagingDocs;
 import dev.tributary.table.MaterializedTable;
 import dev.tributary.table.MaterializedTableService;
 import dev.tributary.table.PipelineTables;
@@ -21,6 +24,7 @@ import dev.tributary.table.web.TableApi.PreviewResponse;
 import dev.tributary.table.web.TableApi.PreviewRow;
 import dev.tributary.table.web.TableApi.Resource;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -64,11 +68,23 @@ class TableDataController {
           "The flows of a pipeline table, each with its own job, phase, checkpoints and (for"
               + " INSERT ONCE) its one run",
       description = "Each flow in the same envelope as a table (kind Flow), by name.")
-  List<Resource> flows(
-      @PathVariable String catalog, @PathVariable String database, @PathVariable String name) {
+  Page<Resource> flows(
+      @PathVariable String catalog,
+      @PathVariable String database,
+      @PathVariable String name,
+      @Parameter(description = PagingDocs.LIMIT) @RequestParam(required = false) Integer limit,
+      @Parameter(description = PagingDocs.TOKEN) @RequestParam(required = false) String pageToken) {
     Access.require(Role.VIEWER, catalog, database);
     MaterializedTable table = pipelines.pipelineTable(new ObjectName(catalog, database, name));
-    return tables.flows(table).stream().map(resources::of).toList();
+    Page<MaterializedTable> page =
+        Paging.page(
+            "flows:" + table.getId(),
+            tables.flows(table),
+            MaterializedTable::getName,
+            Paging.BY_NAME,
+            limit,
+            pageToken);
+    return new Page<>(page.items().stream().map(resources::of).toList(), page.nextPageToken());
   }
 
   @GetMapping("/{name}/expectations")

@@ -5,12 +5,16 @@ import dev.tributary.security.Role;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
+import dev.tributary.system.Paging;
+import dev.tributary.system.Paging.Page;
+import dev.tributary.system.PagingDocs;
 import dev.tributary.table.TableHistory;
 import dev.tributary.table.web.TableApi.VersionResponse;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import java.util.List;
+import java.util.UUID;
 import org.springframework.http.MediaType;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -48,12 +52,21 @@ class TableHistoryController {
       summary = "Every definition the table has had; still answers after the table is dropped",
       description =
           "Oldest first; each version holds the statement that defined it and how applying it ended.")
-  List<VersionResponse> versions(
-      @PathVariable String catalog, @PathVariable String database, @PathVariable String name) {
+  Page<VersionResponse> versions(
+      @PathVariable String catalog,
+      @PathVariable String database,
+      @PathVariable String name,
+      @Parameter(description = PagingDocs.LIMIT) @RequestParam(required = false) Integer limit,
+      @Parameter(description = PagingDocs.TOKEN) @RequestParam(required = false) String pageToken) {
     Access.require(Role.VIEWER, catalog, database);
-    return history.versions(history.historyOf(new ObjectName(catalog, database, name))).stream()
-        .map(VersionResponse::of)
-        .toList();
+    UUID table = history.historyOf(new ObjectName(catalog, database, name));
+    return Paging.page(
+        "versions:" + table,
+        history.versions(table).stream().map(VersionResponse::of).toList(),
+        v -> Long.toString(v.version()),
+        Paging.BY_NUMBER,
+        limit,
+        pageToken);
   }
 
   @GetMapping("/{name}/versions/{version}")
@@ -93,18 +106,28 @@ class TableHistoryController {
           "What the reconciler did to the table, and why (follow=true: live, as Server-Sent"
               + " Events); still answers after the table is dropped",
       description = EVENTS_DESCRIPTION)
-  List<EventStreams.StreamedEvent> events(
+  Page<EventStreams.StreamedEvent> events(
       @PathVariable String catalog,
       @PathVariable String database,
       @PathVariable String name,
       @Parameter(description = "true: a live text/event-stream instead of the list")
           @RequestParam(required = false)
-          Boolean follow) {
+          Boolean follow,
+      @Parameter(description = PagingDocs.LIMIT) @RequestParam(required = false) Integer limit,
+      @Parameter(description = PagingDocs.TOKEN) @RequestParam(required = false) String pageToken) {
     Access.require(Role.VIEWER, catalog, database);
     ObjectName table = new ObjectName(catalog, database, name);
-    return history.events(history.historyOf(table)).stream()
-        .map(e -> EventStreams.StreamedEvent.of(e, table.toString()))
-        .toList();
+    UUID id = history.historyOf(table);
+    String list = "events:" + id;
+    int size = Paging.limit(limit);
+    Long after = Paging.afterNumber(list, pageToken);
+    return Paging.fetched(
+        list,
+        history.eventsAfter(List.of(id), after == null ? 0 : after, size + 1).stream()
+            .map(e -> EventStreams.StreamedEvent.of(e, table.toString()))
+            .toList(),
+        size,
+        e -> Long.toString(e.id()));
   }
 
   @GetMapping(

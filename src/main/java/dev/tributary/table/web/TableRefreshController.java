@@ -5,6 +5,9 @@ import dev.tributary.security.Role;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
+import dev.tributary.system.Paging;
+import dev.tributary.system.Paging.Page;
+import dev.tributary.system.PagingDocs;
 import dev.tributary.table.MaterializedTableService;
 import dev.tributary.table.PipelineTables;
 import dev.tributary.table.RefreshRequests;
@@ -12,9 +15,9 @@ import dev.tributary.table.TableHistory;
 import dev.tributary.table.TableRefresh;
 import dev.tributary.table.TableSpec;
 import dev.tributary.table.web.TableApi.FullRefreshResponse;
-import dev.tributary.table.web.TableApi.RefreshPage;
 import dev.tributary.table.web.TableApi.RefreshRequest;
 import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.Parameter;
 import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
@@ -60,23 +63,22 @@ class TableRefreshController {
               + " job, rows and tombstones written, outcome; still answers after the table is"
               + " dropped",
       description = "One entry per refresh, newest first, with its outcome; a page at a time.")
-  RefreshPage refreshes(
+  Page<TableRefresh> refreshes(
       @PathVariable String catalog,
       @PathVariable String database,
       @PathVariable String name,
-      @RequestParam(defaultValue = "0") int page,
-      @RequestParam(defaultValue = "20") int size) {
+      @Parameter(description = PagingDocs.LIMIT) @RequestParam(required = false) Integer limit,
+      @Parameter(description = PagingDocs.TOKEN) @RequestParam(required = false) String pageToken) {
     Access.require(Role.VIEWER, catalog, database);
-    if (page < 0 || size < 1 || size > 500) {
-      throw new ApiException(
-          ErrorCode.VALIDATION_FAILED, "page must be >= 0 and size between 1 and 500");
-    }
     UUID id = history.historyOf(new ObjectName(catalog, database, name));
-    return new RefreshPage(
-        refreshRequests.refreshes(id, page * size, size),
-        page,
+    String list = "refreshes:" + id;
+    int size = Paging.limit(limit);
+    Long before = Paging.afterNumber(list, pageToken);
+    return Paging.fetched(
+        list,
+        refreshRequests.refreshesBefore(id, before, size + 1),
         size,
-        refreshRequests.refreshCount(id));
+        r -> Long.toString(r.number()));
   }
 
   @PostMapping("/{name}/refreshes")
