@@ -181,10 +181,20 @@ class ClientContractIT {
                     .isEqualTo(evolved.getMetadata().getGeneration()));
     assertThat(evolved.getStatus().getJob().getId()).hasSize(32);
     assertThat(evolved.getStatus().getTopic().getName()).isEqualTo(byStatement);
-    List<VersionResponse> versions = tables.listTableVersions(CATALOG, DATABASE, byStatement);
+    List<VersionResponse> versions =
+        tables.listTableVersions(CATALOG, DATABASE, byStatement, null, null).getItems();
     assertThat(versions).hasSizeGreaterThanOrEqualTo(2);
-    List<TableEvent> events =
-        tables.listTableEvents(CATALOG, DATABASE, byStatement, null, null, null);
+    // Events a page of one at a time, to the end: each once, in order.
+    List<TableEvent> events = new java.util.ArrayList<>();
+    String token = null;
+    do {
+      PageTableEvent page =
+          tables.listTableEvents(CATALOG, DATABASE, byStatement, null, 1, token, null, null);
+      assertThat(page.getItems()).hasSizeLessThanOrEqualTo(1);
+      events.addAll(page.getItems());
+      token = page.getNextPageToken();
+    } while (token != null);
+    assertThat(events).extracting(TableEvent::getId).isSorted().doesNotHaveDuplicates();
     assertThat(events).isNotEmpty();
     assertThat(events).allSatisfy(e -> assertThat(e.getTable()).endsWith(byStatement));
 
@@ -261,7 +271,7 @@ class ClientContractIT {
         .pollInterval(Duration.ofSeconds(1))
         .until(
             () ->
-                tables.listTableRefreshes(CATALOG, DATABASE, full, null, null).getItems().stream()
+                tables.listTableRefreshes(CATALOG, DATABASE, full, 10, null).getItems().stream()
                     .anyMatch(r -> r.getState().getValue().equals("SUCCEEDED")));
 
     String pipeline = "contract_t_" + suffix;
@@ -271,7 +281,8 @@ class ClientContractIT {
             + " (order_id STRING, price DOUBLE)"
             + " FLOW INSERT BY NAME SELECT order_id, price FROM STREAM(orders)",
         false);
-    List<MaterializedTable> flows = tables.listTableFlows(CATALOG, DATABASE, pipeline);
+    List<MaterializedTable> flows =
+        tables.listTableFlows(CATALOG, DATABASE, pipeline, null, null).getItems();
     assertThat(flows).hasSize(1);
     assertThat(flows.get(0).getKind()).isEqualTo("Flow");
     MaterializedTable table = tables.getMaterializedTable(CATALOG, DATABASE, pipeline);
