@@ -13,6 +13,7 @@ import dev.tributary.client.ApiResponse;
 import dev.tributary.client.api.MaterializedTablesApi;
 import dev.tributary.client.api.StatementsApi;
 import dev.tributary.client.model.MaterializedTable;
+import dev.tributary.client.model.PageTableEvent;
 import dev.tributary.client.model.PutMaterializedTable200Response;
 import dev.tributary.client.model.PutRequest;
 import dev.tributary.client.model.RefreshTable202Response;
