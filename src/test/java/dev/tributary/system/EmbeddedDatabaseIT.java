@@ -34,7 +34,11 @@ class EmbeddedDatabaseIT {
     assertThatThrownBy(
             () ->
                 new SpringApplicationBuilder(TributaryApplication.class)
-                    .properties("server.port=0", "spring.main.register-shutdown-hook=false")
+                    .properties(
+                        "server.port=0",
+                        "spring.main.register-shutdown-hook=false",
+                        "spring.quartz.properties.org.quartz.scheduler.instanceName="
+                            + "tributary-embedded-it")
                     .run()
                     .close())
         .hasStackTraceContaining("No metadata database is configured. Set SPRING_DATASOURCE_URL");
@@ -47,7 +51,11 @@ class EmbeddedDatabaseIT {
             .properties(
                 "server.port=0",
                 "spring.main.register-shutdown-hook=false",
-                "tributary.datasource.embedded=true")
+                "tributary.datasource.embedded=true",
+                // Quartz keeps job-store data sources JVM-wide by scheduler name: under the shared
+                // name, closing this context would close the data source of the test JVM's other
+                // schedulers (a FULL table's schedule then reads a closed pool).
+                "spring.quartz.properties.org.quartz.scheduler.instanceName=tributary-embedded-it")
             .run()) {
       EmbeddedPostgres postgres = context.getBean(EmbeddedPostgres.class);
       JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
