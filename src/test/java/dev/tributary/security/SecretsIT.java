@@ -147,11 +147,13 @@ class SecretsIT {
       assertThat(
               api.get(tables + "tables/sasl_src")
                   .body()
+                  .path("spec")
                   .path("options")
                   .path("properties.sasl.jaas.config")
                   .asString())
           .isEqualTo("******");
-      assertThat(api.get(tables + "tables/sasl_src").body().path("ddl").asString())
+      assertThat(
+              api.get(tables + "tables/sasl_src").body().path("spec").path("statement").asString())
           .contains("'properties.sasl.jaas.config' = '******'");
       TimeUnit.SECONDS.sleep(2); // let the reconciler's next pass log what it logs
 
@@ -225,7 +227,7 @@ class SecretsIT {
               ? secret.getValue().split("password=\"")[1].split("\"")[0]
               : secret.getValue();
       assertThat(all).as(secret.getKey()).doesNotContain(bare);
-      assertThat(table.body().path("options").path(secret.getKey()).asString())
+      assertThat(table.body().path("spec").path("options").path(secret.getKey()).asString())
           .as(secret.getKey())
           .isEqualTo("******");
     }
