@@ -29,17 +29,21 @@ class EmbeddedDatabaseIT {
     }
   }
 
+  /**
+   * Quartz keeps job-store data sources JVM-wide by scheduler name: under the shared name, closing
+   * this test's context would close the data source of the test JVM's other schedulers (a FULL
+   * table's schedule then reads a closed pool). An argument, so that it wins over application.yml.
+   */
+  private static final String OWN_SCHEDULER =
+      "--spring.quartz.properties.org.quartz.scheduler.instanceName=tributary-embedded-it";
+
   @Test
   void shouldRefuseToStartWithoutADatabaseUnlessAnEmbeddedOneIsAskedFor() {
     assertThatThrownBy(
             () ->
                 new SpringApplicationBuilder(TributaryApplication.class)
-                    .properties(
-                        "server.port=0",
-                        "spring.main.register-shutdown-hook=false",
-                        "spring.quartz.properties.org.quartz.scheduler.instanceName="
-                            + "tributary-embedded-it")
-                    .run()
+                    .properties("server.port=0", "spring.main.register-shutdown-hook=false")
+                    .run(OWN_SCHEDULER)
                     .close())
         .hasStackTraceContaining("No metadata database is configured. Set SPRING_DATASOURCE_URL");
   }
@@ -51,12 +55,8 @@ class EmbeddedDatabaseIT {
             .properties(
                 "server.port=0",
                 "spring.main.register-shutdown-hook=false",
-                "tributary.datasource.embedded=true",
-                // Quartz keeps job-store data sources JVM-wide by scheduler name: under the shared
-                // name, closing this context would close the data source of the test JVM's other
-                // schedulers (a FULL table's schedule then reads a closed pool).
-                "spring.quartz.properties.org.quartz.scheduler.instanceName=tributary-embedded-it")
-            .run()) {
+                "tributary.datasource.embedded=true")
+            .run(OWN_SCHEDULER)) {
       EmbeddedPostgres postgres = context.getBean(EmbeddedPostgres.class);
       JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
 
