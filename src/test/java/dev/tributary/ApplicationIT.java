@@ -71,7 +71,7 @@ class ApplicationIT {
     String type = problem.path("type").asString();
     assertThat(type).isEqualTo("/problems/not-found");
 
-    for (dev.tributary.system.ErrorCode code : ErrorCode.values()) {
+    for (ErrorCode code : ErrorCode.values()) {
       JsonNode page =
           JsonMapper.shared()
               .readTree(anonymous.get().uri(code.type()).retrieve().body(String.class));

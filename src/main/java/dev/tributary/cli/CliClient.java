@@ -14,6 +14,8 @@ import java.time.Duration;
 import java.util.function.Consumer;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
 
 /** The service's REST API as the command line calls it: JSON in, JSON (or problems) out. */
 final class CliClient {
@@ -60,7 +62,7 @@ final class CliClient {
    * {@code {"items": [...]}}; the first answer that is not 2xx is returned as it is.
    */
   Answer getAll(String path) {
-    tools.jackson.databind.node.ArrayNode items = JSON.createArrayNode();
+    ArrayNode items = JSON.createArrayNode();
     String token = null;
     do {
       String sep = path.contains("?") ? "&" : "?";
@@ -72,7 +74,7 @@ final class CliClient {
       page.body().path("items").forEach(items::add);
       token = page.body().path("nextPageToken").asString(null);
     } while (token != null);
-    tools.jackson.databind.node.ObjectNode all = JSON.createObjectNode();
+    ObjectNode all = JSON.createObjectNode();
     all.set("items", items);
     return new Answer(200, all, all.toString());
   }

@@ -1,5 +1,7 @@
 package dev.tributary.system;
 
+import java.util.Locale;
+
 /**
  * Every error the API can answer with; the name is the stable {@code code} of a problem. Free of
  * framework types so that the statement language can raise them too.
@@ -188,7 +190,7 @@ public enum ErrorCode {
 
   /** The code as it appears in the problem {@code type}: {@code sql-syntax-error}. */
   public String slug() {
-    return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+    return name().toLowerCase(Locale.ROOT).replace('_', '-');
   }
 
   /**

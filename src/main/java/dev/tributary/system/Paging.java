@@ -3,10 +3,12 @@ package dev.tributary.system;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import io.swagger.v3.oas.annotations.media.Schema;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
 
@@ -127,9 +129,9 @@ public final class Paging {
    * A key that orders by time, then by a unique id: items created in the same instant keep one
    * order. The time is epoch nanoseconds, zero-padded, so that text order is time order.
    */
-  public static String instantKey(java.time.Instant at, String id) {
+  public static String instantKey(Instant at, String id) {
     long nanos = at == null ? 0 : at.getEpochSecond() * 1_000_000_000L + at.getNano();
-    return String.format(java.util.Locale.ROOT, "%020d/%s", nanos, id);
+    return String.format(Locale.ROOT, "%020d/%s", nanos, id);
   }
 
   /** Names in ascending order. */

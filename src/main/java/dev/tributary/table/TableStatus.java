@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -184,7 +185,7 @@ public record TableStatus(
       return other != null
           && status.equals(other.status)
           && reason == other.reason
-          && java.util.Objects.equals(message, other.message);
+          && Objects.equals(message, other.message);
     }
   }
 

@@ -24,6 +24,7 @@ import dev.tributary.client.model.TableEvent;
 import dev.tributary.client.model.VersionResponse;
 import dev.tributary.local.LocalStack;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
@@ -186,7 +187,7 @@ class ClientContractIT {
         tables.listTableVersions(CATALOG, DATABASE, byStatement, null, null).getItems();
     assertThat(versions).hasSizeGreaterThanOrEqualTo(2);
     // Events a page of one at a time, to the end: each once, in order.
-    List<TableEvent> events = new java.util.ArrayList<>();
+    List<TableEvent> events = new ArrayList<>();
     String token = null;
     do {
       PageTableEvent page =

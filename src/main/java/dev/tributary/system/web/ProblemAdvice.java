@@ -6,6 +6,8 @@ import dev.tributary.sql.Secrets;
 import dev.tributary.sql.SqlException;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
+import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
@@ -141,8 +143,8 @@ class ProblemAdvice extends ResponseEntityExceptionHandler {
   static boolean isDatabaseUnavailable(Throwable failure) {
     for (Throwable t = failure; t != null; t = t.getCause()) {
       if (t instanceof CannotCreateTransactionException
-          || t instanceof java.sql.SQLTransientConnectionException
-          || t instanceof java.sql.SQLException sql
+          || t instanceof SQLTransientConnectionException
+          || t instanceof SQLException sql
               && sql.getSQLState() != null
               && sql.getSQLState().startsWith("08")) {
         return true;
