@@ -100,6 +100,10 @@ class ClientContractIT {
   void shouldDriveATableThroughItsLifeWithTheGeneratedClient() throws Exception {
     String byStatement = "contract_s_" + suffix;
     String byPut = "contract_p_" + suffix;
+    String putStatement =
+        "CREATE MATERIALIZED TABLE "
+            + byPut
+            + " FRESHNESS = INTERVAL '2' SECOND AS SELECT order_id FROM orders";
 
     // Created by statement, and by PUT (201 with Location and the table).
     ScriptResponse created =
@@ -115,13 +119,7 @@ class ClientContractIT {
             CATALOG,
             DATABASE,
             byPut,
-            new PutRequest()
-                .spec(
-                    new SpecRequest()
-                        .statement(
-                            "CREATE MATERIALIZED TABLE "
-                                + byPut
-                                + " FRESHNESS = INTERVAL '2' SECOND AS SELECT order_id FROM orders")),
+            new PutRequest().spec(new SpecRequest().statement(putStatement)),
             null,
             "*");
     assertThat(put.getStatusCode()).isEqualTo(201);
@@ -211,15 +209,7 @@ class ClientContractIT {
                     CATALOG,
                     DATABASE,
                     byPut,
-                    new PutRequest()
-                        .spec(
-                            new SpecRequest()
-                                .statement(
-                                    "CREATE MATERIALIZED TABLE "
-                                        + byPut
-                                        + " FRESHNESS = INTERVAL '2' SECOND AS SELECT order_id"
-                                        + " FROM orders")
-                                .stopped(true)),
+                    new PutRequest().spec(new SpecRequest().statement(putStatement).stopped(true)),
                     "\"" + (resourceVersion - 1) + "\"",
                     null));
     assertThat(stale.getCode()).isEqualTo(412);
