@@ -99,16 +99,6 @@ public class RefreshLedger {
         limit);
   }
 
-  /** Newest first. */
-  public List<TableRefresh> page(UUID table, int offset, int limit) {
-    return jdbc.query(
-        "SELECT * FROM table_refresh WHERE table_id = ? ORDER BY number DESC OFFSET ? LIMIT ?",
-        RefreshLedger::row,
-        table,
-        offset,
-        limit);
-  }
-
   public long count(UUID table) {
     Long n =
         jdbc.queryForObject(

@@ -81,18 +81,9 @@ public class RefreshRequests {
     return refresh;
   }
 
-  @Transactional(readOnly = true)
   /** Newest first: at most {@code limit} refreshes numbered below {@code before} (or any). */
+  @Transactional(readOnly = true)
   public List<TableRefresh> refreshesBefore(UUID table, Long before, int limit) {
     return refreshes.pageBefore(table, before == null ? Long.MAX_VALUE : before, limit);
-  }
-
-  public List<TableRefresh> refreshes(UUID table, int offset, int limit) {
-    return refreshes.page(table, offset, limit);
-  }
-
-  @Transactional(readOnly = true)
-  public long refreshCount(UUID table) {
-    return refreshes.count(table);
   }
 }
