@@ -390,6 +390,13 @@ public final class Cli {
     }
   }
 
+  /** A FRESHNESS as the API spells it ({@code {amount, unit}}), written {@code 5 SECOND}. */
+  private static String interval(JsonNode freshness) {
+    return freshness.path("amount").isNumber()
+        ? freshness.path("amount").asLong() + " " + freshness.path("unit").asString()
+        : "-";
+  }
+
   /** Why a table is where it is: the status message, else the first false condition's message. */
   private static String cause(JsonNode table) {
     JsonNode status = table.path("status");
@@ -464,7 +471,7 @@ public final class Cli {
                 t.path("metadata").path("name").asString(),
                 t.path("status").path("phase").asString(),
                 r.path("refreshMode").asString("-"),
-                r.path("freshness").asString("-"),
+                interval(r.path("freshness")),
                 r.path("lagSeconds").isNumber()
                     ? String.format(Locale.ROOT, "%.0f s", r.path("lagSeconds").asDouble())
                     : "-",
@@ -502,7 +509,7 @@ public final class Cli {
           "  refresh:    "
               + r.path("refreshMode").asString("-")
               + ", freshness "
-              + r.path("freshness").asString("-")
+              + interval(r.path("freshness"))
               + ", lag "
               + r.path("lagSeconds").asString("-")
               + " s");

@@ -4,6 +4,7 @@ import dev.tributary.port.RefreshSchedules;
 import dev.tributary.sql.Clauses;
 import dev.tributary.sql.Defaults;
 import dev.tributary.sql.MaterializedTableDefinition;
+import io.swagger.v3.oas.annotations.media.Schema;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -31,7 +32,8 @@ public class Freshness {
   public record Summary(
       String refreshMode,
       String reason,
-      String freshness,
+      @Schema(description = "The declared (or default) FRESHNESS, spelled as in the spec")
+          Clauses.Interval freshness,
       Instant lastRefresh,
       Instant freshAsOf,
       Instant nextRefresh,
@@ -56,7 +58,7 @@ public class Freshness {
       return new Summary(
           "FULL",
           reason,
-          effective.freshness().sql(),
+          effective.freshness(),
           last.map(TableRefresh::endedAt).orElse(null),
           asOf,
           spec.stopped() ? null : schedules.nextFire(table.getId()).orElse(null),
@@ -72,7 +74,7 @@ public class Freshness {
     return new Summary(
         "CONTINUOUS",
         reason,
-        effective.freshness().sql(),
+        effective.freshness(),
         asOf,
         asOf,
         null,

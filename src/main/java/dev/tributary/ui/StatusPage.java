@@ -6,6 +6,7 @@ import dev.tributary.security.UiCookie;
 import dev.tributary.security.UiSessions;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.statement.Lineage;
+import dev.tributary.system.Paging;
 import dev.tributary.table.Freshness;
 import dev.tributary.table.MaterializedTable;
 import dev.tributary.table.MaterializedTableService;
@@ -17,7 +18,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -124,7 +124,9 @@ class StatusPage {
   }
 
   @GetMapping
-  ResponseEntity<String> index() {
+  ResponseEntity<String> index(
+      @RequestParam(required = false) Integer limit,
+      @RequestParam(required = false) String pageToken) {
     String body =
         """
         <p class="who">Signed in as %s · <a href="/ui/logout">sign out</a></p>
@@ -173,7 +175,7 @@ class StatusPage {
         });
         async function refresh() {
           try {
-            const r = await fetch('/ui/rows');
+            const r = await fetch('/ui/rows' + location.search);
             if (r.ok) document.getElementById('rows').innerHTML = await r.text();
             const l = await fetch('/ui/lineage.svg');
             if (l.ok) document.getElementById('lineage').innerHTML = await l.text();
@@ -182,14 +184,16 @@ class StatusPage {
         setInterval(refresh, 2000);
         </script>
         """
-            .formatted(escape(Access.caller().name()), rows(), svg());
+            .formatted(escape(Access.caller().name()), rows(limit, pageToken), svg());
     return html(page("Tributary", body));
   }
 
   /** The rows of the tables table, for the page's refresh. */
   @GetMapping("/rows")
-  ResponseEntity<String> rowsFragment() {
-    return html(rows());
+  ResponseEntity<String> rowsFragment(
+      @RequestParam(required = false) Integer limit,
+      @RequestParam(required = false) String pageToken) {
+    return html(rows(limit, pageToken));
   }
 
   @GetMapping("/lineage.svg")
@@ -211,7 +215,11 @@ class StatusPage {
         new ObjectName(catalog, database, name), EventStreams.startAfter(lastEventId, null));
   }
 
-  private String rows() {
+  /**
+   * A page of the tables the caller may see, in name order, as the API pages them ({@link Paging}):
+   * {@code limit} rows after the token's table, and a last row linking the next page.
+   */
+  private String rows(Integer limit, String pageToken) {
     List<MaterializedTable> visible = new ArrayList<>();
     for (MaterializedTable t : tables.all()) {
       ObjectName n = t.objectName();
@@ -219,12 +227,19 @@ class StatusPage {
         visible.add(t);
       }
     }
-    visible.sort(Comparator.comparing(MaterializedTable::qualifiedName));
-    if (visible.isEmpty()) {
+    Paging.Page<MaterializedTable> page =
+        Paging.page(
+            "ui-tables",
+            visible,
+            MaterializedTable::qualifiedName,
+            Paging.BY_NAME,
+            limit,
+            pageToken);
+    if (page.items().isEmpty()) {
       return "<tr><td colspan=\"8\" class=\"empty\">No tables yet.</td></tr>";
     }
     StringBuilder out = new StringBuilder();
-    for (MaterializedTable t : visible) {
+    for (MaterializedTable t : page.items()) {
       ObjectName n = t.objectName();
       TableSpec spec = tables.spec(t);
       Freshness.Summary f = freshness.of(t, spec);
@@ -241,7 +256,7 @@ class StatusPage {
       cell(out, spec.kind() == TableSpec.Kind.PIPELINE_TABLE ? "pipeline" : "materialized", null);
       cell(out, t.getPhase().name(), "phase " + t.getPhase().name().toLowerCase());
       cell(out, f == null ? "" : f.refreshMode(), null);
-      cell(out, f == null ? "" : f.freshness(), null);
+      cell(out, f == null ? "" : f.freshness().sql(), null);
       cell(
           out,
           f == null || f.lagSeconds() == null
@@ -253,6 +268,13 @@ class StatusPage {
       cell(out, f == null ? "" : time(f.lastRefresh()), null);
       cell(out, f == null ? "" : time(f.nextRefresh()), null);
       out.append("</tr>\n");
+    }
+    if (page.nextPageToken() != null) {
+      out.append("<tr class=\"more\"><td colspan=\"8\"><a id=\"next-page\" href=\"/ui?")
+          .append(limit == null ? "" : "limit=" + Paging.limit(limit) + "&amp;")
+          .append("pageToken=")
+          .append(escape(page.nextPageToken()))
+          .append("\">Next page</a></td></tr>\n");
     }
     return out.toString();
   }

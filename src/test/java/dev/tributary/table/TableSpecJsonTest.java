@@ -2,6 +2,7 @@ package dev.tributary.table;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tributary.sql.Column;
 import dev.tributary.sql.Parser;
 import dev.tributary.sql.Statement;
 import dev.tributary.system.Json;
@@ -33,5 +34,25 @@ class TableSpecJsonTest {
       }
     }
     assertThat(checked).isGreaterThan(15);
+  }
+
+  @Test
+  void shouldSpellNullabilityAsTheStatusDoesAndReadTheOldSpelling() {
+    Column required = Column.physical("id", "BIGINT", true, null);
+    String json = Json.write(required);
+    assertThat(json).contains("\"nullable\":false").doesNotContain("notNull");
+    assertThat(Json.read(json, Column.class)).isEqualTo(required);
+    // Rows stored before the API said nullable hold notNull.
+    assertThat(
+            Json.read(
+                "{\"name\":\"id\",\"kind\":\"PHYSICAL\",\"type\":\"BIGINT\",\"notNull\":true}",
+                Column.class))
+        .isEqualTo(required);
+    assertThat(
+            Json.read(
+                    "{\"name\":\"v\",\"kind\":\"PHYSICAL\",\"type\":\"INT\",\"notNull\":false}",
+                    Column.class)
+                .notNull())
+        .isFalse();
   }
 }

@@ -15,7 +15,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -170,6 +173,41 @@ class StatusPageIT {
             HttpResponse.BodyHandlers.ofString());
     assertThat(page.statusCode()).isEqualTo(200);
     assertThat(page.body()).contains("<h2>Tables</h2>");
+
+    // The rows come a page at a time, as the API's lists do: one table, then the next by its link.
+    Api tablesApi = new Api(port);
+    String suffix = UUID.randomUUID().toString().substring(0, 6);
+    List<String> created = List.of("ui_page_a_" + suffix, "ui_page_b_" + suffix);
+    for (String t : created) {
+      tablesApi.ok(
+          "CREATE MATERIALIZED TABLE "
+              + t
+              + " AS SELECT order_id FROM examples.marketplace.orders");
+    }
+    Pattern row = Pattern.compile("<tr data-table=\"([^\"]+)\"");
+    Pattern next = Pattern.compile("id=\"next-page\" href=\"/ui\\?([^\"]+)\"");
+    String query = "limit=1";
+    List<String> seen = new ArrayList<>();
+    for (int i = 0; i < 2; i++) {
+      String rows =
+          http.send(
+                  HttpRequest.newBuilder(URI.create(base + "/ui/rows?" + query))
+                      .header("Cookie", pair)
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString())
+              .body();
+      Matcher tables = row.matcher(rows);
+      assertThat(tables.find()).as("a table row in %s", rows).isTrue();
+      seen.add(tables.group(1));
+      assertThat(tables.find()).as("one row per page of limit=1").isFalse();
+      Matcher link = next.matcher(rows);
+      assertThat(link.find()).as("a next-page link: the example tables are more than one").isTrue();
+      query = link.group(1).replace("&amp;", "&");
+    }
+    assertThat(seen.get(1)).isGreaterThan(seen.get(0));
+    for (String t : created) {
+      tablesApi.ok("DROP MATERIALIZED TABLE " + t);
+    }
     // The same cookie opens nothing outside the page, and no write anywhere.
     HttpResponse<String> api =
         http.send(
