@@ -57,6 +57,9 @@ public class WebhookDispatcher implements SmartLifecycle {
 
   static final Duration TIMEOUT = Duration.ofSeconds(10);
 
+  /** How often a replica deletes the deliveries of pruned events. */
+  static final Duration PRUNE_EVERY = Duration.ofMinutes(10);
+
   public static final String SIGNATURE = "Tributary-Signature";
   public static final String DELIVERY = "Tributary-Delivery";
   public static final String EVENT = "Tributary-Event";
@@ -109,6 +112,31 @@ public class WebhookDispatcher implements SmartLifecycle {
             });
     rounds.scheduleWithFixedDelay(
         this::safeRound, pollInterval.toMillis(), pollInterval.toMillis(), TimeUnit.MILLISECONDS);
+    rounds.scheduleWithFixedDelay(
+        this::safePrune, PRUNE_EVERY.toMinutes(), PRUNE_EVERY.toMinutes(), TimeUnit.MINUTES);
+  }
+
+  private void safePrune() {
+    try {
+      int gone = pruneDeliveries();
+      if (gone > 0) {
+        log.info("Deleted {} webhook deliveries of pruned events", gone);
+      }
+    } catch (RuntimeException e) {
+      log.warn("Deleting old webhook deliveries failed: {}", e.toString());
+    }
+  }
+
+  /**
+   * The delivery log lives as long as its events: a delivery that ended (DELIVERED or FAILED) goes
+   * once its event was pruned (tributary.events.retention and max-per-table). A PENDING one stays:
+   * its next attempt finds the event gone and ends it FAILED, and a later prune takes it.
+   */
+  public int pruneDeliveries() {
+    return jdbc.update(
+        """
+        DELETE FROM webhook_delivery d WHERE d.state <> 'PENDING'
+          AND NOT EXISTS (SELECT 1 FROM table_event e WHERE e.id = d.event_id)""");
   }
 
   @Override

@@ -10,6 +10,7 @@ import dev.tributary.table.TableSpec;
 import dev.tributary.table.TableStatus;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
@@ -29,6 +30,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
@@ -102,6 +104,12 @@ public class ReconcileMetrics {
 
   /** What a table's spec declares, parsed once per generation. */
   private final Map<UUID, Declared> declared = new ConcurrentHashMap<>();
+
+  /** Meters registered per table as events happen, not from the store's rows. */
+  private static final List<String> PER_TABLE =
+      List.of("tributary.table.failures", "tributary.refresh.duration");
+
+  private Set<String> missingLastRound = Set.of();
 
   private volatile long lastRefresh = System.nanoTime() - Duration.ofMinutes(1).toNanos();
 
@@ -412,6 +420,7 @@ public class ReconcileMetrics {
       }
     }
     declared.keySet().retainAll(present);
+    forgetDropped(rows.stream().map(Row::qualified).collect(Collectors.toSet()));
     if (!stale.isEmpty()) {
       jdbc.query(
           connection -> {
@@ -448,6 +457,28 @@ public class ReconcileMetrics {
     info.register(infos, true);
     freshness.register(freshnesses, true);
     checkpointInterval.register(intervals, true);
+  }
+
+  /**
+   * Removes the per-table counters and timers of tables that are gone, so that a long-lived replica
+   * does not serve a series for every table it ever saw. A name must be missing from two rounds in
+   * a row (10 s or more): a table created between this round's read and the removal is missing from
+   * one round only, and keeps what it counted.
+   */
+  private void forgetDropped(Set<String> tables) {
+    Set<String> missing = new HashSet<>();
+    for (String meter : PER_TABLE) {
+      for (Meter m : registry.find(meter).meters()) {
+        String table = m.getId().getTag("table");
+        if (table != null && !tables.contains(table)) {
+          missing.add(table);
+          if (missingLastRound.contains(table)) {
+            registry.remove(m);
+          }
+        }
+      }
+    }
+    missingLastRound = missing;
   }
 
   /**

@@ -90,6 +90,19 @@ class MetricsIT {
         .contains("tributary_dependency_up{system=\"schemaRegistry\"} 1")
         .contains("tributary_dependency_up{system=\"flink\"} 1");
     assertThat(helpless(scrape)).as("meters without HELP text").isEmpty();
+
+    // A dropped table's own series go with it (a replica would otherwise keep them until it
+    // restarts): its failures counter and the FULL table's refresh timer.
+    ok("DROP MATERIALIZED TABLE broken");
+    ok("DROP MATERIALIZED TABLE totals");
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofSeconds(1))
+        .untilAsserted(
+            () ->
+                assertThat(api.get("/actuator/prometheus").text())
+                    .doesNotContain("table=\"examples.observed.broken\"")
+                    .doesNotContain("table=\"examples.observed.totals\""));
   }
 
   /** What each expression names that the scrape does not serve, as readable lines. */

@@ -6,11 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.tributary.TributaryIT;
 import dev.tributary.catalog.CatalogDatabase;
 import dev.tributary.catalog.CatalogService;
+import dev.tributary.notify.WebhookDispatcher;
 import dev.tributary.reconcile.JdbcReconcileStore;
 import dev.tributary.sql.Parser;
 import dev.tributary.sql.Statement;
 import dev.tributary.system.Json;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.quartz.Scheduler;
@@ -37,6 +39,7 @@ class StoreIT {
   @Autowired Scheduler scheduler;
   @Autowired JdbcTemplate jdbc;
   @Autowired JdbcReconcileStore reconcileStore;
+  @Autowired WebhookDispatcher webhooks;
 
   /** A valid stored spec: other tests read every table of the shared store. */
   static String spec(String query) {
@@ -145,5 +148,52 @@ class StoreIT {
             jdbc.queryForObject(
                 "SELECT count(*) FROM table_event WHERE reason = 'Old'", Integer.class))
         .isZero();
+  }
+
+  @Test
+  void shouldKeepADeliveryLogEntryAsLongAsItsEvent() {
+    Long database =
+        jdbc.queryForObject(
+            "SELECT d.id FROM catalog_database d JOIN catalog c ON c.id = d.catalog_id"
+                + " WHERE c.name = 'examples' AND d.name = 'marketplace'",
+            Long.class);
+    UUID webhook = UUID.randomUUID();
+    jdbc.update(
+        "INSERT INTO webhook (id, database_id, url, events, secret, created_by)"
+            + " VALUES (?, ?, 'http://127.0.0.1:9/x', ARRAY['*'], 'sealed', 'test')",
+        webhook,
+        database);
+    Long kept =
+        jdbc.queryForObject(
+            "INSERT INTO table_event (table_id, at, type, reason, message)"
+                + " VALUES (?, now(), 'NORMAL', 'Kept', 'kept') RETURNING id",
+            Long.class,
+            UUID.randomUUID());
+    long gone = kept + 1_000_000_000L; // no event has this id
+    for (Object[] row :
+        List.of(
+            new Object[] {kept, "DELIVERED"},
+            new Object[] {gone, "DELIVERED"},
+            new Object[] {gone + 1, "FAILED"},
+            new Object[] {gone + 2, "PENDING"})) {
+      jdbc.update(
+          // Not due for a day, so that the running dispatcher leaves the pending one alone.
+          "INSERT INTO webhook_delivery (webhook_id, event_id, state, next_attempt_at)"
+              + " VALUES (?, ?, ?, now() + interval '1 day')",
+          webhook,
+          row[0],
+          row[1]);
+    }
+
+    assertThat(webhooks.pruneDeliveries()).isGreaterThanOrEqualTo(2);
+
+    assertThat(
+            jdbc.queryForList(
+                "SELECT state FROM webhook_delivery WHERE webhook_id = ? ORDER BY event_id",
+                String.class,
+                webhook))
+        .as("the delivered one whose event is kept, and the pending one its next try ends")
+        .containsExactly("DELIVERED", "PENDING");
+    jdbc.update("DELETE FROM webhook WHERE id = ?", webhook);
   }
 }

@@ -201,8 +201,10 @@ class StatusPageIT {
       seen.add(tables.group(1));
       assertThat(tables.find()).as("one row per page of limit=1").isFalse();
       Matcher link = next.matcher(rows);
-      assertThat(link.find()).as("a next-page link: the example tables are more than one").isTrue();
-      query = link.group(1).replace("&amp;", "&");
+      if (i == 0) {
+        assertThat(link.find()).as("a next-page link: two tables or more").isTrue();
+        query = link.group(1).replace("&amp;", "&");
+      }
     }
     assertThat(seen.get(1)).isGreaterThan(seen.get(0));
     for (String t : created) {
