@@ -169,7 +169,7 @@ class ApiFuzzIT {
   @Test
   void shouldAnswerEveryGeneratedRequestWithoutA5xxAndWithProblems() throws Exception {
     long seed = Long.getLong("fuzz.seed", System.nanoTime());
-    int count = Integer.getInteger("fuzz.requests", 10_000);
+    int count = Integer.getInteger("fuzz.requests", 5_000);
     System.out.println("ApiFuzzIT seed " + seed + ", " + count + " requests");
     Random random = new Random(seed);
     List<Op> operations = operations();
