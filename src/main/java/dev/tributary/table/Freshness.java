@@ -1,5 +1,6 @@
 package dev.tributary.table;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.tributary.port.RefreshSchedules;
 import dev.tributary.sql.Clauses;
 import dev.tributary.sql.Defaults;
@@ -29,6 +30,7 @@ public class Freshness {
   }
 
   /** What GET, SHOW and information_schema say about a table's freshness. */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
   public record Summary(
       String refreshMode,
       String reason,
