@@ -5,6 +5,7 @@ import dev.tributary.port.FlinkSql;
 import dev.tributary.port.SchemaRegistry;
 import dev.tributary.port.Topics;
 import dev.tributary.system.Histograms;
+import dev.tributary.system.ServerTiming;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -105,7 +106,9 @@ public class RemoteCallGuard implements BeanPostProcessor, EnvironmentAware {
                 }
                 throw e;
               } finally {
-                called(name, outcome, System.nanoTime() - started);
+                long took = System.nanoTime() - started;
+                called(name, outcome, took);
+                ServerTiming.add(name, took);
                 if (span != null) {
                   span.tag("outcome", outcome).end();
                 }

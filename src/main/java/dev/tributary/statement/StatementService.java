@@ -6,6 +6,7 @@ import dev.tributary.sql.Secrets;
 import dev.tributary.sql.SqlException;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
+import dev.tributary.system.ServerTiming;
 import dev.tributary.table.NameTaken;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -94,7 +95,7 @@ public class StatementService {
 
   private List<StatementResult> run(
       String script, String catalog, String database, boolean dryRun) {
-    List<Parser.Parsed> statements = Parser.parseScript(script);
+    List<Parser.Parsed> statements = ServerTiming.time("parse", () -> Parser.parseScript(script));
     // Nothing of a script runs if any of its statements asks for what cannot be carried out.
     statements.forEach(Parser.Parsed::requireSupported);
     List<StatementResult> results =
@@ -156,6 +157,7 @@ public class StatementService {
       try {
         first =
             inTransaction(
+                "run",
                 tx -> {
                   T results = work.apply(reads);
                   if (dryRun || reads.asked()) {
@@ -176,9 +178,10 @@ public class StatementService {
       if (!reads.asked()) {
         return first;
       }
-      RemoteReads answers = reads.answered();
+      RemoteReads answers = ServerTiming.time("reads", reads::answered);
       try {
         return inTransaction(
+            "rerun",
             tx -> {
               T results = work.apply(answers);
               if (dryRun) {
@@ -200,8 +203,12 @@ public class StatementService {
     }
   }
 
-  /** Runs {@code work} in a transaction once one of the script slots is free (else 429). */
-  private <T> T inTransaction(TransactionCallback<T> work) {
+  /**
+   * Runs {@code work} in a transaction once one of the script slots is free (else 429); the wait
+   * and the run are the request's {@code wait} and {@code phase} in its Server-Timing.
+   */
+  private <T> T inTransaction(String phase, TransactionCallback<T> work) {
+    long waiting = System.nanoTime();
     try {
       if (!running.tryAcquire(queueTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
         // With every slot taken, one frees in about a script's mean hold over the slots.
@@ -218,11 +225,13 @@ public class StatementService {
       throw new ApiException(ErrorCode.TOO_MANY_REQUESTS, "Interrupted while waiting for a turn");
     }
     long start = System.nanoTime();
+    ServerTiming.add("wait", start - waiting);
     try {
       return transactions.execute(work);
     } finally {
       running.release();
       long held = System.nanoTime() - start;
+      ServerTiming.add(phase, held);
       meanHoldNanos.getAndUpdate(mean -> mean == 0 ? held : mean + (held - mean) / 8);
     }
   }

@@ -8,25 +8,57 @@ import dev.tributary.catalog.CatalogService;
 import dev.tributary.port.FlinkJobs;
 import dev.tributary.port.FlinkSql;
 import dev.tributary.port.Topics;
+import dev.tributary.system.ServerTiming;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
+import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
+import jdk.jfr.Configuration;
+import jdk.jfr.Recording;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import tools.jackson.databind.JsonNode;
 
 /**
- * (a) CREATE to RUNNING through Tributary against the same work done by hand on the SQL Gateway,
- * side by side. Prints its figures; ./mvnw -Pbench verify. GET under load is {@link GetBench}.
+ * (a) CREATE to RUNNING through Tributary against the same work done by hand on the SQL Gateway, in
+ * interleaved rounds (service, raw, service, raw ...) so that the machine's noise hits both. Each
+ * round prints both waterfalls:
+ *
+ * <ul>
+ *   <li>the service's: the CREATE call as the client saw it, split by its {@code Server-Timing}
+ *       (parse, the script's runs against the store, the remote reads between them, and the calls
+ *       to each system); then, from the table's events (the service's clock, the same machine), the
+ *       reconciler's wake-up and validation, the topic, the subjects, the session and submission,
+ *       the job's start, and the client's first sight of RUNNING;
+ *   <li>the raw one: topic, session, DDL, INSERT, and RUNNING seen on the JobManager.
+ * </ul>
+ *
+ * <p>Then the medians, the 90th percentiles and the overhead. A JFR recording of the rounds is kept
+ * as {@code target/bench/control-plane.jfr}. ./mvnw -Pbench verify; {@code -Dbench.rounds}.
  */
 @TributaryIT
 class ControlPlaneBench {
 
-  static final int RUNS = 4;
+  static final int ROUNDS = Integer.getInteger("bench.rounds", 10);
+  static final String TABLES = "/v1/catalogs/examples/databases/marketplace/materialized-tables/";
   static final String QUERY =
       "SELECT order_id, customer_id, price FROM examples.marketplace.orders WHERE price > 50";
+
+  /** The service's events that close a phase, and the phase each closes. */
+  static final List<String[]> EVENT_PHASES =
+      List.of(
+          new String[] {"QueryValidated", "wake+validate"},
+          new String[] {"TopicCreated", "topic"},
+          new String[] {"SchemaRegistered", "subjects"},
+          new String[] {"JobSubmitted", "session+submit"},
+          new String[] {"JobRunning", "job start"});
 
   @LocalServerPort int port;
   @Autowired FlinkSql sql;
@@ -35,65 +67,107 @@ class ControlPlaneBench {
   @Autowired CatalogService catalogs;
 
   @Test
-  void createToRunningAgainstRawSubmission() {
+  void createToRunningAgainstRawSubmission() throws Exception {
     Api api = new Api(port);
-    List<Long> tributary = new ArrayList<>();
-    List<Long> raw = new ArrayList<>();
-    List<Long> createCalls = new ArrayList<>();
-    for (int i = -1; i < RUNS; i++) { // round -1 warms both paths up and is not counted
+    Waterfall service = new Waterfall("create-to-running service");
+    Waterfall raw = new Waterfall("create-to-running raw");
+    Recording recording = new Recording(Configuration.getConfiguration("profile"));
+    for (int i = -1; i < ROUNDS; i++) { // round -1 warms both paths up and is not counted
+      if (i == 0) {
+        recording.start();
+      }
       String name = "bench_" + UUID.randomUUID().toString().substring(0, 8);
-      long start = System.nanoTime();
-      api.sql(
-          "CREATE MATERIALIZED TABLE " + name + " FRESHNESS = INTERVAL '5' SECOND AS " + QUERY,
-          "examples",
-          "marketplace");
-      long createCall = (System.nanoTime() - start) / 1_000_000;
-      await()
-          .atMost(Duration.ofSeconds(120))
-          .pollInterval(Duration.ofMillis(50))
-          .until(
-              () ->
-                  "RUNNING"
-                      .equals(
-                          api.get(
-                                  "/v1/catalogs/examples/databases/marketplace/materialized-tables/"
-                                      + name)
-                              .body()
-                              .path("status")
-                              .path("phase")
-                              .asString()));
-      long viaTributary = (System.nanoTime() - start) / 1_000_000;
-
-      start = System.nanoTime();
-      String jobId = rawSubmission("raw_" + name);
-      await()
-          .atMost(Duration.ofSeconds(120))
-          .pollInterval(Duration.ofMillis(50))
-          .until(
-              () ->
-                  jobs.overview().stream()
-                      .anyMatch(
-                          j -> j.id().equals(jobId) && j.state() == FlinkJobs.JobState.RUNNING));
-      long viaGateway = (System.nanoTime() - start) / 1_000_000;
+      Waterfall s = i >= 0 ? service : new Waterfall("warm-up");
+      Waterfall r = i >= 0 ? raw : new Waterfall("warm-up");
+      s.round();
+      r.round();
+      double viaService = throughService(api, name, s);
+      double viaRaw = byHand("raw_" + name, r);
       if (i >= 0) {
-        tributary.add(viaTributary);
-        createCalls.add(createCall);
-        raw.add(viaGateway);
+        s.total(viaService, i);
+        r.total(viaRaw, i);
       }
       api.sql("DROP MATERIALIZED TABLE " + name, "examples", "marketplace");
-      jobs.cancel(jobId);
     }
-    double t = tributary.stream().mapToLong(Long::longValue).average().orElse(0);
-    double r = raw.stream().mapToLong(Long::longValue).average().orElse(0);
+    recording.stop();
+    Path jfr = Path.of("target", "bench", "control-plane.jfr");
+    Files.createDirectories(jfr.getParent());
+    recording.dump(jfr);
+    recording.close();
+
+    service.printSummary();
+    raw.printSummary();
     System.out.printf(
-        "BENCH create-to-running: tributary %s ms (mean %.0f; of which the CREATE call, validation with Flink included, %s ms),"
-            + " raw gateway %s ms (mean %.0f), overhead %.1f%%%n",
-        tributary, t, createCalls, raw, r, 100 * (t - r) / r);
+        Locale.ROOT,
+        "BENCH create-to-running: service median %.0f ms (p90 %.0f), raw median %.0f ms (p90"
+            + " %.0f), overhead %.1f%% of the medians; JFR in %s%n",
+        service.median(),
+        service.p90(),
+        raw.median(),
+        raw.p90(),
+        100 * (service.median() - raw.median()) / raw.median(),
+        jfr);
+  }
+
+  /** CREATE, then RUNNING as a client polling every 50 ms sees it; the phases into {@code w}. */
+  private double throughService(Api api, String name, Waterfall w) throws IOException {
+    Instant started = Instant.now();
+    long start = System.nanoTime();
+    Api.Answer created =
+        api.sql(
+            "CREATE MATERIALIZED TABLE " + name + " FRESHNESS = INTERVAL '5' SECOND AS " + QUERY,
+            "examples",
+            "marketplace");
+    double call = (System.nanoTime() - start) / 1e6;
+    if (created.status() != 200) {
+      throw new IllegalStateException(created.text());
+    }
+    w.phase("create call", call);
+    w.serverTiming("create", created.headers().getFirst(ServerTiming.HEADER));
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .pollInterval(Duration.ofMillis(50))
+        .until(
+            () ->
+                "RUNNING"
+                    .equals(api.get(TABLES + name).body().path("status").path("phase").asString()));
+    double total = (System.nanoTime() - start) / 1e6;
+    Instant seen = started.plusNanos((long) (total * 1e6));
+
+    Map<String, Instant> at = new HashMap<>();
+    for (JsonNode e : api.get(TABLES + name + "/events").body().path("items")) {
+      at.putIfAbsent(e.path("reason").asString(), Instant.parse(e.path("at").asString()));
+    }
+    Instant from = at.getOrDefault("Created", started);
+    for (String[] step : EVENT_PHASES) {
+      Instant to = at.get(step[0]);
+      if (to != null) {
+        w.phase(step[1], Duration.between(from, to).toNanos() / 1e6);
+        from = to;
+      }
+    }
+    w.phase("running seen", Duration.between(from, seen).toNanos() / 1e6);
+    return total;
   }
 
   /** Topic, session, source tables, sink table, INSERT: what a user would do without Tributary. */
-  private String rawSubmission(String topic) {
-    return new RawGateway(sql, topics, catalogs)
-        .submit(topic, "order_id STRING, customer_id INT, price DOUBLE", QUERY, Map.of());
+  private double byHand(String topic, Waterfall w) {
+    long start = System.nanoTime();
+    String jobId =
+        new RawGateway(sql, topics, catalogs)
+            .submit(topic, "order_id STRING, customer_id INT, price DOUBLE", QUERY, Map.of(), w);
+    long submitted = System.nanoTime();
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .pollInterval(Duration.ofMillis(50))
+        .until(
+            () ->
+                jobs.overview().stream()
+                    .anyMatch(
+                        j -> j.id().equals(jobId) && j.state() == FlinkJobs.JobState.RUNNING));
+    long running = System.nanoTime();
+    w.phase("running seen", (running - submitted) / 1e6);
+    jobs.cancel(jobId);
+    return (running - start) / 1e6;
   }
 }

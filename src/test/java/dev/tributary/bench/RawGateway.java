@@ -22,8 +22,17 @@ final class RawGateway {
 
   /** Submits {@code query} into topic {@code topic}; returns the job id. */
   String submit(String topic, String columns, String query, Map<String, String> settings) {
+    return submit(topic, columns, query, settings, null);
+  }
+
+  /** The same, with each step a phase of {@code phases} (when given). */
+  String submit(
+      String topic, String columns, String query, Map<String, String> settings, Waterfall phases) {
+    long at = System.nanoTime();
     topics.ensure(new Topics.TopicSpec(topic, 6, Map.of("cleanup.policy", "delete")));
+    at = phase(phases, "topic", at);
     FlinkSql.Session session = sql.openSession("raw", settings);
+    at = phase(phases, "session", at);
     try {
       sql.execute(session, "CREATE CATALOG examples WITH ('type' = 'generic_in_memory')");
       sql.execute(session, "CREATE DATABASE examples.marketplace");
@@ -45,9 +54,22 @@ final class RawGateway {
               + "-"
               + System.nanoTime()
               + "')");
-      return sql.execute(session, "INSERT INTO sink " + query).jobId().orElseThrow();
+      at = phase(phases, "ddl", at);
+      String job = sql.execute(session, "INSERT INTO sink " + query).jobId().orElseThrow();
+      phase(phases, "insert", at);
+      return job;
     } finally {
+      at = System.nanoTime();
       sql.closeSession(session);
+      phase(phases, "close", at);
     }
+  }
+
+  private static long phase(Waterfall phases, String name, long since) {
+    long now = System.nanoTime();
+    if (phases != null) {
+      phases.phase(name, (now - since) / 1e6);
+    }
+    return now;
   }
 }

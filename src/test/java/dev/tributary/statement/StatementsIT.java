@@ -83,6 +83,25 @@ class StatementsIT {
   }
 
   @Test
+  void shouldSayWhereAScriptSpentItsTimeInServerTiming() {
+    Answer created = sql("CREATE MATERIALIZED TABLE timed AS SELECT 1 AS n");
+    assertThat(created.status()).as(created.text()).isEqualTo(200);
+    String timing = created.headers().getFirst("Server-Timing");
+    // Parsed, run once to collect what to ask Flink, asked, run again to keep: each with its time.
+    assertThat(timing)
+        .as(timing)
+        .matches("parse;dur=\\d+\\.\\d, .*")
+        .contains("run;dur=", "reads;dur=", "flinkSqlGateway;dur=", "rerun;dur=")
+        .endsWith(timing.substring(timing.indexOf("total;dur=")));
+    Answer refused = sql("CREATE MATERIALIZED TABLE timed AS SELECT 1 AS n");
+    assertThat(refused.status()).isEqualTo(409);
+    assertThat(refused.headers().getFirst("Server-Timing")).contains("total;dur=");
+    assertThat(api.get("/v1/catalogs").headers().getFirst("Server-Timing"))
+        .as("reads are not buffered for the header")
+        .isNull();
+  }
+
+  @Test
   void shouldRefuseASecondCreateNamingTheTableAndSkipWithIfNotExists() {
     ok("CREATE MATERIALIZED TABLE t AS SELECT 1");
 

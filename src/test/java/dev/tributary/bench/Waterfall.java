@@ -1,0 +1,115 @@
+package dev.tributary.bench;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.StringJoiner;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The phases of one path (the service's, or the same work by hand) over interleaved rounds: each
+ * round's phases in the order they happened, printed per round, then each phase's median and 90th
+ * percentile and the total's, so that a change can be judged against the spread of the rounds.
+ * Phases may overlap when they come from different clocks' views of one span (the service's
+ * Server-Timing inside the client's call); the total is measured, never a sum.
+ */
+final class Waterfall {
+
+  private static final Pattern TIMING =
+      Pattern.compile("([A-Za-z][\\w-]*);dur=([0-9.]+)(?:;desc=\"(\\d+) calls\")?");
+
+  private final String name;
+  private final List<Map<String, Double>> rounds = new ArrayList<>();
+  private final List<Double> totals = new ArrayList<>();
+  private Map<String, Double> current;
+
+  Waterfall(String name) {
+    this.name = name;
+  }
+
+  /** Starts a round. */
+  void round() {
+    current = new LinkedHashMap<>();
+    rounds.add(current);
+  }
+
+  /** A phase of the current round, in milliseconds. */
+  void phase(String phase, double millis) {
+    current.merge(phase, millis, Double::sum);
+  }
+
+  /**
+   * The phases of a {@code Server-Timing} header, each prefixed (e.g. {@code create.parse}); its
+   * {@code total} is left out, the caller measured the call.
+   */
+  void serverTiming(String prefix, String header) {
+    if (header == null) {
+      return;
+    }
+    Matcher m = TIMING.matcher(header);
+    while (m.find()) {
+      if (!m.group(1).equals("total")) {
+        String calls = m.group(3) == null ? "" : "(" + m.group(3) + ")";
+        phase(prefix + "." + m.group(1) + calls, Double.parseDouble(m.group(2)));
+      }
+    }
+  }
+
+  /** Ends the round with its measured total, and prints it. */
+  void total(double millis, int round) {
+    totals.add(millis);
+    StringJoiner phases = new StringJoiner(", ");
+    current.forEach((phase, ms) -> phases.add(phase + " " + Math.round(ms)));
+    System.out.printf(
+        Locale.ROOT, "BENCH %s round %d: %.0f ms [%s]%n", name, round, millis, phases);
+  }
+
+  double median() {
+    return percentile(totals, 0.5);
+  }
+
+  double p90() {
+    return percentile(totals, 0.9);
+  }
+
+  /** The medians of every phase and of the total, and the total's 10th to 90th percentile. */
+  void printSummary() {
+    Map<String, List<Double>> byPhase = new LinkedHashMap<>();
+    for (Map<String, Double> round : rounds) {
+      round.forEach((phase, ms) -> byPhase.computeIfAbsent(phase, k -> new ArrayList<>()).add(ms));
+    }
+    StringJoiner phases = new StringJoiner(", ");
+    byPhase.forEach(
+        (phase, values) ->
+            phases.add(
+                String.format(
+                    Locale.ROOT,
+                    "%s %.0f (p90 %.0f)",
+                    phase,
+                    percentile(values, 0.5),
+                    percentile(values, 0.9))));
+    System.out.printf(
+        Locale.ROOT,
+        "BENCH %s medians over %d rounds: total %.0f ms (p10 %.0f, p90 %.0f) [%s]%n",
+        name,
+        totals.size(),
+        median(),
+        percentile(totals, 0.1),
+        p90(),
+        phases);
+  }
+
+  /** Nearest-rank percentile. */
+  static double percentile(List<Double> values, double p) {
+    if (values.isEmpty()) {
+      return Double.NaN;
+    }
+    List<Double> sorted = new ArrayList<>(values);
+    sorted.sort(Double::compare);
+    int rank = (int) Math.ceil(p * sorted.size());
+    return sorted.get(Math.max(0, Math.min(sorted.size() - 1, rank - 1)));
+  }
+}
