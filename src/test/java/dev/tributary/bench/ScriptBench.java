@@ -1,0 +1,78 @@
+package dev.tributary.bench;
+
+import dev.tributary.Api;
+import dev.tributary.TributaryIT;
+import dev.tributary.system.ServerTiming;
+import java.util.Locale;
+import java.util.StringJoiner;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.TestPropertySource;
+
+/**
+ * (c) One script of 500 {@code ALTER ... SET} statements over 10 stored tables, through the real
+ * statement path (parse, the script's runs against PostgreSQL, the remote reads asked of the SQL
+ * Gateway between them), in rounds; each round prints the call's time and its {@code
+ * Server-Timing}. The reconciler is off: this measures the statement path alone, not the jobs the
+ * changes restart. ./mvnw -Pbench verify; {@code -Dbench.statements}, {@code -Dbench.rounds}.
+ */
+@TributaryIT
+@TestPropertySource(properties = "tributary.reconciler.enabled=false")
+class ScriptBench {
+
+  static final int STATEMENTS = Integer.getInteger("bench.statements", 500);
+  static final int ROUNDS = Integer.getInteger("bench.rounds", 3);
+  static final int TABLES = 10;
+
+  @LocalServerPort int port;
+
+  @Test
+  void fiveHundredAlterSetStatementsInOneScript() {
+    Api api = new Api(port);
+    // A catalog of its own, created by the first statement as StatementsIT's are.
+    String catalog = "script_bench_" + UUID.randomUUID().toString().substring(0, 6);
+    StringJoiner creates = new StringJoiner(";\n");
+    for (int t = 0; t < TABLES; t++) {
+      creates.add(
+          "CREATE MATERIALIZED TABLE t"
+              + t
+              + " AS SELECT order_id, price FROM examples.marketplace.orders WHERE price > "
+              + t);
+    }
+    require(api.sql(creates.toString(), catalog, "db"));
+
+    Waterfall w = new Waterfall("script " + STATEMENTS + " ALTER SET");
+    for (int round = 0; round < ROUNDS; round++) {
+      StringJoiner script = new StringJoiner(";\n");
+      for (int i = 0; i < STATEMENTS; i++) {
+        script.add(
+            String.format(
+                Locale.ROOT,
+                "ALTER MATERIALIZED TABLE t%d SET ('kafka.retention.time' = '%d h')",
+                i % TABLES,
+                1 + round * STATEMENTS + i));
+      }
+      w.round();
+      long start = System.nanoTime();
+      Api.Answer answer = api.sql(script.toString(), catalog, "db");
+      double millis = (System.nanoTime() - start) / 1e6;
+      require(answer);
+      w.serverTiming("script", answer.headers().getFirst(ServerTiming.HEADER));
+      w.total(millis, round);
+    }
+    w.printSummary();
+    System.out.printf(
+        Locale.ROOT,
+        "BENCH script: %d ALTER ... SET in one script, median %.0f ms (%.2f ms a statement)%n",
+        STATEMENTS,
+        w.median(),
+        w.median() / STATEMENTS);
+  }
+
+  private static void require(Api.Answer answer) {
+    if (answer.status() != 200) {
+      throw new IllegalStateException(answer.status() + " " + answer.text());
+    }
+  }
+}
