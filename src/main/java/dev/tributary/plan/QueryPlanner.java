@@ -11,7 +11,6 @@ import dev.tributary.sql.QueryAnalysis;
 import dev.tributary.sql.QueryReferences;
 import dev.tributary.sql.Statement;
 import dev.tributary.sql.TableSchema;
-import dev.tributary.system.Json;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -148,8 +147,8 @@ public class QueryPlanner {
   private final Catalog catalog;
 
   /**
-   * Recent validations: the CREATE validates a query, and the reconciler would validate it again a
-   * moment later. Entries live briefly so that a changed source table is noticed soon.
+   * What Flink recently said of queries (see {@link #described}). Entries live briefly, so that a
+   * change Flink sees and the key does not (a jar, the cluster's version) is noticed soon.
    */
   private final Map<String, Cached> recent;
 
@@ -239,54 +238,74 @@ public class QueryPlanner {
         Defaults.effective(definition).refreshMode() == Clauses.RefreshMode.FULL
             && sourceDeclarations(table, definition.query()).stream()
                 .allMatch(QueryPlanner::insertOnly);
-    String key = table + "\n" + batch + "\n" + Json.write(definition);
+    return checked(definition, described(table, definition.query(), batch));
+  }
+
+  /**
+   * What Flink says of {@code query}: its columns and changelog. Kept for {@link #CACHE_FOR} by
+   * exactly what Flink is given (the session's catalog, database and mode, every declaration it
+   * runs, and the query), so that the CREATE's check, the reconciler's validation and every
+   * statement of a script that changes only options, freshness or column names ask Flink once,
+   * while a changed source table or upstream query is a new question. A refusal is not kept.
+   */
+  private QueryShape described(ObjectName table, String query, boolean batch) {
+    // As a job's sources are given one: a source that starts from group offsets (Kafka's
+    // default) needs a consumer group to plan; a refresh bounds them.
+    SourceOptions options =
+        declared -> {
+          Map<String, String> extra = new HashMap<>();
+          if (!declared.containsKey("properties.group.id")) {
+            extra.put("properties.group.id", "tributary-validation");
+          }
+          if (batch) {
+            extra.put("scan.bounded.mode", "latest-offset");
+          }
+          return extra;
+        };
+    List<String> declarations = declarations(table, query, options, true);
+    String key =
+        table.catalog()
+            + "\n"
+            + table.database()
+            + "\n"
+            + batch
+            + "\n"
+            + String.join("\n;\n", declarations)
+            + "\n;\n"
+            + query;
     Cached cached = recent.get(key);
     if (cached != null && cached.at().isAfter(Instant.now().minus(CACHE_FOR))) {
       return cached.shape();
     }
-    QueryShape valid = validateUncached(table, definition, batch);
-    if (recent.size() > 1000) {
-      recent.clear();
-    }
-    recent.put(key, new Cached(valid, Instant.now()));
-    return valid;
-  }
-
-  private QueryShape validateUncached(
-      ObjectName table, MaterializedTableDefinition definition, boolean batch) {
     QueryShape shape;
     try {
       shape =
           inSession(
               table,
-              definition.query(),
-              // As a job's sources are given one: a source that starts from group offsets (Kafka's
-              // default) needs a consumer group to plan.
-              options -> {
-                Map<String, String> extra = new HashMap<>();
-                if (!options.containsKey("properties.group.id")) {
-                  extra.put("properties.group.id", "tributary-validation");
-                }
-                if (batch) {
-                  extra.put("scan.bounded.mode", "latest-offset"); // as a refresh bounds it
-                }
-                return extra;
-              },
+              declarations,
               batch ? Map.of("execution.runtime-mode", "batch") : Map.of(),
-              true,
               session -> {
                 if (batch) {
                   // A batch plan has no changelog: its result is a set of rows, insert-only.
                   return new QueryShape(
-                      sql.inferSchema(session, definition.query()),
+                      sql.inferSchema(session, query),
                       new FlinkSql.ChangelogMode(Set.of(FlinkSql.RowKind.INSERT)));
                 }
-                FlinkSql.Description d = sql.describe(session, definition.query());
+                FlinkSql.Description d = sql.describe(session, query);
                 return new QueryShape(d.columns(), d.changelogMode());
               });
     } catch (FlinkSql.StatementFailedException e) {
       throw new InvalidQueryException(List.of(e.getMessage()), e.line(), e.column(), true);
     }
+    if (recent.size() > 1000) {
+      recent.clear();
+    }
+    recent.put(key, new Cached(shape, Instant.now()));
+    return shape;
+  }
+
+  /** The definition's own rules over what Flink said: declared columns, partitions, a key. */
+  private static QueryShape checked(MaterializedTableDefinition definition, QueryShape shape) {
     List<String> problems = new ArrayList<>();
     List<FlinkSql.Column> columns = shape.columns();
     TableSchema schema = definition.schema();
@@ -389,6 +408,16 @@ public class QueryPlanner {
       Map<String, String> sessionProperties,
       boolean withPending,
       Function<FlinkSql.Session, T> work) {
+    return inSession(
+        table, declarations(table, query, startOptions, withPending), sessionProperties, work);
+  }
+
+  /** A fresh session of the table's catalog and database that has run {@code declarations}. */
+  private <T> T inSession(
+      ObjectName table,
+      List<String> declarations,
+      Map<String, String> sessionProperties,
+      Function<FlinkSql.Session, T> work) {
     // The session's built-in catalog and database are the table's own, so that they need no
     // CREATE CATALOG, CREATE DATABASE or USE: three statements fewer in every session.
     Map<String, String> properties = new HashMap<>(sessionProperties);
@@ -396,7 +425,7 @@ public class QueryPlanner {
     properties.put(BUILTIN_DATABASE, table.database());
     FlinkSql.Session session = sql.openSession("tributary-" + table.name(), properties);
     try {
-      for (String statement : declarations(table, query, startOptions, withPending)) {
+      for (String statement : declarations) {
         sql.execute(session, statement);
       }
       return work.apply(session);

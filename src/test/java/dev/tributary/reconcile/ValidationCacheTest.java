@@ -1,0 +1,86 @@
+package dev.tributary.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tributary.plan.QueryPlanner;
+import dev.tributary.port.FlinkSql;
+import dev.tributary.sql.MaterializedTableDefinition;
+import dev.tributary.sql.ObjectName;
+import dev.tributary.sql.Parser;
+import dev.tributary.sql.Statement;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The planner asks Flink once per question Flink is given: definitions that differ only in what
+ * Flink never sees (options, FRESHNESS) share an answer, and a changed source table or query is a
+ * new question.
+ */
+class ValidationCacheTest {
+
+  final AtomicInteger sessions = new AtomicInteger();
+  final Map<ObjectName, Statement.CreateSourceTable> sources = new HashMap<>();
+  final ObjectName table = new ObjectName("c", "d", "t");
+  QueryPlanner planner;
+
+  ValidationCacheTest() {
+    FlinkSql flink = new FakeWorld.Flink();
+    FlinkSql counted =
+        (FlinkSql)
+            Proxy.newProxyInstance(
+                FlinkSql.class.getClassLoader(),
+                new Class<?>[] {FlinkSql.class},
+                (proxy, method, args) -> {
+                  if (method.getName().equals("openSession")) {
+                    sessions.incrementAndGet();
+                  }
+                  try {
+                    return method.invoke(flink, args);
+                  } catch (InvocationTargetException e) {
+                    throw e.getCause();
+                  }
+                });
+    planner = new QueryPlanner(counted, name -> Optional.ofNullable(sources.get(name)));
+    declareOrders("(order_id STRING, price DOUBLE)");
+  }
+
+  void declareOrders(String columns) {
+    sources.put(
+        new ObjectName("c", "d", "orders"),
+        (Statement.CreateSourceTable)
+            Parser.parse(
+                "CREATE TABLE c.d.orders "
+                    + columns
+                    + " WITH ('connector' = 'kafka', 'topic' = 'orders')"));
+  }
+
+  static MaterializedTableDefinition definition(String clauses, String query) {
+    return ((Statement.CreateMaterializedTable)
+            Parser.parse("CREATE MATERIALIZED TABLE t " + clauses + " AS " + query))
+        .definition();
+  }
+
+  @Test
+  void shouldAskFlinkOnceForWhatItIsGivenAndAgainWhenThatChanges() {
+    String query = "SELECT order_id, price FROM orders WHERE price > 10";
+    planner.validate(table, definition("WITH ('kafka.retention.time' = '1 h')", query));
+    assertThat(sessions).hasValue(1);
+
+    // ALTER ... SET, a new FRESHNESS: Flink is given the same query and sources.
+    planner.validate(table, definition("WITH ('kafka.retention.time' = '2 h')", query));
+    planner.validate(table, definition("FRESHNESS = INTERVAL '7' SECOND", query));
+    assertThat(sessions).as("options and freshness are not Flink's question").hasValue(1);
+
+    planner.validate(table, definition("", query + " AND price < 100"));
+    assertThat(sessions).as("a new query").hasValue(2);
+
+    declareOrders("(order_id STRING, price DOUBLE, customer_id INT)");
+    planner.validate(table, definition("", query));
+    assertThat(sessions).as("a changed source table").hasValue(3);
+  }
+}
