@@ -374,8 +374,7 @@ class FullRefreshIT {
     JsonNode ready = condition(table, "Ready");
     assertThat(ready.path("reason").asString()).isEqualTo("RetriesExhausted");
     assertThat(ready.path("message").asString()).contains("RESUME");
-    assertThat(
-            api.get(path(table)).body().path("status").path("refresh").has("nextRefresh"))
+    assertThat(api.get(path(table)).body().path("status").path("refresh").has("nextRefresh"))
         .as("the schedule is paused: no next refresh")
         .isFalse();
 
