@@ -165,14 +165,7 @@ class ControlPlaneBench {
         new RawGateway(sql, topics, catalogs)
             .submit(topic, "order_id STRING, customer_id INT, price DOUBLE", query, Map.of(), w);
     long submitted = System.nanoTime();
-    await()
-        .atMost(Duration.ofSeconds(120))
-        .pollInterval(Duration.ofMillis(50))
-        .until(
-            () ->
-                jobs.overview().stream()
-                    .anyMatch(
-                        j -> j.id().equals(jobId) && j.state() == FlinkJobs.JobState.RUNNING));
+    RawGateway.awaitRunning(jobs, jobId);
     long running = System.nanoTime();
     w.phase("running seen", (running - submitted) / 1e6);
     jobs.cancel(jobId);

@@ -120,12 +120,6 @@ class EvolutionBench {
   }
 
   private void awaitJob(String id) {
-    await()
-        .atMost(Duration.ofSeconds(120))
-        .pollInterval(Duration.ofMillis(50))
-        .until(
-            () ->
-                jobs.overview().stream()
-                    .anyMatch(j -> j.id().equals(id) && j.state() == FlinkJobs.JobState.RUNNING));
+    RawGateway.awaitRunning(jobs, id);
   }
 }

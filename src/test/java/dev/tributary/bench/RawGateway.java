@@ -1,10 +1,14 @@
 package dev.tributary.bench;
 
+import static org.awaitility.Awaitility.await;
+
 import dev.tributary.catalog.CatalogService;
 import dev.tributary.catalog.SourceTable;
 import dev.tributary.local.LocalStack;
+import dev.tributary.port.FlinkJobs;
 import dev.tributary.port.FlinkSql;
 import dev.tributary.port.Topics;
+import java.time.Duration;
 import java.util.Map;
 
 /** What a user would do without Tributary: topic, session, source tables, sink table, INSERT. */
@@ -63,6 +67,17 @@ final class RawGateway {
       sql.closeSession(session);
       phase(phases, "close", at);
     }
+  }
+
+  /** Waits, polling the JobManager every 50 ms, until job {@code id} is RUNNING. */
+  static void awaitRunning(FlinkJobs jobs, String id) {
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .pollInterval(Duration.ofMillis(50))
+        .until(
+            () ->
+                jobs.overview().stream()
+                    .anyMatch(j -> j.id().equals(id) && j.state() == FlinkJobs.JobState.RUNNING));
   }
 
   private static long phase(Waterfall phases, String name, long since) {
