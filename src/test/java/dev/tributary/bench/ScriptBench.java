@@ -3,9 +3,15 @@ package dev.tributary.bench;
 import dev.tributary.Api;
 import dev.tributary.TributaryIT;
 import dev.tributary.system.ServerTiming;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.text.ParseException;
 import java.util.Locale;
 import java.util.StringJoiner;
 import java.util.UUID;
+import jdk.jfr.Configuration;
+import jdk.jfr.Recording;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.TestPropertySource;
@@ -15,7 +21,8 @@ import org.springframework.test.context.TestPropertySource;
  * statement path (parse, the script's runs against PostgreSQL, the remote reads asked of the SQL
  * Gateway between them), in rounds; each round prints the call's time and its {@code
  * Server-Timing}. The reconciler is off: this measures the statement path alone, not the jobs the
- * changes restart. ./mvnw -Pbench verify; {@code -Dbench.statements}, {@code -Dbench.rounds}.
+ * changes restart. A JFR recording of the rounds is kept as {@code target/bench/script.jfr}. ./mvnw
+ * -Pbench verify; {@code -Dbench.statements}, {@code -Dbench.rounds}.
  */
 @TributaryIT
 @TestPropertySource(properties = "tributary.reconciler.enabled=false")
@@ -28,7 +35,7 @@ class ScriptBench {
   @LocalServerPort int port;
 
   @Test
-  void fiveHundredAlterSetStatementsInOneScript() {
+  void fiveHundredAlterSetStatementsInOneScript() throws IOException, ParseException {
     Api api = new Api(port);
     // A catalog of its own, created by the first statement as StatementsIT's are.
     String catalog = "script_bench_" + UUID.randomUUID().toString().substring(0, 6);
@@ -43,6 +50,8 @@ class ScriptBench {
     require(api.sql(creates.toString(), catalog, "db"));
 
     Waterfall w = new Waterfall("script " + STATEMENTS + " ALTER SET");
+    Recording recording = new Recording(Configuration.getConfiguration("profile"));
+    recording.start();
     for (int round = 0; round < ROUNDS; round++) {
       StringJoiner script = new StringJoiner(";\n");
       for (int i = 0; i < STATEMENTS; i++) {
@@ -61,13 +70,20 @@ class ScriptBench {
       w.serverTiming("script", answer.headers().getFirst(ServerTiming.HEADER));
       w.total(millis, round);
     }
+    recording.stop();
+    Path jfr = Path.of("target", "bench", "script.jfr");
+    Files.createDirectories(jfr.getParent());
+    recording.dump(jfr);
+    recording.close();
     w.printSummary();
     System.out.printf(
         Locale.ROOT,
-        "BENCH script: %d ALTER ... SET in one script, median %.0f ms (%.2f ms a statement)%n",
+        "BENCH script: %d ALTER ... SET in one script, median %.0f ms (%.2f ms a statement);"
+            + " JFR in %s%n",
         STATEMENTS,
         w.median(),
-        w.median() / STATEMENTS);
+        w.median() / STATEMENTS,
+        jfr);
   }
 
   private static void require(Api.Answer answer) {
