@@ -2,37 +2,49 @@ package dev.tributary.table;
 
 import dev.tributary.security.AuditLog;
 import dev.tributary.system.Json;
+import jakarta.persistence.EntityManager;
 import java.util.function.Supplier;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.stereotype.Component;
+import org.springframework.transaction.annotation.Transactional;
 
 /**
  * The one writer of a table row's desired state: only it bumps generations (through {@link
  * MaterializedTable#respecify} and {@link MaterializedTable#requestDeletion}), records versions and
  * logs events, with their audit entries and the signal that wakes the reconciler. The services of
  * this package decide what to write; they write through it.
+ *
+ * <p>Versions and events are written once and never changed, so each is inserted and then left out
+ * of the persistence context ({@link #append}). Kept in it, a script of n statements would have
+ * Hibernate dirty-check every version and event written so far at each of its queries' flushes: n²
+ * work (ScriptBench's 500 statements spent most of their time there).
  */
 @Component
+@Transactional // joins the caller's; the repositories it replaced opened their own
 class TableWriter {
 
   private final MaterializedTableRepository tables;
-  private final MaterializedTableVersionRepository versions;
-  private final TableEventRepository events;
   private final ApplicationEventPublisher publisher;
   private final AuditLog audit;
+  private final EntityManager entities;
 
   TableWriter(
       MaterializedTableRepository tables,
-      MaterializedTableVersionRepository versions,
-      TableEventRepository events,
       ApplicationEventPublisher publisher,
-      AuditLog audit) {
+      AuditLog audit,
+      EntityManager entities) {
     this.tables = tables;
-    this.versions = versions;
-    this.events = events;
     this.publisher = publisher;
     this.audit = audit;
+    this.entities = entities;
+  }
+
+  /** Inserts a row that is never changed, and leaves it out of the persistence context. */
+  private void append(Object row) {
+    entities.persist(row);
+    entities.flush();
+    entities.detach(row);
   }
 
   /** A new row as version 1; {@code taken} is thrown when its name or topic was just taken. */
@@ -42,7 +54,7 @@ class TableWriter {
     } catch (DataIntegrityViolationException e) {
       throw taken.get();
     }
-    versions.save(new MaterializedTableVersion(row));
+    append(new MaterializedTableVersion(row));
   }
 
   /**
@@ -54,7 +66,7 @@ class TableWriter {
     table.respecify(Json.write(spec), definition);
     tables.saveAndFlush(table);
     if (newVersion) {
-      versions.save(new MaterializedTableVersion(table));
+      append(new MaterializedTableVersion(table));
     }
     return before;
   }
@@ -73,7 +85,7 @@ class TableWriter {
   /** An event of a change, and its audit entry with the definition before the change. */
   void event(
       MaterializedTable table, TableEvent.Type type, String reason, String message, String before) {
-    events.save(new TableEvent(table.getId(), type, reason, message));
+    append(new TableEvent(table.getId(), type, reason, message));
     audit.changed(
         reason,
         table.qualifiedName(),
