@@ -10,7 +10,6 @@ import dev.tributary.port.FlinkSql;
 import dev.tributary.port.Topics;
 import dev.tributary.system.ServerTiming;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -19,8 +18,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
-import jdk.jfr.Configuration;
-import jdk.jfr.Recording;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -78,10 +75,10 @@ class ControlPlaneBench {
     Api api = new Api(port);
     Waterfall service = new Waterfall("create-to-running service");
     Waterfall raw = new Waterfall("create-to-running raw");
-    Recording recording = new Recording(Configuration.getConfiguration("profile"));
+    Profile profile = null;
     for (int i = -1; i < ROUNDS; i++) { // round -1 warms both paths up and is not counted
       if (i == 0) {
-        recording.start();
+        profile = Profile.start(); // the counted rounds only
       }
       String name = "bench_" + UUID.randomUUID().toString().substring(0, 8);
       Waterfall s = i >= 0 ? service : new Waterfall("warm-up");
@@ -96,11 +93,8 @@ class ControlPlaneBench {
       }
       api.sql("DROP MATERIALIZED TABLE " + name, "examples", "marketplace");
     }
-    recording.stop();
-    Path jfr = Path.of("target", "bench", "control-plane.jfr");
-    Files.createDirectories(jfr.getParent());
-    recording.dump(jfr);
-    recording.close();
+    Path jfr = profile.keep("control-plane");
+    profile.close();
 
     service.printSummary();
     raw.printSummary();

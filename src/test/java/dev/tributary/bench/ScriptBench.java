@@ -4,14 +4,11 @@ import dev.tributary.Api;
 import dev.tributary.TributaryIT;
 import dev.tributary.system.ServerTiming;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.text.ParseException;
 import java.util.Locale;
 import java.util.StringJoiner;
 import java.util.UUID;
-import jdk.jfr.Configuration;
-import jdk.jfr.Recording;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.TestPropertySource;
@@ -50,8 +47,7 @@ class ScriptBench {
     require(api.sql(creates.toString(), catalog, "db"));
 
     Waterfall w = new Waterfall("script " + STATEMENTS + " ALTER SET");
-    Recording recording = new Recording(Configuration.getConfiguration("profile"));
-    recording.start();
+    Profile profile = Profile.start();
     for (int round = 0; round < ROUNDS; round++) {
       StringJoiner script = new StringJoiner(";\n");
       for (int i = 0; i < STATEMENTS; i++) {
@@ -70,11 +66,8 @@ class ScriptBench {
       w.serverTiming("script", answer.headers().getFirst(ServerTiming.HEADER));
       w.total(millis, round);
     }
-    recording.stop();
-    Path jfr = Path.of("target", "bench", "script.jfr");
-    Files.createDirectories(jfr.getParent());
-    recording.dump(jfr);
-    recording.close();
+    Path jfr = profile.keep("script");
+    profile.close();
     w.printSummary();
     System.out.printf(
         Locale.ROOT,
