@@ -12,7 +12,9 @@ import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import org.slf4j.Logger;
@@ -58,9 +60,13 @@ public class JdbcReconcileStore implements ReconcileStore {
           WHERE next_attempt_at <= now() AND (lease_expires_at IS NULL OR lease_expires_at < now())
           ORDER BY next_attempt_at
           LIMIT ? FOR UPDATE SKIP LOCKED)
-        RETURNING id, claim_token""",
+        RETURNING id, claim_token, attempt, updated_at""",
         (rs, n) ->
-            new Claim(rs.getObject("id", UUID.class), rs.getObject("claim_token", UUID.class)),
+            new Claim(
+                rs.getObject("id", UUID.class),
+                rs.getObject("claim_token", UUID.class),
+                rs.getInt("attempt"),
+                rs.getTimestamp("updated_at").toInstant()),
         owner,
         lease.toMillis(),
         limit);
@@ -115,6 +121,43 @@ public class JdbcReconcileStore implements ReconcileStore {
         token);
   }
 
+  /** One UPDATE for all of them, with the same rules as {@link #release}. */
+  @Override
+  public void releaseAll(List<Release> releases) {
+    if (releases.isEmpty()) {
+      return;
+    }
+    jdbc.update(
+        connection -> {
+          PreparedStatement statement =
+              connection.prepareStatement(
+                  """
+                  UPDATE materialized_table t SET lease_owner = NULL, lease_expires_at = NULL, claim_token = NULL,
+                    attempt = r.attempt,
+                    next_attempt_at = CASE WHEN t.generation > r.seen THEN now()
+                      ELSE now() + (r.after_ms * interval '1 millisecond') END
+                  FROM unnest(?, ?, ?, ?, ?) AS r(id, token, seen, after_ms, attempt)
+                  WHERE t.id = r.id AND t.claim_token = r.token""");
+          statement.setArray(
+              1, connection.createArrayOf("uuid", releases.stream().map(Release::id).toArray()));
+          statement.setArray(
+              2, connection.createArrayOf("uuid", releases.stream().map(Release::token).toArray()));
+          statement.setArray(
+              3,
+              connection.createArrayOf(
+                  "bigint", releases.stream().map(Release::seenGeneration).toArray()));
+          statement.setArray(
+              4,
+              connection.createArrayOf(
+                  "bigint", releases.stream().map(r -> r.after().toMillis()).toArray()));
+          statement.setArray(
+              5,
+              connection.createArrayOf(
+                  "integer", releases.stream().map(Release::attempt).toArray()));
+          return statement;
+        });
+  }
+
   @Override
   public int abandon(String owner) {
     return jdbc.update(
@@ -125,32 +168,66 @@ public class JdbcReconcileStore implements ReconcileStore {
         owner);
   }
 
+  private static final String SNAPSHOT =
+      """
+      SELECT t.id, c.name AS catalog, d.name AS database, t.name, t.topic_name, t.generation, t.spec, t.deletion_requested,
+             t.phase, t.status, t.attempt, t.observed_generation, t.flow_of,
+             (SELECT max(version) FROM materialized_table_version v WHERE v.table_id = t.id) AS definition_version
+      FROM materialized_table t JOIN catalog_database d ON d.id = t.database_id JOIN catalog c ON c.id = d.catalog_id
+      """;
+
+  private static TableSnapshot snapshot(java.sql.ResultSet rs) throws java.sql.SQLException {
+    return new TableSnapshot(
+        rs.getObject("id", UUID.class),
+        new ObjectName(rs.getString("catalog"), rs.getString("database"), rs.getString("name")),
+        rs.getString("topic_name"),
+        rs.getLong("generation"),
+        rs.getLong("definition_version"),
+        Json.read(rs.getString("spec"), TableSpec.class),
+        rs.getBoolean("deletion_requested"),
+        Phase.valueOf(rs.getString("phase")),
+        status(rs.getString("status")),
+        rs.getLong("observed_generation"),
+        rs.getObject("flow_of", UUID.class));
+  }
+
   @Override
   public Optional<TableSnapshot> load(UUID id) {
-    List<TableSnapshot> rows =
-        jdbc.query(
-            """
-        SELECT t.id, c.name AS catalog, d.name AS database, t.name, t.topic_name, t.generation, t.spec, t.deletion_requested,
-               t.phase, t.status, t.attempt, t.observed_generation, t.flow_of,
-               (SELECT max(version) FROM materialized_table_version v WHERE v.table_id = t.id) AS definition_version
-        FROM materialized_table t JOIN catalog_database d ON d.id = t.database_id JOIN catalog c ON c.id = d.catalog_id
-        WHERE t.id = ?""",
-            (rs, n) ->
-                new TableSnapshot(
-                    rs.getObject("id", UUID.class),
-                    new ObjectName(
-                        rs.getString("catalog"), rs.getString("database"), rs.getString("name")),
-                    rs.getString("topic_name"),
-                    rs.getLong("generation"),
-                    rs.getLong("definition_version"),
-                    Json.read(rs.getString("spec"), TableSpec.class),
-                    rs.getBoolean("deletion_requested"),
-                    Phase.valueOf(rs.getString("phase")),
-                    status(rs.getString("status")),
-                    rs.getLong("observed_generation"),
-                    rs.getObject("flow_of", UUID.class)),
-            id);
-    return rows.stream().findFirst();
+    return jdbc.query(SNAPSHOT + "WHERE t.id = ?", (rs, n) -> snapshot(rs), id).stream()
+        .findFirst();
+  }
+
+  @Override
+  public Map<UUID, TableSnapshot> loadAll(Collection<UUID> ids) {
+    Map<UUID, TableSnapshot> found = new HashMap<>();
+    if (ids.isEmpty()) {
+      return found;
+    }
+    jdbc.query(
+        connection -> {
+          PreparedStatement statement =
+              connection.prepareStatement(SNAPSHOT + "WHERE t.id = ANY (?)");
+          statement.setArray(1, connection.createArrayOf("uuid", ids.toArray()));
+          return statement;
+        },
+        rs -> {
+          TableSnapshot s = snapshot(rs);
+          found.put(s.id(), s);
+        });
+    return found;
+  }
+
+  @Override
+  public Instant now() {
+    return jdbc.queryForObject("SELECT clock_timestamp()", Timestamp.class).toInstant();
+  }
+
+  @Override
+  public List<String> dueTopics() {
+    return jdbc.queryForList(
+        "SELECT topic_name FROM materialized_table WHERE next_attempt_at <= now() AND topic_name IS"
+            + " NOT NULL AND NOT deletion_requested",
+        String.class);
   }
 
   /** Current attempt count of a row (for backoff). */

@@ -3,8 +3,11 @@ package dev.tributary.reconcile;
 import dev.tributary.table.Phase;
 import dev.tributary.table.TableStatus;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -21,8 +24,16 @@ public interface ReconcileStore {
    */
   List<Claim> claim(String owner, int limit, Duration lease);
 
-  /** A claimed row: its id and the token that fences every write of the pass. */
-  record Claim(UUID id, UUID token) {}
+  /**
+   * A claimed row: its id, the token that fences every write of the pass, its attempt count (for
+   * backoff; -1 when the store did not say) and when its row was last written (null: unknown), by
+   * the store's clock.
+   */
+  record Claim(UUID id, UUID token, int attempt, Instant written) {
+    public Claim(UUID id, UUID token) {
+      this(id, token, -1, null);
+    }
+  }
 
   /**
    * Thrown by a fenced write whose claim is no longer held: the pass must end, changing nothing.
@@ -48,6 +59,16 @@ public interface ReconcileStore {
    */
   void release(UUID id, UUID token, long seenGeneration, Duration after, int attempt);
 
+  /** A {@link #release} to be done. */
+  record Release(UUID id, UUID token, long seenGeneration, Duration after, int attempt) {}
+
+  /** Many releases at once (one round trip where the store can). */
+  default void releaseAll(List<Release> releases) {
+    for (Release r : releases) {
+      release(r.id(), r.token(), r.seenGeneration(), r.after(), r.attempt());
+    }
+  }
+
   /**
    * Gives back every row {@code owner} still holds, due now, so that another replica takes them at
    * once rather than when their leases run out; a pass of that owner still running can no longer
@@ -56,6 +77,28 @@ public interface ReconcileStore {
   int abandon(String owner);
 
   Optional<TableSnapshot> load(UUID id);
+
+  /** Many rows at once (one round trip where the store can); rows gone are absent. */
+  default Map<UUID, TableSnapshot> loadAll(Collection<UUID> ids) {
+    Map<UUID, TableSnapshot> found = new HashMap<>();
+    for (UUID id : ids) {
+      load(id).ifPresent(s -> found.put(id, s));
+    }
+    return found;
+  }
+
+  /** The store's clock now: what {@link Claim#written()} is compared against. */
+  default Instant now() {
+    return Instant.now();
+  }
+
+  /**
+   * The topics of the rows due now, for one describe of them all before their passes; a hint only
+   * (a row may be claimed by another replica, or become due later).
+   */
+  default List<String> dueTopics() {
+    return List.of();
+  }
 
   /** Current attempt count of a row (for backoff). */
   int attempt(UUID id);

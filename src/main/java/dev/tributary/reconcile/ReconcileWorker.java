@@ -4,6 +4,7 @@ import dev.tributary.port.FlinkJobs;
 import dev.tributary.port.RemoteSystemException;
 import dev.tributary.port.Topics;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -12,6 +13,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -29,10 +32,11 @@ import org.slf4j.MDC;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * The reconcile loop of one replica: claim due rows (leased, so replicas never share one), take the
- * JobManager overview once for the batch, run a pass per row on a few threads, and give each row
- * back with the time of its next look: soon while something is in progress, with backoff after an
- * error, at the resync interval when all is well.
+ * The reconcile loop of one replica: claim due rows (leased, so replicas never share one), look at
+ * Flink and Kafka once for many batches (one job overview, one describe of the due tables' topics;
+ * see {@link Observation}), load the batch in one query, run a pass per row on a few threads, and
+ * give the batch back in one update, each row with the time of its next look: soon while something
+ * is in progress, with backoff after an error, at the resync interval when all is well.
  */
 public class ReconcileWorker implements SmartLifecycle {
 
@@ -128,6 +132,69 @@ public class ReconcileWorker implements SmartLifecycle {
     this.owner = owner;
   }
 
+  /**
+   * What the worker last saw of Flink and Kafka: one job overview (indexed per table) and one
+   * describe of the due tables' topics, shared by every batch while it is younger than the watch
+   * interval and newer than the last write of each row a batch claims.
+   */
+  private record Observation(
+      long takenNanos,
+      Instant storeTime,
+      JobIndex jobs,
+      RemoteSystemException flinkDown,
+      Map<String, Optional<Topics.TopicState>> topics) {
+
+    /**
+     * Good for a batch when young enough and taken after each claimed row was last written: what a
+     * pass did to a row (a job submitted, a topic created) is written with its status, so an
+     * observation taken before that write may not show it.
+     */
+    boolean covers(List<ReconcileStore.Claim> claims, Duration maxAge) {
+      if (System.nanoTime() - takenNanos > maxAge.toNanos()) {
+        return false;
+      }
+      return claims.stream().allMatch(c -> c.written() != null && c.written().isBefore(storeTime));
+    }
+  }
+
+  private volatile Observation observed;
+
+  /** Calls to Flink and Kafka the observations made, for the benchmark and the logs. */
+  private final AtomicLong observations = new AtomicLong();
+
+  /** How many times the worker looked at Flink and Kafka for its batches (each one overview). */
+  public long observations() {
+    return observations.get();
+  }
+
+  private Observation observe(List<ReconcileStore.Claim> claimed) {
+    Observation last = observed;
+    if (last != null && last.covers(claimed, settings.watchInterval())) {
+      return last;
+    }
+    Instant storeTime = store.now();
+    long taken = System.nanoTime();
+    observations.incrementAndGet();
+    JobIndex index;
+    RemoteSystemException flinkDown = null;
+    try {
+      index = new JobIndex(jobs.overview());
+    } catch (RemoteSystemException e) {
+      index = new JobIndex(List.of());
+      flinkDown = e;
+    }
+    Map<String, Optional<Topics.TopicState>> seen = describeTopics(store.dueTopics());
+    Observation now =
+        new Observation(
+            taken,
+            storeTime,
+            index,
+            flinkDown,
+            seen == null ? null : new ConcurrentHashMap<>(seen));
+    observed = now;
+    return now;
+  }
+
   /** One round: claim, observe, reconcile, release. Returns how many rows it worked on. */
   public int runOnce() {
     List<ReconcileStore.Claim> claimed = store.claim(owner, settings.batchSize(), settings.lease());
@@ -142,30 +209,21 @@ public class ReconcileWorker implements SmartLifecycle {
             ? null
             : heartbeats.scheduleAtFixedRate(
                 () -> extend(claimed), beat, beat, TimeUnit.MILLISECONDS);
-    List<FlinkJobs.JobSummary> overview;
-    RemoteSystemException flinkDown = null;
-    try {
-      overview = jobs.overview();
-    } catch (RemoteSystemException e) {
-      overview = List.of();
-      flinkDown = e;
-    }
-    Map<UUID, TableSnapshot> snapshots = new HashMap<>();
-    for (ReconcileStore.Claim claim : claimed) {
-      store.load(claim.id()).ifPresent(s -> snapshots.put(claim.id(), s));
-    }
-    Map<String, Optional<Topics.TopicState>> batchTopics = describeTopics(snapshots.values());
+    Observation seen = observe(claimed);
+    Map<UUID, TableSnapshot> snapshots =
+        store.loadAll(claimed.stream().map(ReconcileStore.Claim::id).toList());
+    Map<String, Optional<Topics.TopicState>> batchTopics = topicsOf(seen, snapshots.values());
+    List<ReconcileStore.Release> releases = new CopyOnWriteArrayList<>();
     List<Callable<Void>> work = new ArrayList<>();
     for (ReconcileStore.Claim claim : claimed) {
-      List<FlinkJobs.JobSummary> seen = overview;
-      RemoteSystemException down = flinkDown;
       TableSnapshot snapshot = snapshots.get(claim.id());
       if (snapshot == null) {
         continue; // dropped since it was claimed
       }
+      List<FlinkJobs.JobSummary> own = seen.jobs().of(snapshot);
       work.add(
           () -> {
-            reconcileOne(claim, snapshot, seen, down, batchTopics);
+            reconcileOne(claim, snapshot, own, seen.flinkDown(), batchTopics, releases);
             return null;
           });
     }
@@ -181,6 +239,7 @@ public class ReconcileWorker implements SmartLifecycle {
       if (heartbeat != null) {
         heartbeat.cancel(false);
       }
+      store.releaseAll(List.copyOf(releases));
     }
     return claimed.size();
   }
@@ -194,20 +253,39 @@ public class ReconcileWorker implements SmartLifecycle {
   }
 
   /**
-   * One describe of every topic the batch's tables own, so that a pass over a table with nothing to
-   * do makes no call of its own to Kafka. Null when there is no Kafka port or Kafka does not
-   * answer: then each pass asks (and meets the outage) itself.
+   * The batch's topics as the observation saw them; topics it did not look at (a row that became
+   * due after it was taken) are described now, in one call. Null when there is no Kafka port or
+   * Kafka does not answer: then each pass asks (and meets the outage) itself.
    */
-  private Map<String, Optional<Topics.TopicState>> describeTopics(
-      Collection<TableSnapshot> snapshots) {
-    if (topics == null) {
+  private Map<String, Optional<Topics.TopicState>> topicsOf(
+      Observation seen, Collection<TableSnapshot> snapshots) {
+    if (seen.topics() == null) {
       return null;
     }
-    List<String> names =
+    List<String> missing =
         snapshots.stream()
             .filter(s -> !s.deletionRequested() && s.topic() != null)
             .map(TableSnapshot::topic)
+            .filter(t -> !seen.topics().containsKey(t))
             .toList();
+    if (!missing.isEmpty()) {
+      Map<String, Optional<Topics.TopicState>> more = describeTopics(missing);
+      if (more == null) {
+        return null;
+      }
+      seen.topics().putAll(more);
+    }
+    return seen.topics();
+  }
+
+  /**
+   * One describe of the given topics, so that a pass over a table with nothing to do makes no call
+   * of its own to Kafka. Null when there is no Kafka port or Kafka does not answer.
+   */
+  private Map<String, Optional<Topics.TopicState>> describeTopics(Collection<String> names) {
+    if (topics == null) {
+      return null;
+    }
     try {
       Map<String, Topics.TopicState> found = topics.describeAll(names);
       Map<String, Optional<Topics.TopicState>> seen = new HashMap<>();
@@ -223,12 +301,13 @@ public class ReconcileWorker implements SmartLifecycle {
       TableSnapshot table,
       List<FlinkJobs.JobSummary> overview,
       RemoteSystemException flinkDown,
-      Map<String, Optional<Topics.TopicState>> batchTopics) {
+      Map<String, Optional<Topics.TopicState>> batchTopics,
+      List<ReconcileStore.Release> releases) {
     UUID id = claim.id();
     UUID token = claim.token();
     Optional<TableSnapshot> snapshot = Optional.of(table);
     long generation = snapshot.get().generation();
-    int attempt = store.attempt(id);
+    int attempt = claim.attempt() >= 0 ? claim.attempt() : store.attempt(id);
     long started = System.nanoTime();
     String outcome = "error";
     // Every line this pass logs says which table and which pass (structured logs: MDC fields).
@@ -247,14 +326,15 @@ public class ReconcileWorker implements SmartLifecycle {
       outcome = next.failed() ? "failed" : "ok";
       if (next.failed()) {
         Duration backoff = backoff(attempt + 1);
-        store.release(
-            id,
-            token,
-            generation,
-            next.after().compareTo(backoff) > 0 ? next.after() : backoff,
-            attempt + 1);
+        releases.add(
+            new ReconcileStore.Release(
+                id,
+                token,
+                generation,
+                next.after().compareTo(backoff) > 0 ? next.after() : backoff,
+                attempt + 1));
       } else {
-        store.release(id, token, generation, next.after(), 0);
+        releases.add(new ReconcileStore.Release(id, token, generation, next.after(), 0));
       }
     } catch (ReconcileStore.ClaimLostException e) {
       outcome = "claim_lost";
@@ -263,11 +343,12 @@ public class ReconcileWorker implements SmartLifecycle {
       if (!running) {
         // Cut short by shutdown (an interrupted call), not a failure: due now, for another replica.
         outcome = "abandoned";
-        store.release(id, token, generation, Duration.ZERO, attempt);
+        releases.add(new ReconcileStore.Release(id, token, generation, Duration.ZERO, attempt));
         return;
       }
       log.error("Reconciling table {} failed unexpectedly", id, e);
-      store.release(id, token, generation, backoff(attempt + 1), attempt + 1);
+      releases.add(
+          new ReconcileStore.Release(id, token, generation, backoff(attempt + 1), attempt + 1));
     } finally {
       metrics.pass(Duration.ofNanos(System.nanoTime() - started), outcome);
       span.tag("outcome", outcome);
@@ -319,7 +400,14 @@ public class ReconcileWorker implements SmartLifecycle {
     lastWatch = now;
     List<UUID> changed = new ArrayList<>();
     Map<String, FlinkJobs.JobState> seen = new HashMap<>();
-    for (FlinkJobs.JobSummary job : jobs.overview()) {
+    Observation last = observed;
+    List<FlinkJobs.JobSummary> overview =
+        last != null
+                && last.flinkDown() == null
+                && now - last.takenNanos() < settings.watchInterval().toNanos() / 2
+            ? last.jobs().all()
+            : jobs.overview();
+    for (FlinkJobs.JobSummary job : overview) {
       Matcher m = PIPELINE.matcher(job.name());
       if (m.matches()) {
         seen.put(job.id(), job.state());

@@ -16,7 +16,7 @@ import java.util.regex.Pattern;
  * Phases may overlap when they come from different clocks' views of one span (the service's
  * Server-Timing inside the client's call); the total is measured, never a sum.
  */
-final class Waterfall {
+public final class Waterfall {
 
   private static final Pattern TIMING =
       Pattern.compile("([A-Za-z][\\w-]*);dur=([0-9.]+)(?:;desc=\"(\\d+) calls\")?");
@@ -26,18 +26,18 @@ final class Waterfall {
   private final List<Double> totals = new ArrayList<>();
   private Map<String, Double> current;
 
-  Waterfall(String name) {
+  public Waterfall(String name) {
     this.name = name;
   }
 
   /** Starts a round. */
-  void round() {
+  public void round() {
     current = new LinkedHashMap<>();
     rounds.add(current);
   }
 
   /** A phase of the current round, in milliseconds. */
-  void phase(String phase, double millis) {
+  public void phase(String phase, double millis) {
     current.merge(phase, millis, Double::sum);
   }
 
@@ -59,7 +59,7 @@ final class Waterfall {
   }
 
   /** Ends the round with its measured total, and prints it. */
-  void total(double millis, int round) {
+  public void total(double millis, int round) {
     totals.add(millis);
     StringJoiner phases = new StringJoiner(", ");
     current.forEach((phase, ms) -> phases.add(phase + " " + Math.round(ms)));
@@ -67,16 +67,16 @@ final class Waterfall {
         Locale.ROOT, "BENCH %s round %d: %.0f ms [%s]%n", name, round, millis, phases);
   }
 
-  double median() {
+  public double median() {
     return percentile(totals, 0.5);
   }
 
-  double p90() {
+  public double p90() {
     return percentile(totals, 0.9);
   }
 
   /** The medians of every phase and of the total, and the total's 10th to 90th percentile. */
-  void printSummary() {
+  public void printSummary() {
     Map<String, List<Double>> byPhase = new LinkedHashMap<>();
     for (Map<String, Double> round : rounds) {
       round.forEach((phase, ms) -> byPhase.computeIfAbsent(phase, k -> new ArrayList<>()).add(ms));
