@@ -286,6 +286,9 @@ public class ReconcileWorker implements SmartLifecycle {
     if (topics == null) {
       return null;
     }
+    if (names.isEmpty()) {
+      return new HashMap<>();
+    }
     try {
       Map<String, Topics.TopicState> found = topics.describeAll(names);
       Map<String, Optional<Topics.TopicState>> seen = new HashMap<>();

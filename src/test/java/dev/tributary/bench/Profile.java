@@ -8,7 +8,7 @@ import jdk.jfr.Configuration;
 import jdk.jfr.Recording;
 
 /** A JFR recording (the JDK's "profile" settings) of a benchmark's rounds, kept under target/. */
-final class Profile implements AutoCloseable {
+public final class Profile implements AutoCloseable {
 
   private final Recording recording;
 
@@ -17,14 +17,14 @@ final class Profile implements AutoCloseable {
   }
 
   /** Starts recording now. */
-  static Profile start() throws IOException, ParseException {
+  public static Profile start() throws IOException, ParseException {
     Recording recording = new Recording(Configuration.getConfiguration("profile"));
     recording.start();
     return new Profile(recording);
   }
 
   /** Stops and writes {@code target/bench/<name>.jfr}; returns its path. */
-  Path keep(String name) throws IOException {
+  public Path keep(String name) throws IOException {
     recording.stop();
     Path jfr = Path.of("target", "bench", name + ".jfr");
     Files.createDirectories(jfr.getParent());

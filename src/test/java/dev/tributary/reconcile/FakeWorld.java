@@ -229,10 +229,13 @@ final class FakeWorld {
       for (UUID id : rows.keySet()) {
         UUID token = UUID.randomUUID();
         tokens.put(id, token);
-        claims.add(new Claim(id, token));
+        claims.add(new Claim(id, token, -1, written.get(id)));
       }
       return claims;
     }
+
+    /** When each row's status was last written. */
+    final Map<UUID, Instant> written = new HashMap<>();
 
     @Override
     public List<FlowState> flows(UUID table) {
@@ -297,6 +300,7 @@ final class FakeWorld {
       r.phase = phase;
       r.status = status;
       r.observedGeneration = observedGeneration;
+      written.put(id, Instant.now());
     }
 
     public void rollBack(UUID id, UUID token, long failed, long to, String cause) {

@@ -3,6 +3,7 @@ package dev.tributary.reconcile;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.entry;
 
+import dev.tributary.table.Phase;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -66,6 +67,58 @@ class ReconcileWorkerTest {
     world.calls.forEach((k, v) -> calls.put(k, v.sum()));
     assertThat(calls)
         .containsExactly(entry("flinkJobs.overview", 1L), entry("kafka.describeAll", 1L));
+  }
+
+  @Test
+  void shouldShareOneLookAtFlinkAndKafkaAcrossBatchesUntilAClaimedRowWasWrittenAfterIt()
+      throws Exception {
+    FakeWorld world = new FakeWorld();
+    List<UUID> ids = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      ids.add(world.create("CREATE MATERIALIZED TABLE t" + i + " AS SELECT order_id FROM o"));
+    }
+    ids.forEach(world::converge);
+    ReconcileWorker worker =
+        new ReconcileWorker(
+            world.store,
+            world.reconciler,
+            world.countedJobs,
+            world.countedTopics,
+            new ReconcileWorker.Settings(
+                Duration.ofMillis(10), 5, Duration.ofSeconds(1), 2, Duration.ofMinutes(1), true),
+            "w",
+            ReconcileMetrics.NONE);
+    worker.startPassesOnly();
+    Thread.sleep(5); // the rows' last writes are strictly before the first look
+    world.calls.clear();
+    try {
+      worker.runOnce();
+      worker.runOnce();
+      worker.runOnce();
+      assertThat(world.calls("flinkJobs.overview"))
+          .as("one overview for three rounds over rows nothing wrote since")
+          .isEqualTo(1);
+      assertThat(world.calls("kafka.describeAll")).isEqualTo(1);
+      assertThat(worker.observations()).isEqualTo(1);
+
+      // A job fails, and a pass records it: that row now has a write newer than the look.
+      world.flink.fail(world.status(ids.get(2)).jobId());
+      world.store.saveStatus(
+          ids.get(2),
+          null,
+          world.store.rows.get(ids.get(2)).phase,
+          world.store.rows.get(ids.get(2)).observedGeneration,
+          world.status(ids.get(2)));
+      worker.runOnce();
+
+      assertThat(world.calls("flinkJobs.overview"))
+          .as("a row written after the look makes the batch look again")
+          .isEqualTo(2);
+      assertThat(worker.observations()).isEqualTo(2);
+      assertThat(world.store.rows.get(ids.get(2)).phase).isNotEqualTo(Phase.RUNNING);
+    } finally {
+      worker.stop();
+    }
   }
 
   @Test

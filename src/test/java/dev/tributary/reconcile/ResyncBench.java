@@ -3,6 +3,7 @@ package dev.tributary.reconcile;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tributary.TributaryIT;
+import dev.tributary.bench.Profile;
 import dev.tributary.bench.Waterfall;
 import dev.tributary.table.MaterializedTableService;
 import dev.tributary.table.StoredTables;
@@ -42,7 +43,7 @@ import org.springframework.test.context.TestPropertySource;
 class ResyncBench {
 
   static final int TABLES = Integer.getInteger("bench.tables", 10_000);
-  static final int BATCH = 20;
+  static final int BATCH = Integer.getInteger("bench.batch", 20);
 
   static final int ROUNDS = Integer.getInteger("bench.rounds", 5);
 
@@ -84,6 +85,7 @@ class ResyncBench {
       int submissions = world.flink.submissions;
 
       Waterfall waterfall = new Waterfall("resync");
+      Profile profile = Profile.start();
       for (int round = 1; round <= ROUNDS; round++) {
         jdbc.update("UPDATE materialized_table SET next_attempt_at = now()");
         Timestamp began = jdbc.queryForObject("SELECT clock_timestamp()", Timestamp.class);
@@ -139,6 +141,8 @@ class ResyncBench {
             .isEqualTo(submissions);
       }
       waterfall.printSummary();
+      System.out.println("BENCH resync: JFR recording of the rounds in " + profile.keep("resync"));
+      profile.close();
     } finally {
       worker.stop();
     }
