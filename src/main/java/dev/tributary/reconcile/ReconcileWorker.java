@@ -221,9 +221,10 @@ public class ReconcileWorker implements SmartLifecycle {
         continue; // dropped since it was claimed
       }
       List<FlinkJobs.JobSummary> own = seen.jobs().of(snapshot);
+      Map<String, Optional<Topics.TopicState>> ownTopic = topicOf(batchTopics, snapshot);
       work.add(
           () -> {
-            reconcileOne(claim, snapshot, own, seen.flinkDown(), batchTopics, releases);
+            reconcileOne(claim, snapshot, own, seen.flinkDown(), ownTopic, releases);
             return null;
           });
     }
@@ -276,6 +277,19 @@ public class ReconcileWorker implements SmartLifecycle {
       seen.topics().putAll(more);
     }
     return seen.topics();
+  }
+
+  /**
+   * What the observation saw of this table's topic only: a pass copies what it is given, and
+   * handing every pass the whole map made a round quadratic in the number of tables.
+   */
+  private static Map<String, Optional<Topics.TopicState>> topicOf(
+      Map<String, Optional<Topics.TopicState>> seen, TableSnapshot table) {
+    if (seen == null) {
+      return null;
+    }
+    Optional<Topics.TopicState> state = table.topic() == null ? null : seen.get(table.topic());
+    return state == null ? Map.of() : Map.of(table.topic(), state);
   }
 
   /**
