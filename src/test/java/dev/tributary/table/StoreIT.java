@@ -8,11 +8,15 @@ import dev.tributary.catalog.CatalogDatabase;
 import dev.tributary.catalog.CatalogService;
 import dev.tributary.notify.WebhookDispatcher;
 import dev.tributary.reconcile.JdbcReconcileStore;
+import dev.tributary.reconcile.ReconcileStore;
+import dev.tributary.reconcile.TableSnapshot;
 import dev.tributary.sql.Parser;
 import dev.tributary.sql.Statement;
 import dev.tributary.system.Json;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.quartz.Scheduler;
@@ -122,6 +126,70 @@ class StoreIT {
     assertThat(scheduler.getMetaData().isJobStoreSupportsPersistence()).isTrue();
     assertThat(jdbc.queryForObject("SELECT count(*) FROM qrtz_scheduler_state", Integer.class))
         .isPositive();
+  }
+
+  @Test
+  void shouldLoadAndReleaseABatchInOneStatementEachWithTheRulesOfOneByOne() {
+    CatalogDatabase db = catalogs.ensureDatabase("store_it", "db_" + UUID.randomUUID());
+    List<UUID> ids = new ArrayList<>();
+    for (String name : List.of("a", "b", "c")) {
+      MaterializedTable table =
+          new MaterializedTable(
+              UUID.randomUUID(),
+              db,
+              name,
+              "store-it-" + db.getName() + "-" + name,
+              spec("SELECT 1"),
+              "CREATE ...");
+      tables.saveAndFlush(table);
+      versions.save(new MaterializedTableVersion(table));
+      ids.add(table.getId());
+    }
+    List<UUID> tokens = new ArrayList<>();
+    for (UUID id : ids) {
+      UUID token = UUID.randomUUID();
+      tokens.add(token);
+      jdbc.update(
+          "UPDATE materialized_table SET lease_owner = 'store-it', claim_token = ?,"
+              + " lease_expires_at = now() + interval '1 minute' WHERE id = ?",
+          token,
+          id);
+    }
+
+    Map<UUID, TableSnapshot> loaded =
+        reconcileStore.loadAll(List.of(ids.get(0), ids.get(1), ids.get(2), UUID.randomUUID()));
+
+    assertThat(loaded).containsOnlyKeys(ids);
+    assertThat(loaded.get(ids.get(1)).name().sql()).endsWith(".b");
+    assertThat(loaded.get(ids.get(1)).definitionVersion()).isEqualTo(1);
+
+    // b's spec changes while its pass runs; c's claim went to another replica.
+    jdbc.update(
+        "UPDATE materialized_table SET generation = generation + 1 WHERE id = ?", ids.get(1));
+    reconcileStore.releaseAll(
+        List.of(
+            new ReconcileStore.Release(ids.get(0), tokens.get(0), 1, Duration.ofHours(1), 2),
+            new ReconcileStore.Release(ids.get(1), tokens.get(1), 1, Duration.ofHours(1), 0),
+            new ReconcileStore.Release(ids.get(2), UUID.randomUUID(), 1, Duration.ZERO, 0)));
+
+    Map<String, Object> a = row(ids.get(0));
+    assertThat(a.get("claim_token")).isNull();
+    assertThat(a.get("attempt")).isEqualTo(2);
+    assertThat((Boolean) a.get("later")).as("due in an hour").isTrue();
+    Map<String, Object> b = row(ids.get(1));
+    assertThat(b.get("claim_token")).isNull();
+    assertThat((Boolean) b.get("due")).as("a newer generation is due at once").isTrue();
+    assertThat(row(ids.get(2)).get("claim_token"))
+        .as("only the holder of the claim releases it")
+        .isEqualTo(tokens.get(2));
+  }
+
+  private Map<String, Object> row(UUID id) {
+    return jdbc.queryForMap(
+        "SELECT claim_token, attempt, next_attempt_at <= now() AS due,"
+            + " next_attempt_at > now() + interval '50 minutes' AS later"
+            + " FROM materialized_table WHERE id = ?",
+        id);
   }
 
   @Test
