@@ -160,7 +160,7 @@ class StoreIT {
         reconcileStore.loadAll(List.of(ids.get(0), ids.get(1), ids.get(2), UUID.randomUUID()));
 
     assertThat(loaded).containsOnlyKeys(ids);
-    assertThat(loaded.get(ids.get(1)).name().sql()).endsWith(".b");
+    assertThat(loaded.get(ids.get(1)).name().name()).isEqualTo("b");
     assertThat(loaded.get(ids.get(1)).definitionVersion()).isEqualTo(1);
 
     // b's spec changes while its pass runs; c's claim went to another replica.
