@@ -40,21 +40,11 @@ class ReconcileWorkerTest {
   @Test
   void shouldMakeOneCallToFlinkAndOneToKafkaPerBatchWhenNothingChanged() {
     FakeWorld world = new FakeWorld();
-    List<UUID> ids = new ArrayList<>();
-    for (int i = 0; i < 20; i++) {
-      ids.add(world.create("CREATE MATERIALIZED TABLE t" + i + " AS SELECT order_id FROM o"));
-    }
-    ids.forEach(world::converge);
+    converged(world, 20);
     ReconcileWorker worker =
-        new ReconcileWorker(
-            world.store,
-            world.reconciler,
-            world.countedJobs,
-            world.countedTopics,
-            new ReconcileWorker.Settings(Duration.ofMillis(10), 20, Duration.ofSeconds(1), 2),
-            "w",
-            ReconcileMetrics.NONE);
-    worker.startPassesOnly();
+        countedWorker(
+            world,
+            new ReconcileWorker.Settings(Duration.ofMillis(10), 20, Duration.ofSeconds(1), 2));
     world.calls.clear();
 
     try {
@@ -73,22 +63,12 @@ class ReconcileWorkerTest {
   void shouldShareOneLookAtFlinkAndKafkaAcrossBatchesUntilAClaimedRowWasWrittenAfterIt()
       throws Exception {
     FakeWorld world = new FakeWorld();
-    List<UUID> ids = new ArrayList<>();
-    for (int i = 0; i < 5; i++) {
-      ids.add(world.create("CREATE MATERIALIZED TABLE t" + i + " AS SELECT order_id FROM o"));
-    }
-    ids.forEach(world::converge);
+    List<UUID> ids = converged(world, 5);
     ReconcileWorker worker =
-        new ReconcileWorker(
-            world.store,
-            world.reconciler,
-            world.countedJobs,
-            world.countedTopics,
+        countedWorker(
+            world,
             new ReconcileWorker.Settings(
-                Duration.ofMillis(10), 5, Duration.ofSeconds(1), 2, Duration.ofMinutes(1), true),
-            "w",
-            ReconcileMetrics.NONE);
-    worker.startPassesOnly();
+                Duration.ofMillis(10), 5, Duration.ofSeconds(1), 2, Duration.ofMinutes(1), true));
     Thread.sleep(5); // the rows' last writes are strictly before the first look
     world.calls.clear();
     try {
@@ -119,6 +99,31 @@ class ReconcileWorkerTest {
     } finally {
       worker.stop();
     }
+  }
+
+  /** {@code n} tables, each with its job running. */
+  private static List<UUID> converged(FakeWorld world, int n) {
+    List<UUID> ids = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      ids.add(world.create("CREATE MATERIALIZED TABLE t" + i + " AS SELECT order_id FROM o"));
+    }
+    ids.forEach(world::converge);
+    return ids;
+  }
+
+  /** A worker whose calls to Flink and Kafka the world counts, its pass threads started. */
+  private static ReconcileWorker countedWorker(FakeWorld world, ReconcileWorker.Settings settings) {
+    ReconcileWorker worker =
+        new ReconcileWorker(
+            world.store,
+            world.reconciler,
+            world.countedJobs,
+            world.countedTopics,
+            settings,
+            "w",
+            ReconcileMetrics.NONE);
+    worker.startPassesOnly();
+    return worker;
   }
 
   @Test
