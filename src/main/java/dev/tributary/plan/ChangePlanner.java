@@ -22,6 +22,7 @@ import dev.tributary.sql.Statement;
 import dev.tributary.sql.TableSchema;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
+import dev.tributary.system.ReadOnce;
 import dev.tributary.system.TributaryProperties;
 import dev.tributary.table.MaterializedTable;
 import dev.tributary.table.MaterializedTableService;
@@ -621,7 +622,9 @@ public class ChangePlanner {
   /** The offsets a topic holds, or null when Kafka cannot say now (the plan goes on without). */
   private Long retained(String topic) {
     try {
-      return topics.retainedOffsets(topic).orElse(null);
+      // Many plans of one script ask about the same topics: Kafka is asked once per script.
+      return ReadOnce.read(
+          List.of("retainedOffsets", topic), () -> topics.retainedOffsets(topic).orElse(null));
     } catch (RemoteSystemException | UnsupportedOperationException e) {
       return null;
     }

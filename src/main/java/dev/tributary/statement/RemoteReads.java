@@ -3,6 +3,7 @@ package dev.tributary.statement;
 import dev.tributary.sql.Parser;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
+import dev.tributary.system.ReadOnce;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
@@ -68,15 +69,19 @@ final class RemoteReads {
    * script stops at the first statement that cannot be carried out, as if it had run alone.
    */
   RemoteReads answered() {
-    List<Object> results = new ArrayList<>();
-    for (Question q : asked) {
-      try {
-        results.add(q.answer().apply(q.input()));
-      } catch (ApiException e) {
-        throw StatementService.withPosition(e, q.statement());
-      }
-    }
-    return new RemoteReads(List.copyOf(asked), results);
+    // Plans of one script that ask Kafka or the storage the same thing share one read.
+    return ReadOnce.within(
+        () -> {
+          List<Object> results = new ArrayList<>();
+          for (Question q : asked) {
+            try {
+              results.add(q.answer().apply(q.input()));
+            } catch (ApiException e) {
+              throw StatementService.withPosition(e, q.statement());
+            }
+          }
+          return new RemoteReads(List.copyOf(asked), results);
+        });
   }
 
   /** The 409 when the store kept changing under the script. */

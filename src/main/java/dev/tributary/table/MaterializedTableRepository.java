@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import org.springframework.data.jpa.repository.JpaRepository;
+import org.springframework.data.jpa.repository.Query;
+import org.springframework.data.repository.query.Param;
 
 /** Materialized and pipeline tables, and the flows of pipeline tables (rows with a flowOf). */
 public interface MaterializedTableRepository extends JpaRepository<MaterializedTable, UUID> {
@@ -16,6 +18,25 @@ public interface MaterializedTableRepository extends JpaRepository<MaterializedT
   List<MaterializedTable> findByDatabaseAndFlowOfIsNullOrderByName(CatalogDatabase database);
 
   List<MaterializedTable> findByFlowOfIsNull();
+
+  /**
+   * A page of the database's tables by name after {@code after} (null: from the first), optionally
+   * of one phase: an index-ordered read of {@code limit} rows, whatever the number of tables. Names
+   * compare byte-wise ({@code COLLATE "C"}), the order of Java's {@code String.compareTo} for them,
+   * which the page tokens carry.
+   */
+  @Query(
+      value =
+          "SELECT * FROM materialized_table WHERE database_id = :database AND flow_of IS NULL"
+              + " AND (CAST(:phase AS text) IS NULL OR phase = CAST(:phase AS text))"
+              + " AND (CAST(:after AS text) IS NULL OR name COLLATE \"C\" > CAST(:after AS text))"
+              + " ORDER BY name COLLATE \"C\" LIMIT :limit",
+      nativeQuery = true)
+  List<MaterializedTable> pageByName(
+      @Param("database") long database,
+      @Param("phase") String phase,
+      @Param("after") String after,
+      @Param("limit") int limit);
 
   /** The flow of that name in the database. */
   Optional<MaterializedTable> findByDatabaseAndNameAndFlowOfIsNotNull(

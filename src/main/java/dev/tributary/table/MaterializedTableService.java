@@ -271,11 +271,18 @@ public class MaterializedTableService {
         .orElse(List.of());
   }
 
-  /** The tables of a database that must exist (404 otherwise), by name. */
+  /**
+   * Up to {@code limit} tables of the database after the name {@code after} (null: from the first),
+   * by name, optionally of one phase; 404 when the database does not exist.
+   */
   @Transactional(readOnly = true)
-  public List<MaterializedTable> listExisting(String catalog, String database) {
-    return tables.findByDatabaseAndFlowOfIsNullOrderByName(
-        catalogs.requireDatabase(catalog, database));
+  public List<MaterializedTable> page(
+      String catalog, String database, Phase phase, String after, int limit) {
+    return tables.pageByName(
+        catalogs.requireDatabase(catalog, database).getId(),
+        phase == null ? null : phase.name(),
+        after,
+        limit);
   }
 
   @Transactional(readOnly = true)

@@ -35,7 +35,8 @@ public final class StoredTables {
     }
   }
 
-  private static void createOne(MaterializedTableService tables, String catalog, int n) {
+  /** Stores table t{@code n} in {@code catalog}.db. */
+  public static void createOne(MaterializedTableService tables, String catalog, int n) {
     Statement.CreateMaterializedTable create =
         (Statement.CreateMaterializedTable)
             Parser.parse(

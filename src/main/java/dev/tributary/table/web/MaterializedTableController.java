@@ -19,7 +19,6 @@ import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
-import java.util.List;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
@@ -69,18 +68,14 @@ class MaterializedTableController {
       @Parameter(description = PagingDocs.LIMIT) @RequestParam(required = false) Integer limit,
       @Parameter(description = PagingDocs.TOKEN) @RequestParam(required = false) String pageToken) {
     Access.require(Role.VIEWER, catalog, database);
-    List<MaterializedTable> all =
-        tables.listExisting(catalog, database).stream()
-            .filter(t -> phase == null || t.getPhase() == phase)
-            .toList();
+    String list = "materialized-tables:" + catalog + "." + database + ":" + phase;
+    int size = Paging.limit(limit);
     Page<MaterializedTable> page =
-        Paging.page(
-            "materialized-tables:" + catalog + "." + database + ":" + phase,
-            all,
-            MaterializedTable::getName,
-            Paging.BY_NAME,
-            limit,
-            pageToken);
+        Paging.fetched(
+            list,
+            tables.page(catalog, database, phase, Paging.after(list, pageToken), size + 1),
+            size,
+            MaterializedTable::getName);
     return new Page<>(page.items().stream().map(resources::of).toList(), page.nextPageToken());
   }
 
