@@ -149,15 +149,31 @@ public class ReconcileWorker implements SmartLifecycle {
      * pass did to a row (a job submitted, a topic created) is written with its status, so an
      * observation taken before that write may not show it.
      */
-    boolean covers(List<ReconcileStore.Claim> claims, Duration maxAge) {
+    boolean covers(
+        List<ReconcileStore.Claim> claims, Duration maxAge, Map<UUID, Long> releasedNanos) {
       if (System.nanoTime() - takenNanos > maxAge.toNanos()) {
         return false;
       }
-      return claims.stream().allMatch(c -> c.written() != null && c.written().isBefore(storeTime));
+      return claims.stream()
+          .allMatch(
+              c ->
+                  c.written() != null
+                      && c.written().isBefore(storeTime)
+                      && releasedBefore(releasedNanos.get(c.id())));
+    }
+
+    private boolean releasedBefore(Long releasedNanos) {
+      return releasedNanos == null || releasedNanos - takenNanos < 0;
     }
   }
 
   private volatile Observation observed;
+
+  /**
+   * When this worker last released each row: a pass may act without writing the row (a refresh's
+   * job is recorded in its ledger), so a look taken before a release does not serve that row.
+   */
+  private final Map<UUID, Long> released = new ConcurrentHashMap<>();
 
   /** Calls to Flink and Kafka the observations made, for the benchmark and the logs. */
   private final AtomicLong observations = new AtomicLong();
@@ -169,7 +185,7 @@ public class ReconcileWorker implements SmartLifecycle {
 
   private Observation observe(List<ReconcileStore.Claim> claimed) {
     Observation last = observed;
-    if (last != null && last.covers(claimed, settings.watchInterval())) {
+    if (last != null && last.covers(claimed, settings.watchInterval(), released)) {
       return last;
     }
     Instant storeTime = store.now();
@@ -240,6 +256,8 @@ public class ReconcileWorker implements SmartLifecycle {
       if (heartbeat != null) {
         heartbeat.cancel(false);
       }
+      long now = System.nanoTime();
+      releases.forEach(r -> released.put(r.id(), now));
       store.releaseAll(List.copyOf(releases));
     }
     return claimed.size();
@@ -338,6 +356,7 @@ public class ReconcileWorker implements SmartLifecycle {
               : reconciler.unavailable(snapshot.get(), flinkDown, token, settings.lease());
       if (next == null) {
         outcome = "dropped";
+        released.remove(id);
         return;
       }
       outcome = next.failed() ? "failed" : "ok";

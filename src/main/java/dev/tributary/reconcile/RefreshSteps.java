@@ -197,6 +197,11 @@ final class RefreshSteps {
     }
     String jobId = r.jobId();
     Optional<JobSummary> job = p.overview.stream().filter(j -> j.id().equals(jobId)).findFirst();
+    if (job.isEmpty() && r.submitted()) {
+      // The overview may predate the submission (one look serves several batches, and the ledger,
+      // not the table's row, records it): ask about this job before taking it as lost.
+      job = jobs.job(jobId).map(d -> new JobSummary(d.id(), d.name(), d.state(), d.startTime()));
+    }
     if (job.isEmpty()) {
       if (r.submitted()) {
         return attemptFailed(

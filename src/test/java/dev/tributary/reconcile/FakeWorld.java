@@ -224,14 +224,28 @@ final class FakeWorld {
     /** The token each row is claimed under; a row claimed again elsewhere has a new one. */
     final Map<UUID, UUID> tokens = new HashMap<>();
 
+    /**
+     * Every row is due: up to {@code limit} of them, taking up where the last claim stopped (round
+     * robin), so that batches of a worker take turns over the rows.
+     */
     public List<Claim> claim(String owner, int limit, Duration lease) {
+      List<UUID> ids = new ArrayList<>(rows.keySet());
       List<Claim> claims = new ArrayList<>();
-      for (UUID id : rows.keySet()) {
+      for (int i = 0; i < Math.min(limit, ids.size()); i++) {
+        UUID id = ids.get((cursor + i) % ids.size());
         UUID token = UUID.randomUUID();
         tokens.put(id, token);
         claims.add(new Claim(id, token, -1, written.get(id)));
       }
+      cursor = ids.isEmpty() ? 0 : (cursor + claims.size()) % ids.size();
       return claims;
+    }
+
+    private int cursor;
+
+    @Override
+    public List<String> dueTopics() {
+      return rows.values().stream().filter(r -> !r.deletion).map(r -> r.name.name()).toList();
     }
 
     /** When each row's status was last written. */

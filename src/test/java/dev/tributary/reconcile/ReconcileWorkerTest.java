@@ -60,42 +60,48 @@ class ReconcileWorkerTest {
   }
 
   @Test
-  void shouldShareOneLookAtFlinkAndKafkaAcrossBatchesUntilAClaimedRowWasWrittenAfterIt()
+  void shouldShareOneLookAtFlinkAndKafkaAcrossBatchesOfRowsNothingTouchedSinceIt()
       throws Exception {
     FakeWorld world = new FakeWorld();
-    List<UUID> ids = converged(world, 5);
+    List<UUID> ids = converged(world, 6);
     ReconcileWorker worker =
         countedWorker(
             world,
             new ReconcileWorker.Settings(
-                Duration.ofMillis(10), 5, Duration.ofSeconds(1), 2, Duration.ofMinutes(1), true));
+                Duration.ofMillis(10), 2, Duration.ofSeconds(1), 2, Duration.ofMinutes(1), true));
     Thread.sleep(5); // the rows' last writes are strictly before the first look
     world.calls.clear();
     try {
+      // Three batches of two: every row once.
       worker.runOnce();
       worker.runOnce();
       worker.runOnce();
       assertThat(world.calls("flinkJobs.overview"))
-          .as("one overview for three rounds over rows nothing wrote since")
+          .as("one overview for three batches of rows nothing wrote since")
           .isEqualTo(1);
       assertThat(world.calls("kafka.describeAll")).isEqualTo(1);
       assertThat(worker.observations()).isEqualTo(1);
 
-      // A job fails, and a pass records it: that row now has a write newer than the look.
-      world.flink.fail(world.status(ids.get(2)).jobId());
-      world.store.saveStatus(
-          ids.get(2),
-          null,
-          world.store.rows.get(ids.get(2)).phase,
-          world.store.rows.get(ids.get(2)).observedGeneration,
-          world.status(ids.get(2)));
+      // Rows 0 and 1 again: this worker released them after that look, so it looks again.
       worker.runOnce();
+      assertThat(worker.observations()).isEqualTo(2);
+
+      // A job fails, and a pass records it: row 3 has a write newer than the second look.
+      world.flink.fail(world.status(ids.get(3)).jobId());
+      world.store.saveStatus(
+          ids.get(3),
+          null,
+          world.store.rows.get(ids.get(3)).phase,
+          world.store.rows.get(ids.get(3)).observedGeneration,
+          world.status(ids.get(3)));
+      worker.runOnce(); // rows 2 and 3
 
       assertThat(world.calls("flinkJobs.overview"))
-          .as("a row written after the look makes the batch look again")
-          .isEqualTo(2);
-      assertThat(worker.observations()).isEqualTo(2);
-      assertThat(world.store.rows.get(ids.get(2)).phase).isNotEqualTo(Phase.RUNNING);
+          .as("a row written after the look makes its batch look again")
+          .isEqualTo(3);
+      assertThat(worker.observations()).isEqualTo(3);
+      assertThat(world.store.rows.get(ids.get(3)).phase).isNotEqualTo(Phase.RUNNING);
+      assertThat(world.store.rows.get(ids.get(2)).phase).isEqualTo(Phase.RUNNING);
     } finally {
       worker.stop();
     }
