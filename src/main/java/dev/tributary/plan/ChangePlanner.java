@@ -732,7 +732,8 @@ public class ChangePlanner {
       return;
     }
     try {
-      Duration max = topics.transactionMaxTimeout();
+      // A broker setting: read once per script, not once per statement.
+      Duration max = ReadOnce.read("transactionMaxTimeout", topics::transactionMaxTimeout);
       Duration interval = effective.freshness().toDuration();
       if (interval.compareTo(PipelinePlan.longestInterval(max)) > 0) {
         throw new ApiException(
@@ -775,7 +776,7 @@ public class ChangePlanner {
 
   private boolean hasRecords(String topic, List<String> notes) {
     try {
-      return topics.hasRecords(topic);
+      return ReadOnce.read(List.of("hasRecords", topic), () -> topics.hasRecords(topic));
     } catch (RemoteSystemException e) {
       notes.add("Topic contents not checked now (" + e.getMessage() + "); assumed not empty");
       return true;
