@@ -74,7 +74,6 @@ class GetBench {
           HttpResponse.BodyHandlers.discarding());
     }
 
-    Profile profile = Profile.start(); // kept as target/bench/get.jfr
     int requests = RATE * SECONDS;
     long interval = TimeUnit.SECONDS.toNanos(1) / RATE;
     long[] latencies = new long[requests];
@@ -106,8 +105,6 @@ class GetBench {
     }
     CompletableFuture.allOf(answers).get(2, TimeUnit.MINUTES);
     double took = (System.nanoTime() - start) / 1e9;
-    profile.keep("get");
-    profile.close();
     Arrays.sort(latencies);
     System.out.printf(
         "BENCH get: %d tables stored; %d GETs of random tables scheduled at %d/s over %.1f s;"
