@@ -8,6 +8,8 @@ import dev.tributary.table.TableStatus;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.tracing.Tracer;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
@@ -176,7 +178,7 @@ public class JdbcReconcileStore implements ReconcileStore {
       FROM materialized_table t JOIN catalog_database d ON d.id = t.database_id JOIN catalog c ON c.id = d.catalog_id
       """;
 
-  private static TableSnapshot snapshot(java.sql.ResultSet rs) throws java.sql.SQLException {
+  private static TableSnapshot snapshot(ResultSet rs) throws SQLException {
     return new TableSnapshot(
         rs.getObject("id", UUID.class),
         new ObjectName(rs.getString("catalog"), rs.getString("database"), rs.getString("name")),
