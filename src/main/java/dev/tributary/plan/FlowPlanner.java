@@ -189,7 +189,7 @@ public class FlowPlanner {
       if (!bounded) {
         throw new ApiException(
             ErrorCode.INVALID_DEFINITION,
-            "INSERT ONCE runs once to its end, but source "
+            "A ONCE flow runs once to its end, but source "
                 + source.name()
                 + " ('connector' = '"
                 + options.get("connector")
@@ -302,6 +302,9 @@ public class FlowPlanner {
               + " CREATE STREAMING TABLE, and give it no other flow");
     }
     refuseUnsupported(pipeline);
+    if (request.flow().once()) {
+      requireBounded(q, flowName, request.flow().query());
+    }
     MaterializedTableDefinition base = base(pipeline, null);
     QueryPlanner.QueryShape source = shape(q, flowName, base, request.flow().query());
     if (!source.changelogMode().insertOnly()) {

@@ -36,7 +36,7 @@ final class CreateTableParser {
     Token start = in.previous();
     boolean ifNotExists = in.acceptWords("IF", "NOT", "EXISTS");
     ObjectName name = in.objectName("table name");
-    TableSchema schema = in.atSymbol("(") ? parts.schema() : null;
+    TableSchema schema = in.atSymbol("(") ? parts.schema(false) : null;
     List<String> partitionedBy = List.of();
     List<String> clusterBy = List.of();
     String location = null;
@@ -62,7 +62,7 @@ final class CreateTableParser {
         pipelineOnly = clause;
       } else if (in.acceptWord("COMMENT")) {
         clauseName = "COMMENT";
-        comment = in.string("comment");
+        comment = in.comment();
       } else if (in.acceptWord("TBLPROPERTIES")) {
         clauseName = "TBLPROPERTIES";
         properties = parts.options();

@@ -193,6 +193,19 @@ final class Cursor {
     return t.value();
   }
 
+  /**
+   * A comment: a quoted string, or a double-quoted one as Databricks (and Spark) write strings;
+   * elsewhere double quotes quote names, as in Flink.
+   */
+  String comment() {
+    Token t = peek();
+    if (t.kind() == Token.Kind.QUOTED_IDENTIFIER && t.text().startsWith("\"")) {
+      next();
+      return t.value();
+    }
+    return string("comment");
+  }
+
   /** A positive whole number. */
   long number(String what) {
     Token t = peek();

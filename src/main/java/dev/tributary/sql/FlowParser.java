@@ -7,8 +7,8 @@ import java.util.Set;
 
 /**
  * The flow grammar: CREATE FLOW name [COMMENT 'c'] AS INSERT [ONCE] INTO table [BY NAME] query, and
- * AS AUTO CDC INTO table FROM source KEYS ... SEQUENCE BY ... (Databricks' pipelines), plus the
- * flow query of CREATE TABLE ... FLOW, whose Databricks {@code STREAM(t)} becomes {@code t}.
+ * AS AUTO CDC [ONCE] INTO table FROM source KEYS ... SEQUENCE BY ... (Databricks' pipelines), plus
+ * the flow query of CREATE TABLE ... FLOW, whose Databricks {@code STREAM(t)} becomes {@code t}.
  */
 final class FlowParser {
 
@@ -24,19 +24,71 @@ final class FlowParser {
    */
   Statement createFlow() {
     ObjectName name = in.objectName("flow name");
-    String comment = in.acceptWord("COMMENT") ? in.string("comment") : null;
+    String comment = in.acceptWord("COMMENT") ? in.comment() : null;
     in.expectWord("AS");
     if (in.acceptWords("AUTO", "CDC")) {
-      return autoCdc(name, comment);
+      return autoCdc(name, comment, in.acceptWord("ONCE"));
     }
     in.expectWord("INSERT");
     boolean once = in.acceptWord("ONCE");
     in.expectWord("INTO");
-    once |= in.acceptWord("ONCE");
+    once |= onceBeforeTable();
     ObjectName target = in.objectName("table name");
     boolean byName = in.acceptWords("BY", "NAME");
+    refuseReplace();
     String query = flowQuery(in);
     return new Statement.CreateFlow(name, comment, target, null, once, byName, query);
+  }
+
+  /**
+   * ONCE after INTO, as some of Databricks' pages write it, when a table name follows; a table
+   * named {@code once} ({@code INTO once BY NAME SELECT ...}) is a name.
+   */
+  private boolean onceBeforeTable() {
+    if (!in.atWord("ONCE")) {
+      return false;
+    }
+    Token next = in.peek(1);
+    boolean name =
+        (next.kind() == Token.Kind.WORD || next.kind() == Token.Kind.QUOTED_IDENTIFIER)
+            && !(next.isWord("BY") && in.peek(2).isWord("NAME"))
+            && !next.isWord("SELECT")
+            && !next.isWord("WITH")
+            && !next.isWord("REPLACE");
+    if (name) {
+      in.next();
+    }
+    return name;
+  }
+
+  /**
+   * Databricks' REPLACE USING (columns) [SEQUENCE BY column] and REPLACE WHERE condition, between
+   * BY NAME and the query: parsed, and refused at the clause, since a flow appends to its table's
+   * topic and cannot take back the rows a later snapshot replaces.
+   */
+  private void refuseReplace() {
+    Token at = in.peek();
+    if (in.acceptWords("REPLACE", "USING")) {
+      in.identifierList("column");
+      if (in.acceptWords("SEQUENCE", "BY")) {
+        in.identifier("sequence column");
+      }
+      throw in.error(
+          ErrorCode.UNSUPPORTED_CLAUSE,
+          "REPLACE USING is not supported: a flow appends rows to its table's Kafka topic and"
+              + " cannot remove the rows of a key that a later snapshot replaces; for the latest"
+              + " row of each key use AUTO CDC INTO ... KEYS (...) SEQUENCE BY ...",
+          at,
+          null);
+    }
+    if (in.acceptWords("REPLACE", "WHERE")) {
+      throw in.error(
+          ErrorCode.UNSUPPORTED_CLAUSE,
+          "REPLACE WHERE is not supported: a flow appends rows to its table's Kafka topic and"
+              + " cannot remove the rows a condition selects",
+          at,
+          null);
+    }
   }
 
   /**
@@ -92,7 +144,7 @@ final class FlowParser {
   }
 
   /** AUTO CDC consumed; INTO table FROM source KEYS ... SEQUENCE BY ... and the other clauses. */
-  private Statement autoCdc(ObjectName name, String comment) {
+  private Statement autoCdc(ObjectName name, String comment, boolean once) {
     in.expectWord("INTO");
     ObjectName target = in.objectName("table name");
     in.expectWord("FROM");
@@ -192,6 +244,6 @@ final class FlowParser {
     }
     Statement.Cdc cdc = new Statement.Cdc(source, keys, deleteWhen, sequenceBy, columns, except);
     return new Statement.CreateFlow(
-        name, comment, target, null, false, true, "SELECT * FROM " + source.sql(), cdc);
+        name, comment, target, null, once, true, "SELECT * FROM " + source.sql(), cdc);
   }
 }

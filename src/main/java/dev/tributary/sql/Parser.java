@@ -330,7 +330,7 @@ public final class Parser {
    * this is an evolution.
    */
   private MaterializedTableDefinition definition(boolean requireQuery) {
-    TableSchema schema = in.atSymbol("(") ? parts.schema() : null;
+    TableSchema schema = in.atSymbol("(") ? parts.schema(true) : null;
     String comment = null;
     List<String> partitionedBy = List.of();
     Clauses.Distribution distribution = null;
@@ -344,7 +344,7 @@ public final class Parser {
       String name;
       if (in.acceptWord("COMMENT")) {
         name = "COMMENT";
-        comment = in.string("comment");
+        comment = in.comment();
       } else if (in.acceptWords("PARTITIONED", "BY")) {
         name = "PARTITIONED BY";
         partitionedBy = in.identifierList("partition column");
@@ -474,7 +474,11 @@ public final class Parser {
     if (in.acceptWord("WATERMARK")) {
       return new Statement.ModifyWatermark(parts.watermarkBody());
     }
-    return new Statement.AddColumns(positionedColumns());
+    ColumnEdits edits = columnEdits();
+    if (edits.onlyKey()) {
+      return new Statement.SetPrimaryKey(edits.primaryKey(), false);
+    }
+    return new Statement.AddColumns(edits.columns(), edits.primaryKey(), edits.watermark());
   }
 
   /** After MODIFY: columns, the primary key or the distribution. */
@@ -485,7 +489,14 @@ public final class Parser {
     if (in.acceptWord("DISTRIBUTION")) {
       return new Statement.SetDistribution(parts.distribution(), true);
     }
-    return new Statement.ModifyColumns(positionedColumns());
+    ColumnEdits edits = columnEdits();
+    if (edits.onlyKey()) {
+      return new Statement.SetPrimaryKey(edits.primaryKey(), true);
+    }
+    if (edits.columns().isEmpty() && edits.primaryKey() == null) {
+      return new Statement.ModifyWatermark(edits.watermark());
+    }
+    return new Statement.ModifyColumns(edits.columns(), edits.primaryKey(), edits.watermark());
   }
 
   /** After DROP: columns, the primary key, a constraint or the distribution. */
@@ -507,27 +518,77 @@ public final class Parser {
 
   /** [CONSTRAINT name] PRIMARY KEY (columns) NOT ENFORCED. */
   private TableSchema.PrimaryKey primaryKey() {
+    Token at = in.peek();
     String constraint = in.acceptWord("CONSTRAINT") ? in.identifier("constraint name") : null;
+    if (in.atWord("UNIQUE")) {
+      parts.refuseUnique(at);
+    }
     in.expectWords("PRIMARY", "KEY");
     List<String> columns = in.identifierList("column name");
-    if (in.acceptWord("NOT")) {
-      in.expectWord("ENFORCED");
-    } else {
-      throw in.expected("NOT ENFORCED (Flink does not enforce primary keys)");
-    }
+    parts.notEnforced(true, at);
     return new TableSchema.PrimaryKey(constraint, columns);
   }
 
-  /** ( column [FIRST | AFTER c], ... ) or one column without parentheses. */
-  private List<Statement.PositionedColumn> positionedColumns() {
+  /** The entries of an ADD or MODIFY list: columns, and at most one key and one watermark. */
+  private record ColumnEdits(
+      List<Statement.PositionedColumn> columns,
+      TableSchema.PrimaryKey primaryKey,
+      TableSchema.Watermark watermark) {
+    boolean onlyKey() {
+      return columns.isEmpty() && watermark == null && primaryKey != null;
+    }
+  }
+
+  /**
+   * ( entry, ... ) or one column without parentheses; an entry is a column [FIRST | AFTER c], a
+   * [CONSTRAINT name] PRIMARY KEY (...) NOT ENFORCED, or WATERMARK FOR c AS expression, as in
+   * Flink's ALTER TABLE. Nested names (a field of a ROW column) parse, and are refused as Flink
+   * refuses them.
+   */
+  private ColumnEdits columnEdits() {
     List<Statement.PositionedColumn> columns = new ArrayList<>();
+    TableSchema.PrimaryKey primaryKey = null;
+    TableSchema.Watermark watermark = null;
     boolean list = in.acceptSymbol("(");
     do {
+      Token at = in.peek();
+      if (list && in.atWord("WATERMARK") && in.peek(1).isWord("FOR")) {
+        in.next();
+        if (watermark != null) {
+          throw in.error(
+              ErrorCode.INVALID_DEFINITION, "A table has at most one watermark", at, null);
+        }
+        watermark = parts.watermarkBody();
+        continue;
+      }
+      if (list && (in.atWord("PRIMARY") && in.peek(1).isWord("KEY") || in.atWord("CONSTRAINT"))
+          || in.atWord("UNIQUE") && in.peek(1).isSymbol("(")) {
+        if (in.atWord("UNIQUE")) {
+          parts.refuseUnique(at);
+        }
+        if (primaryKey != null) {
+          throw in.error(
+              ErrorCode.INVALID_DEFINITION, "A table has at most one primary key", at, null);
+        }
+        primaryKey = primaryKey();
+        continue;
+      }
+      refuseNested("column");
       Column column = parts.column();
+      Token key = in.peek();
+      if (in.acceptWords("PRIMARY", "KEY")) {
+        if (primaryKey != null) {
+          throw in.error(
+              ErrorCode.INVALID_DEFINITION, "A table has at most one primary key", key, null);
+        }
+        parts.notEnforced(true, key);
+        primaryKey = new TableSchema.PrimaryKey(null, List.of(column.name()));
+      }
       Statement.ColumnPosition position = Statement.ColumnPosition.END;
       if (in.acceptWord("FIRST")) {
         position = new Statement.ColumnPosition(true, null);
       } else if (in.acceptWord("AFTER")) {
+        refuseNested("AFTER column");
         position = new Statement.ColumnPosition(false, in.identifier("column name"));
       }
       columns.add(new Statement.PositionedColumn(column, position));
@@ -535,7 +596,27 @@ public final class Parser {
     if (list) {
       in.expectSymbol(")");
     }
-    return columns;
+    return new ColumnEdits(columns, primaryKey, watermark);
+  }
+
+  /** A dotted name (a field of a ROW column): Flink's parser takes it, its ALTER refuses it. */
+  private void refuseNested(String what) {
+    if (!in.peek(1).isSymbol(".")) {
+      return;
+    }
+    Token at = in.peek();
+    StringBuilder name = new StringBuilder(in.identifier(what));
+    while (in.acceptSymbol(".")) {
+      name.append('.').append(in.identifier(what));
+    }
+    throw in.error(
+        ErrorCode.UNSUPPORTED_CLAUSE,
+        "Altering a field of a nested ROW column ("
+            + name
+            + ") is not supported (nor is it in Flink): MODIFY the whole column with its new ROW"
+            + " type",
+        at,
+        null);
   }
 
   private boolean isClauseStart() {

@@ -151,7 +151,9 @@ public final class Printer implements Statement.Visitor<String> {
       return "CREATE FLOW "
           + s.name().sql()
           + (s.comment() == null ? "" : " COMMENT " + string(s.comment()))
-          + " AS AUTO CDC INTO "
+          + " AS AUTO CDC "
+          + (s.once() ? "ONCE " : "")
+          + "INTO "
           + s.target().sql()
           + "\nFROM STREAM "
           + cdc.source().sql()
@@ -261,19 +263,10 @@ public final class Printer implements Statement.Visitor<String> {
     List<String> elements = new ArrayList<>();
     schema.columns().forEach(c -> elements.add(column(c)));
     if (schema.watermark() != null) {
-      elements.add(
-          "WATERMARK FOR "
-              + identifier(schema.watermark().column())
-              + " AS "
-              + schema.watermark().expression());
+      elements.add(watermark(schema.watermark()));
     }
     if (schema.primaryKey() != null) {
-      TableSchema.PrimaryKey pk = schema.primaryKey();
-      elements.add(
-          (pk.constraintName() == null ? "" : "CONSTRAINT " + identifier(pk.constraintName()) + " ")
-              + "PRIMARY KEY "
-              + names(pk.columns())
-              + " NOT ENFORCED");
+      elements.add(primaryKey(schema.primaryKey()));
     }
     for (TableSchema.Expectation e : schema.expectations()) {
       elements.add(
@@ -323,6 +316,21 @@ public final class Printer implements Statement.Visitor<String> {
         + (d.algorithm() == null ? "" : d.algorithm().name())
         + names(d.columns())
         + buckets;
+  }
+
+  /** WATERMARK FOR column AS expression. */
+  static String watermark(TableSchema.Watermark w) {
+    return "WATERMARK FOR " + identifier(w.column()) + " AS " + w.expression();
+  }
+
+  /** [CONSTRAINT name] PRIMARY KEY (columns) NOT ENFORCED. */
+  static String primaryKey(TableSchema.PrimaryKey pk) {
+    return (pk.constraintName() == null
+            ? ""
+            : "CONSTRAINT " + identifier(pk.constraintName()) + " ")
+        + "PRIMARY KEY "
+        + names(pk.columns())
+        + " NOT ENFORCED";
   }
 
   static String startMode(Clauses.StartMode m) {

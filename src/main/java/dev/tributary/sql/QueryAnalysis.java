@@ -77,6 +77,20 @@ public final class QueryAnalysis {
     return Optional.of(new SyntaxError(reservedWordHint(message), line, column));
   }
 
+  /**
+   * Why a column's data type is not one in Flink's DDL grammar (a type Flink does not know by name
+   * parses, as a user-defined type, and is refused by Flink's validation), if it is not.
+   */
+  public static Optional<String> typeError(String type) {
+    SqlParseException e = parsed("CREATE TABLE t (c " + type + "\n)", true).error();
+    if (e == null) {
+      return Optional.empty();
+    }
+    String message = e.getMessage() == null ? "not a data type" : e.getMessage();
+    int cut = message.indexOf("\nWas expecting");
+    return Optional.of(cut > 0 ? message.substring(0, cut).strip() : message);
+  }
+
   /** A parse: the tree, or the syntax error, or neither when the parser gave up another way. */
   private record Parsed(SqlNode node, SqlParseException error) {}
 
@@ -102,11 +116,16 @@ public final class QueryAnalysis {
           });
 
   private static Parsed parsed(String query) {
+    return parsed(query, false);
+  }
+
+  private static Parsed parsed(String text, boolean statement) {
     Future<Parsed> parse =
         PARSERS.submit(
             () -> {
               try {
-                return new Parsed(SqlParser.create(query, CONFIG).parseQuery(), null);
+                SqlParser parser = SqlParser.create(text, CONFIG);
+                return new Parsed(statement ? parser.parseStmt() : parser.parseQuery(), null);
               } catch (SqlParseException e) {
                 return new Parsed(null, e);
               }

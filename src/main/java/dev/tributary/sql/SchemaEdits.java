@@ -1,5 +1,6 @@
 package dev.tributary.sql;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /** The small edits ALTER actions make to a declared schema. */
@@ -67,11 +68,43 @@ final class SchemaEdits {
   }
 
   /** ( column [FIRST | AFTER c], ... ) as SQL. */
-  static String sql(List<Statement.PositionedColumn> columns) {
-    return "("
-        + String.join(
-            ", ",
-            columns.stream().map(c -> Printer.column(c.column()) + c.position().sql()).toList())
-        + ")";
+  static String sql(
+      List<Statement.PositionedColumn> columns,
+      TableSchema.PrimaryKey primaryKey,
+      TableSchema.Watermark watermark) {
+    List<String> entries = new ArrayList<>();
+    columns.forEach(c -> entries.add(Printer.column(c.column()) + c.position().sql()));
+    if (primaryKey != null) {
+      entries.add(Printer.primaryKey(primaryKey));
+    }
+    if (watermark != null) {
+      entries.add(Printer.watermark(watermark));
+    }
+    return "(" + String.join(", ", entries) + ")";
+  }
+
+  /** The schema with these columns, and a new key and watermark where given. */
+  static TableSchema with(
+      TableSchema s,
+      List<Column> columns,
+      TableSchema.PrimaryKey primaryKey,
+      TableSchema.Watermark watermark) {
+    TableSchema edited = with(s, columns);
+    if (primaryKey == null && watermark == null) {
+      return edited;
+    }
+    TableSchema base =
+        edited != null ? edited : new TableSchema(List.of(), null, null, s.expectations());
+    if (watermark != null
+        && TableSchema.hasPhysicalColumns(base)
+        && base.column(watermark.column()) == null) {
+      throw new IllegalArgumentException(
+          "The watermark names column '" + watermark.column() + "', which the table does not have");
+    }
+    return new TableSchema(
+        base.columns(),
+        watermark != null ? watermark : base.watermark(),
+        primaryKey != null ? primaryKey : base.primaryKey(),
+        base.expectations());
   }
 }

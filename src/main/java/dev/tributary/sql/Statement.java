@@ -114,10 +114,22 @@ public sealed interface Statement {
   /** A column of an ADD or MODIFY, with where it goes. */
   record PositionedColumn(Column column, ColumnPosition position) {}
 
-  /** ADD (column [FIRST | AFTER c], ...): metadata, computed or physical columns. */
-  record AddColumns(List<PositionedColumn> columns) implements AlterAction {
+  /**
+   * ADD (column [FIRST | AFTER c], ..., [PRIMARY KEY (...) NOT ENFORCED], [WATERMARK FOR ...]):
+   * metadata, computed or physical columns, and with them the table's key and watermark, which it
+   * must not have yet (as in Flink).
+   */
+  record AddColumns(
+      List<PositionedColumn> columns,
+      TableSchema.PrimaryKey primaryKey,
+      TableSchema.Watermark watermark)
+      implements AlterAction {
     public AddColumns {
       columns = List.copyOf(columns);
+    }
+
+    public AddColumns(List<PositionedColumn> columns) {
+      this(columns, null, null);
     }
 
     public Effect effect() {
@@ -134,18 +146,40 @@ public sealed interface Statement {
         }
         SchemaEdits.insert(next, c.column(), c.position());
       }
-      return d.withSchema(SchemaEdits.with(s, next));
+      if (primaryKey != null && s.primaryKey() != null) {
+        throw new IllegalArgumentException(
+            "The table already has a primary key " + s.primaryKey().columns() + "; use MODIFY");
+      }
+      if (watermark != null && s.watermark() != null) {
+        throw new IllegalArgumentException(
+            "The table already has a watermark (on "
+                + s.watermark().column()
+                + "); use MODIFY WATERMARK");
+      }
+      return d.withSchema(SchemaEdits.with(s, next, primaryKey, watermark));
     }
 
     public String sql() {
-      return "ADD " + SchemaEdits.sql(columns);
+      return "ADD " + SchemaEdits.sql(columns, primaryKey, watermark);
     }
   }
 
-  /** MODIFY (column [FIRST | AFTER c], ...): a new definition for existing columns. */
-  record ModifyColumns(List<PositionedColumn> columns) implements AlterAction {
+  /**
+   * MODIFY (column [FIRST | AFTER c], ..., [PRIMARY KEY ...], [WATERMARK FOR ...]): a new
+   * definition for existing columns, and for the key and the watermark, which the table must have
+   * already.
+   */
+  record ModifyColumns(
+      List<PositionedColumn> columns,
+      TableSchema.PrimaryKey primaryKey,
+      TableSchema.Watermark watermark)
+      implements AlterAction {
     public ModifyColumns {
       columns = List.copyOf(columns);
+    }
+
+    public ModifyColumns(List<PositionedColumn> columns) {
+      this(columns, null, null);
     }
 
     public Effect effect() {
@@ -170,11 +204,17 @@ public sealed interface Statement {
           SchemaEdits.insert(next, c.column(), c.position());
         }
       }
-      return d.withSchema(SchemaEdits.with(s, next));
+      if (primaryKey != null && s.primaryKey() == null) {
+        throw new IllegalArgumentException("The table has no primary key to modify; use ADD");
+      }
+      if (watermark != null && s.watermark() == null) {
+        throw new IllegalArgumentException("The table has no watermark to modify; use ADD");
+      }
+      return d.withSchema(SchemaEdits.with(s, next, primaryKey, watermark));
     }
 
     public String sql() {
-      return "MODIFY " + SchemaEdits.sql(columns);
+      return "MODIFY " + SchemaEdits.sql(columns, primaryKey, watermark);
     }
   }
 
@@ -228,13 +268,7 @@ public sealed interface Statement {
     }
 
     public String sql() {
-      return (replace ? "MODIFY " : "ADD ")
-          + (primaryKey.constraintName() == null
-              ? ""
-              : "CONSTRAINT " + Printer.identifier(primaryKey.constraintName()) + " ")
-          + "PRIMARY KEY ("
-          + String.join(", ", primaryKey.columns().stream().map(Printer::identifier).toList())
-          + ") NOT ENFORCED";
+      return (replace ? "MODIFY " : "ADD ") + Printer.primaryKey(primaryKey);
     }
   }
 
@@ -310,10 +344,7 @@ public sealed interface Statement {
     }
 
     public String sql() {
-      return "MODIFY WATERMARK FOR "
-          + Printer.identifier(watermark.column())
-          + " AS "
-          + watermark.expression();
+      return "MODIFY " + Printer.watermark(watermark);
     }
   }
 

@@ -23,8 +23,13 @@ final class TableParts {
     this.in = in;
   }
 
-  /** ( column, ..., [WATERMARK ...], [PRIMARY KEY ...], [CONSTRAINT ... EXPECT ...] ). */
-  TableSchema schema() {
+  /**
+   * ( column, ..., [WATERMARK ...], [PRIMARY KEY ...], [CONSTRAINT ... EXPECT ...] ). With {@code
+   * strictKey} (Flink's grammar) a primary key must say NOT ENFORCED, as Flink's validation
+   * requires; Databricks' informational keys (no ENFORCED clause) mean the same and are taken as
+   * NOT ENFORCED.
+   */
+  TableSchema schema(boolean strictKey) {
     in.expectSymbol("(");
     List<Column> columns = new ArrayList<>();
     Set<String> names = new HashSet<>();
@@ -39,8 +44,13 @@ final class TableParts {
               ErrorCode.INVALID_DEFINITION, "A table has at most one watermark", at, null);
         }
         watermark = watermarkBody();
+      } else if (in.atWord("UNIQUE") && in.peek(1).isSymbol("(")) {
+        refuseUnique(at);
       } else if (in.atWord("PRIMARY") || in.atWord("CONSTRAINT")) {
         String name = in.acceptWord("CONSTRAINT") ? in.identifier("constraint name") : null;
+        if (in.atWord("UNIQUE")) {
+          refuseUnique(at);
+        }
         if (in.acceptWord("EXPECT")) {
           expectations.add(expectation(name));
         } else {
@@ -48,20 +58,22 @@ final class TableParts {
             throw in.error(
                 ErrorCode.INVALID_DEFINITION, "A table has at most one primary key", at, null);
           }
+          Token key = in.peek();
           in.expectWords("PRIMARY", "KEY");
           List<String> keyColumns = in.identifierList("column name");
-          notEnforced();
+          notEnforced(strictKey, key);
           primaryKey = new TableSchema.PrimaryKey(name, keyColumns);
         }
       } else {
         Column column = column();
         positions.put("column:" + column.name(), at);
+        Token key = in.peek();
         if (in.acceptWords("PRIMARY", "KEY")) {
           if (primaryKey != null) {
             throw in.error(
                 ErrorCode.INVALID_DEFINITION, "A table has at most one primary key", at, null);
           }
-          notEnforced();
+          notEnforced(strictKey, key);
           primaryKey = new TableSchema.PrimaryKey(null, List.of(column.name()));
         }
         if (!names.add(column.name())) {
@@ -198,6 +210,7 @@ final class TableParts {
               "column expression");
       return Column.computed(name, expression, comment());
     }
+    Token typeAt = in.peek();
     String type =
         in.captureType(
             t ->
@@ -210,6 +223,7 @@ final class TableParts {
                     || t.isWord("FIRST")
                     || t.isWord("AFTER"));
     type = TypeText.canonical(type);
+    requireType(name, type, typeAt);
     if (in.acceptWord("METADATA")) {
       String key = in.acceptWord("FROM") ? in.string("metadata key") : null;
       boolean virtual = in.acceptWord("VIRTUAL");
@@ -224,21 +238,56 @@ final class TableParts {
     return Column.physical(name, type, notNull, comment());
   }
 
-  private String comment() {
-    return in.acceptWord("COMMENT") ? in.string("comment") : null;
+  /**
+   * A column's type must be one in Flink's DDL grammar, checked by Flink's parser: a list entry
+   * this grammar does not know ({@code UNIQUE (a)}, {@code x.y INT}) must not pass for a column
+   * with a strange type.
+   */
+  private void requireType(String column, String type, Token at) {
+    QueryAnalysis.typeError(type)
+        .ifPresent(
+            problem -> {
+              throw in.error(
+                  ErrorCode.SQL_SYNTAX_ERROR,
+                  "Expected a data type for column '" + column + "' but found '" + type + "'",
+                  at,
+                  "a data type");
+            });
   }
 
-  private void notEnforced() {
-    // Flink only supports NOT ENFORCED keys; accept it written or not, print it always.
+  private String comment() {
+    return in.acceptWord("COMMENT") ? in.comment() : null;
+  }
+
+  /**
+   * After a primary key's columns: NOT ENFORCED, the only mode Flink supports. Written ENFORCED, or
+   * not written where {@code strict}, the key is refused as Flink's validation refuses it (its
+   * parser takes both).
+   */
+  void notEnforced(boolean strict, Token key) {
     if (in.acceptWord("NOT")) {
       in.expectWord("ENFORCED");
-    } else if (in.atWord("ENFORCED")) {
+    } else if (in.atWord("ENFORCED") || strict) {
       throw in.error(
           ErrorCode.INVALID_DEFINITION,
-          "Flink does not enforce primary keys: write PRIMARY KEY (...) NOT ENFORCED",
-          in.peek(),
+          "Flink does not enforce primary keys (it does not own the data): write PRIMARY KEY (...)"
+              + " NOT ENFORCED",
+          in.atWord("ENFORCED") ? in.peek() : key,
           "NOT ENFORCED");
     }
+  }
+
+  /**
+   * At a UNIQUE entry ([CONSTRAINT name] already read): refused, as Flink's validation refuses it.
+   * Its parser takes it, so this one does, to say so at the entry.
+   */
+  void refuseUnique(Token at) {
+    throw in.error(
+        ErrorCode.UNSUPPORTED_CLAUSE,
+        "UNIQUE constraints are not supported (Flink does not support them either): a table has"
+            + " one key, PRIMARY KEY (...) NOT ENFORCED",
+        at,
+        null);
   }
 
   private TableSchema.Expectation expectation(String name) {
@@ -409,6 +458,23 @@ final class TableParts {
   /** INTERVAL 'n' UNIT (the INTERVAL keyword already consumed or not). */
   Clauses.Interval interval() {
     in.expectWord("INTERVAL");
+    Token amountToken = in.peek();
+    if (amountToken.kind() == Token.Kind.NUMBER) {
+      // Flink's grammar takes an interval literal, whose amount is a string: INTERVAL 1 DAY is a
+      // syntax error there, so it is one here too.
+      throw in.error(
+          ErrorCode.SQL_SYNTAX_ERROR,
+          "An interval's amount is quoted: INTERVAL '"
+              + amountToken.text()
+              + "' "
+              + in.peek(1).text()
+              + ", not INTERVAL "
+              + amountToken.text()
+              + " "
+              + in.peek(1).text(),
+          amountToken,
+          "'" + amountToken.text() + "'");
+    }
     long amount = in.number("interval amount");
     Token unitToken = in.peek();
     Clauses.TimeUnit unit =
@@ -486,7 +552,15 @@ final class TableParts {
       return new Clauses.StartMode(kind, offset, null);
     }
     if (kind.takesTimestamp()) {
-      in.acceptWord("TIMESTAMP"); // the literal form TIMESTAMP '...' as Flink writes it
+      // The literal forms Flink writes: TIMESTAMP '...', TIMESTAMP WITHOUT TIME ZONE '...',
+      // TIMESTAMP WITH LOCAL TIME ZONE '...' and TIMESTAMP_LTZ '...'. Each is read in UTC.
+      if (in.acceptWord("TIMESTAMP")) {
+        if (!in.acceptWords("WITHOUT", "TIME", "ZONE") && in.acceptWord("WITH")) {
+          in.expectWords("LOCAL", "TIME", "ZONE");
+        }
+      } else {
+        in.acceptWord("TIMESTAMP_LTZ");
+      }
       Token ts = in.next();
       if (ts.kind() != Token.Kind.STRING && ts.kind() != Token.Kind.NUMBER) {
         throw in.error(
