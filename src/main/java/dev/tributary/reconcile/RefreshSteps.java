@@ -107,6 +107,10 @@ final class RefreshSteps {
                       "Refresh #" + r.number() + " on create ('refresh.on-create' = 'true')"));
     }
     Optional<TableRefresh> active = ledger.active(p.table.id());
+    if (active.isEmpty() && !failed && ledger.promoteWaiting(p.table.id())) {
+      // The manual refresh that waited behind the one that ended runs now.
+      active = ledger.active(p.table.id());
+    }
     if (active.isPresent() && !failed) {
       return advance(p, plan, active.get());
     }

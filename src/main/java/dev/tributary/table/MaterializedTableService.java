@@ -16,6 +16,7 @@ import dev.tributary.system.Json;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -483,7 +484,10 @@ public class MaterializedTableService {
             + " of "
             + table.objectName()
             + (partition.isEmpty() ? " (whole table)" : " (partition " + partition + ")")
-            + " queued; GET .../refreshes shows its progress");
+            + (refresh.state() == TableRefresh.State.WAITING
+                ? " waits for the running refresh to end, then runs"
+                : " " + refresh.state().name().toLowerCase(Locale.ROOT))
+            + "; GET .../refreshes shows its progress");
   }
 
   /**

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 import tools.jackson.core.type.TypeReference;
@@ -67,6 +68,55 @@ public class RefreshLedger {
             + " now()",
         table);
     return find(id);
+  }
+
+  /**
+   * Records a manual refresh to wait behind the table's active one; empty when one waits already.
+   */
+  public Optional<TableRefresh> requestWaiting(UUID table, Map<String, String> partition) {
+    UUID id = UUID.randomUUID();
+    int rows =
+        jdbc.update(
+            """
+            INSERT INTO table_refresh (id, table_id, number, trigger, partition_spec,
+                definition_version, state)
+            SELECT ?::uuid, ?::uuid, coalesce(max(number), 0) + 1, 'MANUAL', ?::jsonb,
+                (SELECT coalesce(max(version), 0) FROM materialized_table_version WHERE table_id = ?),
+                'WAITING'
+            FROM table_refresh WHERE table_id = ?
+            ON CONFLICT DO NOTHING""",
+            id,
+            table,
+            Json.write(partition),
+            table,
+            table);
+    return rows == 0 ? Optional.empty() : find(id);
+  }
+
+  /** The manual refresh waiting behind the active one, if any. */
+  public Optional<TableRefresh> waiting(UUID table) {
+    return one("SELECT * FROM table_refresh WHERE table_id = ? AND state = 'WAITING'", table);
+  }
+
+  /**
+   * Queues the waiting refresh when no refresh is active; true if it did. Run by the table's
+   * reconcile pass once the active refresh has ended. (A manual request racing it for the active
+   * slot loses nothing: whichever comes second finds the slot taken and waits or is answered.)
+   */
+  public boolean promoteWaiting(UUID table) {
+    try {
+      return jdbc.update(
+              """
+              UPDATE table_refresh SET state = 'QUEUED', not_before = now()
+              WHERE table_id = ? AND state = 'WAITING' AND NOT EXISTS (
+                  SELECT 1 FROM table_refresh a
+                  WHERE a.table_id = ? AND a.state IN ('QUEUED', 'RUNNING'))""",
+              table,
+              table)
+          > 0;
+    } catch (DuplicateKeyException e) {
+      return false; // an active refresh was recorded at the same moment; looked at again later
+    }
   }
 
   public Optional<TableRefresh> find(UUID id) {
@@ -133,12 +183,15 @@ public class RefreshLedger {
         r.id());
   }
 
-  /** Ends the table's queued refreshes that never started (a drop, a switch to CONTINUOUS). */
+  /**
+   * Ends the table's queued and waiting refreshes that never started (a drop, a switch to
+   * CONTINUOUS).
+   */
   public int cancelQueued(UUID table, String why) {
     return jdbc.update(
         """
         UPDATE table_refresh SET state = 'CANCELLED', ended_at = now(), error = ?
-        WHERE table_id = ? AND state = 'QUEUED' AND NOT submitted""",
+        WHERE table_id = ? AND state IN ('QUEUED', 'WAITING') AND NOT submitted""",
         why,
         table);
   }

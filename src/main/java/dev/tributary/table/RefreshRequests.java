@@ -7,6 +7,7 @@ import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
@@ -52,33 +53,72 @@ public class RefreshRequests {
                 + effective.partitionedBy());
       }
     }
-    TableRefresh refresh =
-        refreshes
-            .request(table.getId(), TableRefresh.Trigger.MANUAL, null, partition)
-            .orElseThrow(
-                () -> {
-                  String running =
-                      refreshes
-                          .active(table.getId())
-                          .map(r -> "refresh #" + r.number() + " is " + r.state())
-                          .orElse("another refresh was requested at the same moment");
-                  return new ApiException(
-                      ErrorCode.CONFLICT,
-                      "A refresh of "
-                          + table.objectName()
-                          + " is under way ("
-                          + running
-                          + "); never two at once. Try again once it has ended");
-                });
+    UUID id = table.getId();
+    // A request takes the active slot, or a refresh that will cover it, or waits behind the active
+    // one; a race with another request or with the reconciler ending a refresh is looked at again.
+    for (int tries = 0; tries < 3; tries++) {
+      Optional<TableRefresh> queued =
+          refreshes.request(id, TableRefresh.Trigger.MANUAL, null, partition);
+      if (queued.isPresent()) {
+        event(table, queued.get(), "requested");
+        return queued.get();
+      }
+      Optional<TableRefresh> active = refreshes.active(id);
+      if (active.isPresent() && covers(active.get(), partition)) {
+        return active.get();
+      }
+      Optional<TableRefresh> waiting = refreshes.waiting(id);
+      if (waiting.isEmpty() && active.isPresent()) {
+        waiting = refreshes.requestWaiting(id, partition);
+        if (waiting.isPresent()) {
+          event(table, waiting.get(), "queued behind refresh #" + active.get().number());
+          return waiting.get();
+        }
+        waiting = refreshes.waiting(id);
+      }
+      if (waiting.isPresent()) {
+        if (!waiting.get().partition().equals(partition)) {
+          throw new ApiException(
+              ErrorCode.CONFLICT,
+              "Refresh #"
+                  + waiting.get().number()
+                  + " of "
+                  + table.objectName()
+                  + " ("
+                  + describe(waiting.get().partition())
+                  + ") already waits for the running one to end; one refresh waits at a time."
+                  + " Ask again for "
+                  + describe(partition)
+                  + " once it has started");
+        }
+        return waiting.get();
+      }
+    }
+    throw new ApiException(
+        ErrorCode.CONFLICT,
+        "Refreshes of " + table.objectName() + " were requested at the same moment; try again");
+  }
+
+  /**
+   * Whether an active refresh answers a new request for this partition: queued with the same
+   * partition, and not yet past taking its bounds, so it reads every source row there is now.
+   */
+  private static boolean covers(TableRefresh active, Map<String, String> partition) {
+    return active.state() == TableRefresh.State.QUEUED
+        && active.sourceBounds() == null
+        && active.partition().equals(partition);
+  }
+
+  private static String describe(Map<String, String> partition) {
+    return partition.isEmpty() ? "whole table" : "partition " + partition;
+  }
+
+  private void event(MaterializedTable table, TableRefresh refresh, String what) {
     writer.event(
         table,
         TableEvent.Type.NORMAL,
         "RefreshRequested",
-        "Refresh #"
-            + refresh.number()
-            + " requested"
-            + (partition.isEmpty() ? " (whole table)" : " (partition " + partition + ")"));
-    return refresh;
+        "Refresh #" + refresh.number() + " " + what + " (" + describe(refresh.partition()) + ")");
   }
 
   /** Newest first: at most {@code limit} refreshes numbered below {@code before} (or any). */

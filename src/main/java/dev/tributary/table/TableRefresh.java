@@ -46,8 +46,13 @@ public record TableRefresh(
     ON_CREATE
   }
 
-  /** Where a refresh is. QUEUED and RUNNING are active: a table has at most one active refresh. */
+  /**
+   * Where a refresh is. QUEUED and RUNNING are active: a table has at most one active refresh. A
+   * manual refresh asked for while one is active is WAITING behind it (at most one per table), and
+   * QUEUED when that one ends.
+   */
   public enum State {
+    WAITING,
     QUEUED,
     RUNNING,
     SUCCEEDED,

@@ -86,7 +86,10 @@ class TableRefreshController {
       operationId = "refreshTable",
       summary =
           "Refresh a FULL table now (ALTER ... REFRESH [PARTITION]): the whole table, or only the"
-              + " partition given; 409 while another refresh of the table runs. For a pipeline"
+              + " partition given. While another refresh of the table runs, the request waits"
+              + " behind it (state WAITING) and runs right after; a request while one waits, or"
+              + " while one is queued and not yet started, is answered with that one. For a"
+              + " pipeline"
               + " table, a full refresh (REFRESH STREAMING TABLE ... FULL): the topic is emptied"
               + " and every flow runs again from the beginning, INSERT ONCE flows included",
       description =
