@@ -454,6 +454,83 @@ class PipelineIT {
   }
 
   @Test
+  void shouldApplyAChangeStreamOnceUpToItsEndWithAutoCdcOnce() throws Exception {
+    String topic = "pipeline-once-changes-" + suffix;
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka))) {
+      admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+    }
+    String source = "once_changes_" + suffix;
+    ok(
+        "CREATE TABLE "
+            + source
+            + " (id INT, name STRING, seq BIGINT, op STRING) WITH ('connector' = 'kafka', 'topic'"
+            + " = '"
+            + topic
+            + "', 'properties.bootstrap.servers' = '"
+            + kafka
+            + "', 'scan.startup.mode' = 'earliest-offset', 'format' = 'json')");
+    sendChanges(
+        topic,
+        List.of(
+            new Object[] {1, "a", 1, "UPSERT"},
+            new Object[] {1, "a2", 3, "UPSERT"},
+            new Object[] {1, "older", 2, "UPSERT"},
+            new Object[] {2, "b", 1, "UPSERT"},
+            new Object[] {2, "b", 2, "DELETE"},
+            new Object[] {3, "c", 1, "UPSERT"}));
+    String t = "people_once_" + suffix;
+    String flow = "people_backfill_" + suffix;
+    ok(
+        "CREATE STREAMING TABLE "
+            + t
+            + "; CREATE FLOW "
+            + flow
+            + " AS AUTO CDC ONCE INTO "
+            + t
+            + " FROM STREAM("
+            + source
+            + ") KEYS (id) APPLY AS DELETE WHEN op = 'DELETE' SEQUENCE BY seq"
+            + " COLUMNS * EXCEPT (op, seq)");
+    String table = awaitTopic(t);
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .until(() -> flow(t, flow).path("run").path("state").asString(""), "SUCCEEDED"::equals);
+    Map<String, String> expected =
+        Map.of(
+            "{\"id\":1}", "{\"id\":1,\"name\":\"a2\"}",
+            "{\"id\":3}", "{\"id\":3,\"name\":\"c\"}");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(() -> assertThat(TopicReader.compacted(kafka, table)).isEqualTo(expected));
+
+    // Once: a change after the run's end offsets is not applied.
+    sendChanges(topic, List.<Object[]>of(new Object[] {4, "late", 1, "UPSERT"}));
+    Thread.sleep(5_000);
+    assertThat(TopicReader.compacted(kafka, table)).isEqualTo(expected);
+    assertThat(flow(t, flow).path("run").path("state").asString()).isEqualTo("SUCCEEDED");
+  }
+
+  private void sendChanges(String topic, List<Object[]> changes) throws Exception {
+    try (KafkaProducer<String, String> producer =
+        new KafkaProducer<>(
+            Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka),
+            new StringSerializer(),
+            new StringSerializer())) {
+      for (Object[] c : changes) {
+        producer
+            .send(
+                new ProducerRecord<>(
+                    topic,
+                    null,
+                    JsonMapper.shared()
+                        .writeValueAsString(
+                            Map.of("id", c[0], "name", c[1], "seq", c[2], "op", c[3]))))
+            .get();
+      }
+    }
+  }
+
+  @Test
   void shouldSkipAndCountOrStopAtRecordsASourceCannotRead() throws Exception {
     String a = source("dirty", 3);
     try (KafkaProducer<String, String> producer =
