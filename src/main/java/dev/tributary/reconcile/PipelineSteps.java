@@ -217,12 +217,14 @@ final class PipelineSteps {
                             : ""))
             .collect(Collectors.joining("; "));
     boolean ready = phase == Phase.RUNNING;
+    // Flows suspended on their own (ALTER FLOW ... SUSPEND) while the others run: named in detail.
+    boolean someStopped = flows.stream().anyMatch(f -> f.phase() == Phase.STOPPED);
     if (phase != p.phase && (phase == Phase.DEGRADED || phase == Phase.FAILED)) {
       p.event("WARNING", "FlowFailed", "Flows: " + summary);
     }
     TableStatus s =
         p.status.toBuilder()
-            .detail(ready ? null : "Flows: " + summary)
+            .detail(ready && !someStopped ? null : "Flows: " + summary)
             .build()
             .with(
                 TableStatus.READY,

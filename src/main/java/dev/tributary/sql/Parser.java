@@ -260,6 +260,16 @@ public final class Parser {
       return create();
     }
     if (in.acceptWord("ALTER")) {
+      if (in.acceptWord("FLOW")) {
+        ObjectName flow = in.objectName("flow name");
+        if (in.acceptWord("SUSPEND")) {
+          return new Statement.AlterFlow(flow, true);
+        }
+        if (in.acceptWord("RESUME")) {
+          return new Statement.AlterFlow(flow, false);
+        }
+        throw in.expected("SUSPEND or RESUME");
+      }
       in.expectWords("MATERIALIZED", "TABLE");
       return alter();
     }

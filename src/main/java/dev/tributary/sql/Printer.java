@@ -178,6 +178,11 @@ public final class Printer implements Statement.Visitor<String> {
   }
 
   @Override
+  public String alterFlow(Statement.AlterFlow s) {
+    return "ALTER FLOW " + s.name().sql() + (s.suspend() ? " SUSPEND" : " RESUME");
+  }
+
+  @Override
   public String dropFlow(Statement.DropFlow s) {
     return "DROP FLOW " + (s.ifExists() ? "IF EXISTS " : "") + s.name().sql();
   }

@@ -38,6 +38,8 @@ public sealed interface Statement {
 
     R dropFlow(DropFlow s);
 
+    R alterFlow(AlterFlow s);
+
     R showFlows(ShowFlows s);
 
     R refreshTable(RefreshTable s);
@@ -747,6 +749,20 @@ public sealed interface Statement {
 
     public String kind() {
       return "DROP_FLOW";
+    }
+  }
+
+  /**
+   * ALTER FLOW name SUSPEND | RESUME: one flow of a pipeline table stops with a savepoint, or
+   * resumes from it; the table's other flows run on.
+   */
+  record AlterFlow(ObjectName name, boolean suspend) implements Statement {
+    public <R> R accept(Visitor<R> v) {
+      return v.alterFlow(this);
+    }
+
+    public String kind() {
+      return suspend ? "ALTER_FLOW_SUSPEND" : "ALTER_FLOW_RESUME";
     }
   }
 

@@ -85,6 +85,9 @@ final class StatementAccess {
     if (s instanceof Statement.DropFlow d) {
       return new Target(Role.DEVELOPER, d.name().resolve(catalog, database), null);
     }
+    if (s instanceof Statement.AlterFlow a) {
+      return new Target(Role.DEVELOPER, a.name().resolve(catalog, database), null);
+    }
     if (s instanceof Statement.RefreshTable r) {
       return new Target(Role.DEVELOPER, r.name().resolve(catalog, database), null);
     }

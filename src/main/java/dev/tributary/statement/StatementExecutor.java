@@ -424,6 +424,12 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
   }
 
   @Override
+  public StatementResult alterFlow(Statement.AlterFlow s) {
+    ObjectName name = resolve(s.name());
+    return changed(name, "FLOW", pipelines.suspendFlow(name, s.suspend()));
+  }
+
+  @Override
   public StatementResult refreshTable(Statement.RefreshTable s) {
     ObjectName name = resolve(s.name());
     return changed(name, "PIPELINE_TABLE", pipelines.fullRefresh(name));

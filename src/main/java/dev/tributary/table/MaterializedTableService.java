@@ -85,17 +85,7 @@ public class MaterializedTableService {
   private TableChange suspendFlows(MaterializedTable table, boolean stop) {
     int changed = 0;
     for (MaterializedTable flow : flows(table)) {
-      if (flow.isDeletionRequested()) {
-        continue;
-      }
-      TableSpec spec = spec(flow);
-      if (spec.stopped() != stop || (!stop && flow.getPhase() == Phase.FAILED)) {
-        writer.respecify(flow, spec.withStopped(stop), flow.getDefinition(), false);
-        writer.event(
-            flow,
-            TableEvent.Type.NORMAL,
-            stop ? "SuspendRequested" : "ResumeRequested",
-            (stop ? "Suspend" : "Resume") + " requested with table " + table.objectName());
+      if (suspendFlow(flow, stop, "with table " + table.objectName())) {
         changed++;
       }
     }
@@ -118,6 +108,27 @@ public class MaterializedTableService {
             + changed
             + " flow(s) of "
             + table.objectName());
+  }
+
+  /**
+   * Suspends (stop with a savepoint) or resumes (from it) one flow, unless it is so already; a
+   * failed flow is restarted by RESUME. True if it changed.
+   */
+  boolean suspendFlow(MaterializedTable flow, boolean stop, String how) {
+    if (flow.isDeletionRequested()) {
+      return false;
+    }
+    TableSpec spec = spec(flow);
+    if (spec.stopped() == stop && (stop || flow.getPhase() != Phase.FAILED)) {
+      return false;
+    }
+    writer.respecify(flow, spec.withStopped(stop), flow.getDefinition(), false);
+    writer.event(
+        flow,
+        TableEvent.Type.NORMAL,
+        stop ? "SuspendRequested" : "ResumeRequested",
+        (stop ? "Suspend" : "Resume") + " requested " + how);
+    return true;
   }
 
   /** The flows of a pipeline table, by name. */

@@ -242,6 +242,62 @@ public class PipelineTables {
             + ": its job is cancelled; the rows it wrote stay, the table's other flows run on");
   }
 
+  /**
+   * ALTER FLOW name SUSPEND | RESUME: the flow's job stops with a savepoint, or resumes from it;
+   * the table's other flows are not touched. The table's phase and Ready condition name the flows
+   * that run and those suspended.
+   */
+  @Transactional
+  public TableChange suspendFlow(ObjectName name, boolean stop) {
+    MaterializedTable flow =
+        findFlow(name)
+            .orElseThrow(
+                () -> new ApiException(ErrorCode.NOT_FOUND, "Flow " + name + " does not exist"));
+    if (flow.isDeletionRequested()) {
+      throw new ApiException(
+          ErrorCode.CONFLICT, "Flow " + name + " is being dropped; nothing to suspend or resume");
+    }
+    MaterializedTable table = rows.findById(flow.getFlowOf()).orElseThrow();
+    if (table.isDeletionRequested()) {
+      throw new ApiException(
+          ErrorCode.CONFLICT,
+          "Table " + table.objectName() + " of flow " + name + " is being dropped");
+    }
+    if (!tables.suspendFlow(flow, stop, "for this flow alone")) {
+      return new TableChange(
+          flow,
+          TableChange.Outcome.UNCHANGED,
+          "Flow " + name + (stop ? " is already suspended" : " is not suspended"));
+    }
+    writer.event(
+        table,
+        TableEvent.Type.NORMAL,
+        stop ? "FlowSuspendRequested" : "FlowResumeRequested",
+        (stop ? "Suspending" : "Resuming") + " flow " + name.name() + "; the other flows run on");
+    return new TableChange(
+        flow,
+        TableChange.Outcome.REQUESTED,
+        (stop
+                ? "Suspend requested for flow " + name + ": its job stops with a savepoint"
+                : "Resume requested for flow " + name + ": its job resumes from its savepoint")
+            + "; the other flows of "
+            + table.objectName()
+            + " run on");
+  }
+
+  /** The flow named {@code flow} of pipeline table {@code table}. */
+  @Transactional(readOnly = true)
+  public MaterializedTable flowOf(ObjectName table, String flow) {
+    MaterializedTable t = pipelineTable(table);
+    return tables.flows(t).stream()
+        .filter(f -> f.getName().equals(flow))
+        .findFirst()
+        .orElseThrow(
+            () ->
+                new ApiException(
+                    ErrorCode.NOT_FOUND, "Table " + table + " has no flow named " + flow));
+  }
+
   @Transactional(readOnly = true)
   public Optional<MaterializedTable> findFlow(ObjectName name) {
     return catalogs

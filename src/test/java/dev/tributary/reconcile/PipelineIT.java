@@ -115,6 +115,58 @@ class PipelineIT {
   }
 
   @Test
+  void shouldSuspendAndResumeOneFlowFromItsSavepointWhileTheOthersRunOn() throws Exception {
+    String a = source("site", 50);
+    String b = source("store", 30);
+    String t = "sales_" + suffix;
+    String store = "store_flow_" + suffix;
+    ok(
+        "CREATE TABLE "
+            + t
+            + " (id STRING, amount DOUBLE) TBLPROPERTIES ('pipelines.trigger.interval' = '1 s')"
+            + " FLOW INSERT BY NAME SELECT id, amount FROM "
+            + a
+            + "; CREATE FLOW "
+            + store
+            + " AS INSERT INTO "
+            + t
+            + " BY NAME SELECT id, amount FROM "
+            + b);
+    api.awaitPhase(DATABASE, t, "RUNNING");
+    String topic = status(t).path("topic").path("name").asString();
+    assertThat(rows(topic, 80)).hasSize(80);
+    Map<String, String> jobs = flowJobs(t);
+
+    JsonNode suspended = ok("ALTER FLOW " + store + " SUSPEND").path(0);
+    assertThat(suspended.path("kind").asString()).isEqualTo("ALTER_FLOW_SUSPEND");
+    await().atMost(Duration.ofSeconds(60)).until(() -> flowPhase(t, store), "STOPPED"::equals);
+    String savepoint = flow(t, store).path("lastSavepoint").path("path").asString();
+    assertThat(savepoint).isNotBlank();
+    // The table runs on, and says which flow does not.
+    api.awaitPhase(DATABASE, t, "RUNNING");
+    assertThat(status(t).path("detail").asString()).contains(store + " STOPPED", t + " RUNNING");
+    assertThat(flowJobs(t).get(t)).isEqualTo(jobs.get(t));
+
+    write("site", 50, 10);
+    write("store", 30, 20);
+    assertThat(rows(topic, 91)).hasSize(90); // the site's new rows, none of the store's yet
+
+    Api.Answer resumed = api.post(tables() + t + "/flows/" + store + "/resume", Map.of());
+    assertThat(resumed.status()).as(resumed.text()).isEqualTo(202);
+    assertThat(resumed.body().path("outcome").asString()).isEqualTo("REQUESTED");
+    await().atMost(Duration.ofSeconds(60)).until(() -> flowPhase(t, store), "RUNNING"::equals);
+    assertThat(flow(t, store).path("job").path("restoredFrom").asString()).contains(savepoint);
+    List<Map<String, Object>> rows = rows(topic, 111);
+    assertThat(rows).hasSize(110); // each row once: the store's 20 new rows, nothing read twice
+    assertThat(rows.stream().map(r -> r.get("id")).distinct().count()).isEqualTo(110);
+    assertThat(flowJobs(t).get(t)).isEqualTo(jobs.get(t));
+    Api.Answer again = api.post(tables() + t + "/flows/" + store + "/resume", Map.of());
+    assertThat(again.body().path("outcome").asString()).isEqualTo("UNCHANGED");
+    Api.Answer unknown = api.post(tables() + t + "/flows/nope_" + suffix + "/suspend", Map.of());
+    assertThat(unknown.status()).isEqualTo(404);
+  }
+
+  @Test
   void shouldRefuseAFlowThatDoesNotFitItsTableAtSubmit() throws Exception {
     String a = source("fit", 1);
     String t = "fit_" + suffix;

@@ -254,6 +254,19 @@ class PeerGrammarTest {
   }
 
   @Test
+  void shouldParseSuspendAndResumeOfOneFlow() {
+    Statement suspend = Parser.parse("ALTER FLOW db.backfill SUSPEND");
+    assertThat(suspend)
+        .isEqualTo(new Statement.AlterFlow(new ObjectName(null, "db", "backfill"), true));
+    assertThat(suspend.kind()).isEqualTo("ALTER_FLOW_SUSPEND");
+    assertRoundTrip(suspend);
+    assertRoundTrip(Parser.parse("alter flow f resume"));
+    SqlException e = refused("ALTER FLOW f STOP");
+    assertThat(e.code()).isEqualTo(ErrorCode.SQL_SYNTAX_ERROR);
+    assertThat(e.getMessage()).isEqualTo("Expected SUSPEND or RESUME but found 'STOP'");
+  }
+
+  @Test
   void shouldRefuseReplaceFlowsAtTheirClause() {
     SqlException using =
         refused(

@@ -97,4 +97,7 @@ final class TableApi {
   record ExpectationsResponse(String table, List<ExpectationCount> expectations) {}
 
   record FullRefreshResponse(String table, String message) {}
+
+  /** What a suspend or resume of one flow did: REQUESTED, or UNCHANGED when it was so already. */
+  record FlowChangeResponse(String flow, String outcome, String message) {}
 }
