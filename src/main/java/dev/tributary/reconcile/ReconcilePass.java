@@ -147,6 +147,10 @@ final class ReconcilePass {
     newStatus = newStatus.observedAt(savedStatus, table.generation(), false);
     if (newPhase != savedPhase || !newStatus.equals(savedStatus)) {
       store.saveStatus(table.id(), fence.token(), newPhase, savedGeneration, newStatus);
+      if (newPhase != savedPhase && table.flowOf() != null) {
+        // A pipeline table's phase is its flows': it looks again now, not at its next resync.
+        store.markDue(List.of(table.flowOf()));
+      }
       savedPhase = newPhase;
       savedStatus = newStatus;
     }

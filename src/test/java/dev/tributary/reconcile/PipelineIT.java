@@ -143,8 +143,15 @@ class PipelineIT {
     String savepoint = flow(t, store).path("lastSavepoint").path("path").asString();
     assertThat(savepoint).isNotBlank();
     // The table runs on, and says which flow does not.
-    api.awaitPhase(DATABASE, t, "RUNNING");
-    assertThat(status(t).path("detail").asString()).contains(store + " STOPPED", t + " RUNNING");
+    await()
+        .atMost(Duration.ofSeconds(45))
+        .untilAsserted(
+            () -> {
+              JsonNode table = status(t);
+              assertThat(table.path("phase").asString()).isEqualTo("RUNNING");
+              assertThat(table.path("detail").asString())
+                  .contains(store + " STOPPED", t + " RUNNING");
+            });
     assertThat(flowJobs(t).get(t)).isEqualTo(jobs.get(t));
 
     write("site", 50, 10);
