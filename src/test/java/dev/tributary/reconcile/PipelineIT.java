@@ -149,7 +149,7 @@ class PipelineIT {
             () -> {
               JsonNode table = status(t);
               assertThat(table.path("phase").asString()).isEqualTo("RUNNING");
-              assertThat(table.path("detail").asString())
+              assertThat(table.path("message").asString())
                   .contains(store + " STOPPED", t + " RUNNING");
             });
     assertThat(flowJobs(t).get(t)).isEqualTo(jobs.get(t));
