@@ -226,13 +226,7 @@ class FullRefreshIT {
           await()
               .atMost(Duration.ofSeconds(60))
               .pollInterval(Duration.ofMillis(20))
-              .until(
-                  () ->
-                      refreshes(table).stream()
-                          .filter(r -> r.path("id").asString().equals(id))
-                          .findFirst()
-                          .orElseThrow(),
-                  r -> !"QUEUED".equals(r.path("state").asString()));
+              .until(() -> refresh(table, id), r -> !"QUEUED".equals(r.path("state").asString()));
       Api.Answer second = api.post(refreshes, Map.of());
       assertThat(second.status()).as(second.text()).isEqualTo(202);
       if ("WAITING".equals(second.body().path("state").asString())) {
@@ -262,17 +256,9 @@ class FullRefreshIT {
         await()
             .atMost(Duration.ofSeconds(90))
             .until(
-                () ->
-                    refreshes(table).stream()
-                        .filter(r -> r.path("id").asString().equals(waitingId))
-                        .findFirst()
-                        .orElseThrow(),
+                () -> refresh(table, waitingId),
                 r -> "SUCCEEDED".equals(r.path("state").asString()));
-    JsonNode before =
-        refreshes(table).stream()
-            .filter(r -> r.path("id").asString().equals(firstId))
-            .findFirst()
-            .orElseThrow();
+    JsonNode before = refresh(table, firstId);
     assertThat(before.path("state").asString()).isEqualTo("SUCCEEDED");
     assertThat(Instant.parse(ran.path("startedAt").asString()))
         .isAfterOrEqualTo(Instant.parse(before.path("endedAt").asString()));
@@ -596,6 +582,14 @@ class FullRefreshIT {
     List<JsonNode> items = new ArrayList<>();
     api.get(path(table) + "/refreshes").body().path("items").forEach(items::add);
     return items;
+  }
+
+  /** The table's refresh with this id, as the refreshes list shows it now. */
+  private JsonNode refresh(String table, String id) {
+    return refreshes(table).stream()
+        .filter(r -> r.path("id").asString().equals(id))
+        .findFirst()
+        .orElseThrow();
   }
 
   /** Waits until {@code n} refreshes succeeded (none failed); newest first. */

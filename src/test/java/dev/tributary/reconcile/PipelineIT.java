@@ -435,20 +435,7 @@ class PipelineIT {
 
   @Test
   void shouldKeepTheLatestRowPerKeyOfAChangeStream() throws Exception {
-    String topic = "pipeline-changes-" + suffix;
-    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka))) {
-      admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
-    }
-    String source = "changes_src_" + suffix;
-    ok(
-        "CREATE TABLE "
-            + source
-            + " (id INT, name STRING, seq BIGINT, op STRING) WITH ('connector' = 'kafka', 'topic'"
-            + " = '"
-            + topic
-            + "', 'properties.bootstrap.servers' = '"
-            + kafka
-            + "', 'scan.startup.mode' = 'earliest-offset', 'format' = 'json')");
+    String source = changeSource("changes");
     List<Object[]> changes =
         List.of(
             new Object[] {1, "a", 1, "UPSERT"},
@@ -461,21 +448,7 @@ class PipelineIT {
             new Object[] {4, "d", 5, "DELETE"},
             new Object[] {4, "late", 4, "UPSERT"}, // older than its delete: stays deleted
             new Object[] {5, "e", 1, "UPSERT"});
-    try (KafkaProducer<String, String> producer =
-        new KafkaProducer<>(
-            Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka),
-            new StringSerializer(),
-            new StringSerializer())) {
-      for (Object[] c : changes) {
-        producer.send(
-            new ProducerRecord<>(
-                topic,
-                null,
-                JsonMapper.shared()
-                    .writeValueAsString(
-                        Map.of("id", c[0], "name", c[1], "seq", c[2], "op", c[3]))));
-      }
-    }
+    sendChanges("pipeline-changes-" + suffix, changes);
     String t = "people_" + suffix;
     ok(
         "CREATE OR REFRESH STREAMING TABLE "
@@ -514,20 +487,8 @@ class PipelineIT {
 
   @Test
   void shouldApplyAChangeStreamOnceUpToItsEndWithAutoCdcOnce() throws Exception {
-    String topic = "pipeline-once-changes-" + suffix;
-    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka))) {
-      admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
-    }
-    String source = "once_changes_" + suffix;
-    ok(
-        "CREATE TABLE "
-            + source
-            + " (id INT, name STRING, seq BIGINT, op STRING) WITH ('connector' = 'kafka', 'topic'"
-            + " = '"
-            + topic
-            + "', 'properties.bootstrap.servers' = '"
-            + kafka
-            + "', 'scan.startup.mode' = 'earliest-offset', 'format' = 'json')");
+    String source = changeSource("once_changes");
+    String topic = "pipeline-once_changes-" + suffix;
     sendChanges(
         topic,
         List.of(
@@ -567,6 +528,25 @@ class PipelineIT {
     Thread.sleep(5_000);
     assertThat(TopicReader.compacted(kafka, table)).isEqualTo(expected);
     assertThat(flow(t, flow).path("run").path("state").asString()).isEqualTo("SUCCEEDED");
+  }
+
+  /** A one-partition topic of change rows (id, name, seq, op) and its source table. */
+  private String changeSource(String name) throws Exception {
+    String topic = "pipeline-" + name + "-" + suffix;
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka))) {
+      admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+    }
+    String source = name + "_src_" + suffix;
+    ok(
+        "CREATE TABLE "
+            + source
+            + " (id INT, name STRING, seq BIGINT, op STRING) WITH ('connector' = 'kafka', 'topic'"
+            + " = '"
+            + topic
+            + "', 'properties.bootstrap.servers' = '"
+            + kafka
+            + "', 'scan.startup.mode' = 'earliest-offset', 'format' = 'json')");
+    return source;
   }
 
   private void sendChanges(String topic, List<Object[]> changes) throws Exception {
