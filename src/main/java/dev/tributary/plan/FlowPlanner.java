@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.springframework.stereotype.Component;
 
 /**
@@ -342,11 +343,38 @@ public class FlowPlanner {
         problems.add("key column '" + key + "' must be one of the COLUMNS written");
       }
     }
+    if (cdc.history()) {
+      for (String column : List.of(START_AT, END_AT)) {
+        if (out.stream().anyMatch(c -> c.name().equalsIgnoreCase(column))) {
+          problems.add(
+              "SCD TYPE 2 adds column "
+                  + column
+                  + ", which "
+                  + cdc.source()
+                  + " has too; leave it out with COLUMNS * EXCEPT ("
+                  + column
+                  + ")");
+        }
+      }
+    }
     if (!problems.isEmpty()) {
       throw new ApiException(
           ErrorCode.INVALID_DEFINITION,
           "AUTO CDC flow " + flowName.name() + ": " + String.join("; ", problems),
           Map.of("problems", problems));
+    }
+    if (cdc.history()) {
+      FlinkSql.Column sequence =
+          source.columns().stream()
+              .filter(c -> c.name().equals(cdc.sequenceBy()))
+              .findFirst()
+              .orElseThrow();
+      List<FlinkSql.Column> history = new ArrayList<>(out);
+      history.add(new FlinkSql.Column(START_AT, sequence.type(), false));
+      history.add(new FlinkSql.Column(END_AT, sequence.type(), true));
+      List<String> key = new ArrayList<>(cdc.keys());
+      key.add(START_AT);
+      return cdcPlanned(request, flowName, base, history, key, historyQuery(cdc, out));
     }
     String keys = cdc.keys().stream().map(Printer::identifier).collect(Collectors.joining(", "));
     String query =
@@ -370,6 +398,81 @@ public class FlowPlanner {
             + (cdc.deleteWhen() == null
                 ? ""
                 : " WHERE NOT COALESCE((" + cdc.deleteWhen() + "), FALSE)");
+    return cdcPlanned(request, flowName, base, out, cdc.keys(), query);
+  }
+
+  /** The columns SCD TYPE 2 adds: where a version starts, and where it ends (null: current). */
+  static final String START_AT = "__START_AT";
+
+  static final String END_AT = "__END_AT";
+
+  /**
+   * SCD TYPE 2 as a query: each change that is not a delete is a version of its key, from its
+   * sequence value to the smallest later sequence value of any change of that key, a delete
+   * included (none: the current version). A late change finds its place by the same rule, and the
+   * version before it gets a new end; changes repeated with the same sequence and values are one
+   * version. An updating query, keyed by the keys and {@code __START_AT}.
+   */
+  private static String historyQuery(Statement.Cdc cdc, List<FlinkSql.Column> out) {
+    String seq = Printer.identifier(cdc.sequenceBy());
+    String present =
+        cdc.keys().stream()
+                .map(k -> Printer.identifier(k) + " IS NOT NULL")
+                .collect(Collectors.joining(" AND "))
+            + " AND "
+            + seq
+            + " IS NOT NULL";
+    List<String> grouped =
+        new ArrayList<>(out.stream().map(c -> "v." + Printer.identifier(c.name())).toList());
+    if (!grouped.contains("v." + seq)) {
+      grouped.add("v." + seq);
+    }
+    return "SELECT "
+        + out.stream()
+            .map(c -> "v." + Printer.identifier(c.name()))
+            .collect(Collectors.joining(", "))
+        + ", v."
+        + seq
+        + " AS "
+        + Printer.identifier(START_AT)
+        + ", MIN(n."
+        + seq
+        + ") AS "
+        + Printer.identifier(END_AT)
+        + "\nFROM (SELECT * FROM "
+        + cdc.source().sql()
+        + " WHERE "
+        + present
+        + (cdc.deleteWhen() == null ? "" : " AND NOT COALESCE((" + cdc.deleteWhen() + "), FALSE)")
+        + ") AS v\nLEFT JOIN (SELECT "
+        + Stream.concat(cdc.keys().stream(), Stream.of(cdc.sequenceBy()))
+            .map(Printer::identifier)
+            .collect(Collectors.joining(", "))
+        + " FROM "
+        + cdc.source().sql()
+        + " WHERE "
+        + present
+        + ") AS n\nON "
+        + cdc.keys().stream()
+            .map(k -> "v." + Printer.identifier(k) + " = n." + Printer.identifier(k))
+            .collect(Collectors.joining(" AND "))
+        + " AND n."
+        + seq
+        + " > v."
+        + seq
+        + "\nGROUP BY "
+        + String.join(", ", grouped);
+  }
+
+  /** An AUTO CDC flow's table and job: an upsert table keyed by {@code key}, compacted. */
+  private Planned cdcPlanned(
+      Request request,
+      ObjectName flowName,
+      MaterializedTableDefinition base,
+      List<FlinkSql.Column> out,
+      List<String> key,
+      String query) {
+    Statement.CreatePipelineTable pipeline = request.pipeline();
     Map<String, String> options = new LinkedHashMap<>(base.options());
     options.put("changelog.mode", "upsert");
     options.put("kafka.cleanup-policy", "compact");
@@ -383,7 +486,7 @@ public class FlowPlanner {
                         Column.physical(c.name(), c.type(), !c.nullable(), null))
                 .toList(),
             null,
-            new TableSchema.PrimaryKey(null, cdc.keys()),
+            new TableSchema.PrimaryKey(null, key),
             pipeline.schema() == null ? List.of() : pipeline.schema().expectations());
     MaterializedTableDefinition job =
         new MaterializedTableDefinition(

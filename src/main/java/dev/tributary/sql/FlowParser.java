@@ -161,6 +161,7 @@ final class FlowParser {
     String sequenceBy = null;
     List<String> columns = List.of();
     List<String> except = List.of();
+    int scdType = 1;
     Set<String> seen = new HashSet<>();
     while (!in.atEnd()) {
       Token clause = in.peek();
@@ -212,22 +213,15 @@ final class FlowParser {
         clauseName = "STORED AS";
         in.expectWords("SCD", "TYPE");
         Token type = in.next();
-        if (type.text().equals("2")) {
-          throw in.error(
-              ErrorCode.UNSUPPORTED_CLAUSE,
-              "STORED AS SCD TYPE 2 is not supported: a table's topic is keyed by KEYS and holds"
-                  + " the latest row of each key (SCD TYPE 1); history rows would need a key of"
-                  + " their own",
-              clause,
-              "SCD TYPE 1");
-        }
-        if (!type.text().equals("1")) {
+        if (!type.text().equals("1") && !type.text().equals("2")) {
           throw in.error(ErrorCode.SQL_SYNTAX_ERROR, "Expected SCD TYPE 1 or 2", type, "1 or 2");
         }
+        scdType = Integer.parseInt(type.text());
       } else if (in.acceptWords("TRACK", "HISTORY")) {
         throw in.error(
             ErrorCode.UNSUPPORTED_CLAUSE,
-            "TRACK HISTORY ON belongs to SCD TYPE 2, which is not supported",
+            "TRACK HISTORY ON is not supported: with SCD TYPE 2 every change of any column"
+                + " written opens a new version",
             clause,
             null);
       } else {
@@ -242,7 +236,8 @@ final class FlowParser {
     if (keys == null || sequenceBy == null) {
       throw in.expected(keys == null ? "KEYS (column, ...)" : "SEQUENCE BY column");
     }
-    Statement.Cdc cdc = new Statement.Cdc(source, keys, deleteWhen, sequenceBy, columns, except);
+    Statement.Cdc cdc =
+        new Statement.Cdc(source, keys, deleteWhen, sequenceBy, columns, except, scdType);
     return new Statement.CreateFlow(
         name, comment, target, null, once, true, "SELECT * FROM " + source.sql(), cdc);
   }

@@ -164,7 +164,8 @@ public final class Printer implements Statement.Visitor<String> {
           + identifier(cdc.sequenceBy())
           + (cdc.columns().isEmpty() ? "" : "\nCOLUMNS " + names(cdc.columns()))
           + (cdc.except().isEmpty() ? "" : "\nCOLUMNS * EXCEPT " + names(cdc.except()))
-          + "\nSTORED AS SCD TYPE 1";
+          + "\nSTORED AS SCD TYPE "
+          + cdc.scdType();
     }
     return "CREATE FLOW "
         + s.name().sql()

@@ -723,9 +723,11 @@ public sealed interface Statement {
 
   /**
    * AUTO CDC INTO table FROM source KEYS (k, ...) [APPLY AS DELETE WHEN condition] SEQUENCE BY
-   * column [COLUMNS (c, ...) | COLUMNS * EXCEPT (c, ...)] [STORED AS SCD TYPE 1]: the latest row of
-   * each key by the sequence column, deleted when the condition holds for it. {@code columns} empty
-   * means all (but {@code except}).
+   * column [COLUMNS (c, ...) | COLUMNS * EXCEPT (c, ...)] [STORED AS SCD TYPE 1 | 2]. SCD TYPE 1
+   * (the default): the latest row of each key by the sequence column, deleted when the condition
+   * holds for it. SCD TYPE 2: every version of each key, from its sequence value ({@code
+   * __START_AT}) to the next change's ({@code __END_AT}, null while current); a delete closes the
+   * open version. {@code columns} empty means all (but {@code except}).
    */
   record Cdc(
       ObjectName source,
@@ -733,11 +735,28 @@ public sealed interface Statement {
       String deleteWhen,
       String sequenceBy,
       List<String> columns,
-      List<String> except) {
+      List<String> except,
+      Integer scdType) {
     public Cdc {
       keys = List.copyOf(keys);
       columns = List.copyOf(columns);
       except = List.copyOf(except);
+      scdType = scdType == null ? 1 : scdType; // flows stored before SCD TYPE 2 are type 1
+    }
+
+    public Cdc(
+        ObjectName source,
+        List<String> keys,
+        String deleteWhen,
+        String sequenceBy,
+        List<String> columns,
+        List<String> except) {
+      this(source, keys, deleteWhen, sequenceBy, columns, except, 1);
+    }
+
+    /** SCD TYPE 2: history rows, keyed by the keys and {@code __START_AT}. */
+    public boolean history() {
+      return scdType == 2;
     }
   }
 

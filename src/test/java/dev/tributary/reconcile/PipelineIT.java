@@ -530,6 +530,109 @@ class PipelineIT {
     assertThat(flow(t, flow).path("run").path("state").asString()).isEqualTo("SUCCEEDED");
   }
 
+  @Test
+  void shouldKeepEveryVersionOfEachKeyWithScdType2() throws Exception {
+    String source = changeSource("history");
+    String topic = "pipeline-history-" + suffix;
+    // Out of order, repeated, deleted, deleted and back, and a row later than its delete.
+    List<Object[]> first =
+        List.of(
+            new Object[] {1, "a", 10, "UPSERT"},
+            new Object[] {1, "c", 30, "UPSERT"},
+            new Object[] {1, "b", 20, "UPSERT"}, // late: between a and c
+            new Object[] {1, "b", 20, "UPSERT"}, // repeated
+            new Object[] {2, "x", 5, "UPSERT"},
+            new Object[] {2, "x", 7, "DELETE"},
+            new Object[] {2, "y", 9, "UPSERT"}, // back after its delete
+            new Object[] {3, "p", 1, "UPSERT"},
+            new Object[] {3, "q", 4, "DELETE"},
+            new Object[] {3, "late", 3, "UPSERT"}); // before the delete: closed by it
+    sendChanges(topic, first);
+    String t = "people_history_" + suffix;
+    ok(
+        "CREATE STREAMING TABLE "
+            + t
+            + " TBLPROPERTIES ('pipelines.trigger.interval' = '1 s'); CREATE FLOW history_"
+            + suffix
+            + " AS AUTO CDC INTO "
+            + t
+            + " FROM STREAM("
+            + source
+            + ") KEYS (id) APPLY AS DELETE WHEN op = 'DELETE' SEQUENCE BY seq"
+            + " COLUMNS * EXCEPT (op) STORED AS SCD TYPE 2");
+    api.awaitPhase(DATABASE, t, "RUNNING");
+    String table = awaitTopic(t);
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(() -> assertThat(history(table)).isEqualTo(expectedHistory(first)));
+
+    // A change while it runs: a late one in the middle of 1's history, a new version of 2.
+    List<Object[]> more =
+        List.of(new Object[] {1, "a2", 15, "UPSERT"}, new Object[] {2, "z", 12, "UPSERT"});
+    sendChanges(topic, more);
+    List<Object[]> all = new ArrayList<>(first);
+    all.addAll(more);
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(() -> assertThat(history(table)).isEqualTo(expectedHistory(all)));
+    assertThat(flowStatement(t, "history_" + suffix)).contains("STORED AS SCD TYPE 2");
+  }
+
+  /** The table's compacted content: "id@start" to [name, seq, end]. */
+  private Map<String, List<Object>> history(String topic) {
+    Map<String, List<Object>> rows = new TreeMap<>();
+    TopicReader.compacted(kafka, topic)
+        .forEach(
+            (key, value) -> {
+              JsonNode k = JsonMapper.shared().readTree(key);
+              JsonNode v = JsonMapper.shared().readTree(value);
+              List<Object> row = new ArrayList<>();
+              row.add(v.path("name").asString());
+              row.add(v.path("seq").asLong());
+              row.add(v.path("__END_AT").isNull() ? null : v.path("__END_AT").asLong());
+              rows.put(k.path("id").asInt() + "@" + k.path("__START_AT").asLong(), row);
+            });
+    return rows;
+  }
+
+  /**
+   * SCD TYPE 2 computed here, apart from Flink: per key, the changes ordered by sequence (a
+   * repeated sequence once); each change that is not a delete is a version from its sequence to the
+   * next change's.
+   */
+  private static Map<String, List<Object>> expectedHistory(List<Object[]> changes) {
+    Map<Integer, TreeMap<Long, Object[]>> byKey = new TreeMap<>();
+    for (Object[] c : changes) {
+      byKey
+          .computeIfAbsent((Integer) c[0], k -> new TreeMap<>())
+          .put(((Number) c[2]).longValue(), c);
+    }
+    Map<String, List<Object>> expected = new TreeMap<>();
+    byKey.forEach(
+        (id, ordered) ->
+            ordered.forEach(
+                (seq, c) -> {
+                  if (!"DELETE".equals(c[3])) {
+                    Long end = ordered.higherKey(seq);
+                    List<Object> row = new ArrayList<>();
+                    row.add(c[1]);
+                    row.add(seq);
+                    row.add(end);
+                    expected.put(id + "@" + seq, row);
+                  }
+                }));
+    return expected;
+  }
+
+  private String flowStatement(String table, String flow) {
+    for (JsonNode f : api.get(tables() + table + "/flows").body().path("items")) {
+      if (f.path("metadata").path("name").asString().equals(flow)) {
+        return f.path("spec").path("statement").asString();
+      }
+    }
+    throw new AssertionError("no flow " + flow + " of " + table);
+  }
+
   /** A one-partition topic of change rows (id, name, seq, op) and its source table. */
   private String changeSource(String name) throws Exception {
     String topic = "pipeline-" + name + "-" + suffix;
@@ -618,7 +721,7 @@ class PipelineIT {
                 + suffix
                 + " AS AUTO CDC INTO x FROM STREAM "
                 + a
-                + " KEYS (id) SEQUENCE BY amount STORED AS SCD TYPE 2",
+                + " KEYS (id) SEQUENCE BY amount TRACK HISTORY ON (id) STORED AS SCD TYPE 2",
             "examples",
             DATABASE);
     Api.Answer ignore =
@@ -647,7 +750,7 @@ class PipelineIT {
             DATABASE);
 
     assertThat(cdc.status()).as(cdc.text()).isEqualTo(400);
-    assertThat(cdc.text()).contains("SCD TYPE 2");
+    assertThat(cdc.text()).contains("TRACK HISTORY ON");
     assertThat(ignore.status()).as(ignore.text()).isEqualTo(400);
     assertThat(ignore.text()).contains("error-handling.mode");
     assertThat(location.status()).as(location.text()).isEqualTo(400);

@@ -392,20 +392,40 @@ class ParserTest {
   }
 
   @Test
-  void shouldRefuseScdType2AtItsClause() {
+  void shouldParseScdType2AndRefuseTrackHistoryAtItsClause() {
+    Statement.CreateFlow history =
+        (Statement.CreateFlow)
+            Parser.parse(
+                "CREATE FLOW f AS AUTO CDC INTO t FROM s KEYS (id) SEQUENCE BY seq"
+                    + " STORED AS SCD TYPE 2");
+    assertThat(history.cdc().history()).isTrue();
+    assertThat(Printer.print(history)).contains("STORED AS SCD TYPE 2");
+    assertRoundTrip(history);
+    assertThat(
+            ((Statement.CreateFlow)
+                    Parser.parse("CREATE FLOW f AS AUTO CDC INTO t FROM s KEYS (id) SEQUENCE BY q"))
+                .cdc()
+                .scdType())
+        .isEqualTo(1);
     assertThatThrownBy(
             () ->
                 Parser.parse(
                     "CREATE FLOW f AS AUTO CDC INTO t FROM s KEYS (id) SEQUENCE BY seq\n"
-                        + "STORED AS SCD TYPE 2"))
+                        + "TRACK HISTORY ON (name) STORED AS SCD TYPE 2"))
         .isInstanceOfSatisfying(
             SqlException.class,
             e -> {
               assertThat(e.code()).isEqualTo(ErrorCode.UNSUPPORTED_CLAUSE);
               assertThat(e.line()).isEqualTo(2);
               assertThat(e.column()).isEqualTo(1);
-              assertThat(e.getMessage()).contains("SCD TYPE 2");
+              assertThat(e.getMessage()).contains("TRACK HISTORY ON");
             });
+    assertThatThrownBy(
+            () ->
+                Parser.parse(
+                    "CREATE FLOW f AS AUTO CDC INTO t FROM s KEYS (id) SEQUENCE BY seq"
+                        + " STORED AS SCD TYPE 3"))
+        .hasMessageContaining("Expected SCD TYPE 1 or 2");
   }
 
   @Test
