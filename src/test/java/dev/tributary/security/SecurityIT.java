@@ -59,6 +59,8 @@ class SecurityIT {
     NEEDS.put("GET " + t + "/events", Needs.VIEWER);
     NEEDS.put("GET " + t + "/expectations", Needs.VIEWER);
     NEEDS.put("GET " + t + "/flows", Needs.VIEWER);
+    NEEDS.put("POST " + t + "/flows/{flow}/suspend", Needs.DEVELOPER);
+    NEEDS.put("POST " + t + "/flows/{flow}/resume", Needs.DEVELOPER);
     NEEDS.put("GET " + t + "/versions", Needs.VIEWER);
     NEEDS.put("GET " + t + "/versions/{version}", Needs.VIEWER);
     NEEDS.put("GET " + t + "/refreshes", Needs.VIEWER);
@@ -140,6 +142,7 @@ class SecurityIT {
         .replace("{database}", "marketplace")
         .replace("{name}", "nosuch_secured")
         .replace("{table}", "orders")
+        .replace("{flow}", "nosuch_flow")
         .replace("{version}", "1")
         .replace("{id}", UUID.randomUUID().toString())
         .replace("{code}", "not-found");
@@ -234,6 +237,7 @@ class SecurityIT {
     statements.put("DROP MATERIALIZED TABLE IF EXISTS nosuch", Needs.DEVELOPER);
     statements.put("ALTER MATERIALIZED TABLE nosuch SUSPEND", Needs.DEVELOPER);
     statements.put("DROP FLOW IF EXISTS nosuch", Needs.DEVELOPER);
+    statements.put("ALTER FLOW nosuch SUSPEND", Needs.DEVELOPER);
     statements.put("CREATE TABLE sec_src (a INT) WITH ('connector' = 'datagen')", Needs.ADMIN);
     // Reading a table of another database needs developer there too (CATALOG_ADMIN: only the
     // callers with a grant on both databases).
