@@ -370,7 +370,7 @@ public class FlowPlanner {
               .findFirst()
               .orElseThrow();
       List<FlinkSql.Column> history = new ArrayList<>(out);
-      history.add(new FlinkSql.Column(START_AT, sequence.type(), false));
+      history.add(new FlinkSql.Column(START_AT, sequence.type(), sequence.nullable()));
       history.add(new FlinkSql.Column(END_AT, sequence.type(), true));
       List<String> key = new ArrayList<>(cdc.keys());
       key.add(START_AT);
