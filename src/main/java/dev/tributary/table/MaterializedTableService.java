@@ -503,7 +503,8 @@ public class MaterializedTableService {
 
   /**
    * A manual refresh of a FULL table, now, of the whole table or of one partition (also of a
-   * suspended table, as in Flink). Refused with 409 while another refresh of the table runs.
+   * suspended table, as in Flink). While another refresh of the table is active it waits behind it
+   * (see {@link RefreshRequests}).
    */
   @Transactional
   public TableRefresh refresh(ObjectName name, Map<String, String> partition) {

@@ -13,8 +13,9 @@ import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
 /**
- * Refresh requests of FULL tables: a manual refresh queued in the ledger (never two at once), and
- * the pages of a table's refreshes. The scheduled ones are queued by the reconciler's firings.
+ * Refresh requests of FULL tables: a manual refresh queued in the ledger (never two at once; one
+ * asked for while another is active waits behind it), and the pages of a table's refreshes. The
+ * scheduled ones are queued by the reconciler's firings.
  */
 @Service
 public class RefreshRequests {
