@@ -73,7 +73,12 @@ class MetricsIT {
                                 + "table=\"examples.observed.broken\"}")
                         && text.contains(
                             "tributary_refresh_duration_seconds_count{outcome=\"succeeded\","
-                                + "table=\"examples.observed.totals\"}"));
+                                + "table=\"examples.observed.totals\"}")
+                        // The phase gauges are read once per reconcile round: a round after the
+                        // refresh's duration is recorded.
+                        && text.contains(
+                            "tributary_table_info{phase=\"RUNNING\",refresh_mode=\"FULL\","
+                                + "table=\"examples.observed.totals\"} 1"));
 
     Map<String, Set<String>> served = series(scrape);
     assertThat(missing(served, needs)).isEmpty();
