@@ -19,9 +19,10 @@ import org.apache.flink.table.factories.FactoryUtil;
  * {@code guarded}: another format, read with Confluent's {@code error-handling.mode}. A record the
  * inner format cannot decode is skipped and counted ({@code mode = ignore}, counter {@code
  * tributary_error_handling.skipped}) or fails the job with {@link
- * GuardedDeserializationSchema#MARKER} and the cause ({@code mode = fail}). Options: {@code format}
- * (the inner format), {@code mode}, and the inner format's own options under its name ({@code
- * json.fail-on-missing-field}).
+ * GuardedDeserializationSchema#MARKER} and the cause ({@code mode = fail}), or is kept as a row
+ * with metadata {@code error} and {@code raw} for a dead-letter table ({@code mode = log}, {@link
+ * DeadLetterDecodingFormat}). Options: {@code format} (the inner format), {@code mode}, and the
+ * inner format's own options under its name ({@code json.fail-on-missing-field}).
  */
 public class GuardedFormatFactory implements DeserializationFormatFactory {
 
@@ -34,7 +35,7 @@ public class GuardedFormatFactory implements DeserializationFormatFactory {
       ConfigOptions.key("mode")
           .stringType()
           .defaultValue("fail")
-          .withDescription("What an undecodable record does: fail or ignore.");
+          .withDescription("What an undecodable record does: fail, ignore or log.");
 
   @Override
   public String factoryIdentifier() {
@@ -59,8 +60,9 @@ public class GuardedFormatFactory implements DeserializationFormatFactory {
             .getOptional(FORMAT)
             .orElseThrow(() -> new ValidationException("The guarded format needs 'format'"));
     String mode = options.get(MODE);
-    if (!mode.equals("fail") && !mode.equals("ignore")) {
-      throw new ValidationException("The guarded format's 'mode' is fail or ignore, not " + mode);
+    if (!mode.equals("fail") && !mode.equals("ignore") && !mode.equals("log")) {
+      throw new ValidationException(
+          "The guarded format's 'mode' is fail, ignore or log, not " + mode);
     }
     DeserializationFormatFactory factory =
         FactoryUtil.discoverFactory(
@@ -76,6 +78,9 @@ public class GuardedFormatFactory implements DeserializationFormatFactory {
             });
     DecodingFormat<DeserializationSchema<RowData>> inner =
         factory.createDecodingFormat(context, Configuration.fromMap(own));
+    if (mode.equals("log")) {
+      return new DeadLetterDecodingFormat(inner);
+    }
     boolean skip = mode.equals("ignore");
     return new WrappedDecodingFormat(
         inner, decoder -> new GuardedDeserializationSchema(decoder, skip));

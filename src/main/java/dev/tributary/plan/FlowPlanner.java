@@ -228,6 +228,14 @@ public class FlowPlanner {
             Map.of("property", p.getKey()));
       }
     }
+    if ("log".equals(s.tableProperties().get("error-handling.mode"))) {
+      throw new ApiException(
+          ErrorCode.UNSUPPORTED_OPTION,
+          "TBLPROPERTIES 'error-handling.mode' = 'log' is refused: dead-letter tables are built"
+              + " for materialized tables' continuous jobs, not yet for flows; 'fail' stops a flow"
+              + " at a record it cannot read, 'ignore' skips and counts it",
+          Map.of("property", "error-handling.mode"));
+    }
     String interval = s.tableProperties().get(TRIGGER_INTERVAL);
     if (interval != null && TableOptions.duration(interval).isEmpty()) {
       throw new ApiException(

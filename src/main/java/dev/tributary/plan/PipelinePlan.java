@@ -4,6 +4,7 @@ import dev.tributary.port.FlinkSql;
 import dev.tributary.port.SchemaRegistry;
 import dev.tributary.port.Topics;
 import dev.tributary.sql.Clauses;
+import dev.tributary.sql.DeadLetterTable;
 import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.sql.Printer;
@@ -100,6 +101,10 @@ public record PipelinePlan(
     if (effective.schema() != null && !effective.schema().expectations().isEmpty()) {
       // Only then: the job names of tables without expectations stay what they were.
       shape += "\n" + effective.schema().expectations();
+    }
+    if (DeadLetterTable.logs(effective.options())) {
+      // A second sink: a job of another shape (and likewise the other way round).
+      shape += "\ndead letters: " + DeadLetterTable.target(ObjectName.of("t"), effective.options());
     }
     try {
       byte[] hash =

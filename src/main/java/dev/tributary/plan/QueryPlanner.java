@@ -494,10 +494,15 @@ public class QueryPlanner {
         }
         options.putAll(extra);
       }
-      statements.add(
-          Printer.print(
-              new Statement.CreateSourceTable(
-                  source.name(), true, source.schema(), source.comment(), options)));
+      Statement.CreateSourceTable declared =
+          new Statement.CreateSourceTable(
+              source.name(), true, source.schema(), source.comment(), options);
+      if ("log".equals(options.get("guarded.mode"))
+          || "log".equals(options.get("value.guarded.mode"))) {
+        statements.addAll(DeadLetters.declarations(declared));
+      } else {
+        statements.add(Printer.print(declared));
+      }
     }
     for (Pending view : views) {
       // Names in its query resolve in its own catalog and database.
@@ -541,6 +546,11 @@ public class QueryPlanner {
         && !format.contains("canal")
         && !format.contains("maxwell")
         && !format.contains("ogg");
+  }
+
+  /** The declaration of one table of the catalog (a source or a provisioned materialized table). */
+  public Optional<Statement.CreateSourceTable> declaration(ObjectName name) {
+    return catalog.declaration(name);
   }
 
   /** The declarations of the tables a query reads (sources and provisioned materialized tables). */

@@ -3,6 +3,7 @@ package dev.tributary.reconcile;
 import dev.tributary.plan.PipelinePlan;
 import dev.tributary.port.FlinkJobs;
 import dev.tributary.port.FlinkJobs.JobSummary;
+import dev.tributary.sql.DeadLetterTable;
 import dev.tributary.sql.TableSchema;
 import dev.tributary.table.TableStatus;
 import java.time.Clock;
@@ -75,17 +76,24 @@ final class ExpectationCounts {
   /** The metric group of the guarded format's counter of skipped records. */
   static final String ERROR_METRICS = "tributary_error_handling";
 
-  /** Records the guarded format skipped in a running job, summed over the table's jobs. */
+  /**
+   * Records the guarded format skipped, or sent to the dead-letter table, in a running job, summed
+   * over the table's jobs.
+   */
   void countSkipped(ReconcilePass p, PipelinePlan plan, JobSummary job, TableStatus.Builder b) {
-    if (!"ignore".equals(plan.effective().options().get("error-handling.mode"))) {
+    String mode = plan.effective().options().get("error-handling.mode");
+    boolean logs = "log".equals(mode);
+    if (!"ignore".equals(mode) && !logs) {
       return;
     }
-    long skipped = jobs.operatorCounters(job.id(), ERROR_METRICS).getOrDefault("skipped", 0L);
+    String counter = logs ? "logged" : "skipped";
+    long skipped = jobs.operatorCounters(job.id(), ERROR_METRICS).getOrDefault(counter, 0L);
     Optional<TableStatus.Quality> after =
         TableStatus.Quality.after(
             p.status.skipped(),
             job.id(),
-            List.of(new TableStatus.Count("skipped", 0, skipped)),
+            List.of(
+                new TableStatus.Count(logs ? TableStatus.DEAD_LETTERED : "skipped", 0, skipped)),
             clock.instant());
     if (after.isEmpty()) {
       return;
@@ -93,7 +101,14 @@ final class ExpectationCounts {
     TableStatus.Quality next = after.get();
     b.skipped(next);
     long total = next.totals().isEmpty() ? 0 : next.totals().get(0).failed();
-    if (total > 0) {
+    if (total > 0 && logs) {
+      p.event(
+          "WARNING",
+          "RecordsDeadLettered",
+          total
+              + " source records could not be read and went to the dead-letter table "
+              + DeadLetterTable.target(p.table.name(), plan.effective().options()));
+    } else if (total > 0) {
       p.event(
           "WARNING",
           "RecordsSkipped",

@@ -1,6 +1,7 @@
 package dev.tributary.reconcile;
 
 import dev.tributary.plan.ChangePlanner;
+import dev.tributary.plan.DeadLetters;
 import dev.tributary.plan.PipelinePlan;
 import dev.tributary.plan.QueryPlanner;
 import dev.tributary.port.DependencyUnavailableException;
@@ -10,6 +11,7 @@ import dev.tributary.port.FlinkSql;
 import dev.tributary.port.Topics;
 import dev.tributary.reconcile.Reconciler.Next;
 import dev.tributary.sql.Clauses;
+import dev.tributary.sql.DeadLetterTable;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.sql.Statement;
 import dev.tributary.table.Phase;
@@ -21,6 +23,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -155,10 +158,11 @@ final class JobSubmission {
               starts(p, plan, restorePath != null, positions, bounds),
               properties,
               session -> {
-                for (String statement : plan.jobStatements(topics.transactionMaxTimeout())) {
+                List<String> statements = statements(p, plan);
+                for (String statement : statements.subList(0, statements.size() - 1)) {
                   sql.execute(session, statement);
                 }
-                return sql.execute(session, plan.insert())
+                return sql.execute(session, statements.get(statements.size() - 1))
                     .jobId()
                     .orElseThrow(() -> new IllegalStateException("The INSERT returned no job id"));
               });
@@ -187,6 +191,47 @@ final class JobSubmission {
                 : " restoring " + restorePath));
     p.step("submitted");
     return submitted(p, jobId, restorePath, positions);
+  }
+
+  /**
+   * The job's statements, its INSERT last; with {@code 'error-handling.mode' = 'log'}, the INSERT
+   * is a statement set that also writes the records its Kafka sources could not read into the
+   * dead-letter topic.
+   */
+  private List<String> statements(ReconcilePass p, PipelinePlan plan) {
+    List<String> statements = new ArrayList<>(plan.jobStatements(topics.transactionMaxTimeout()));
+    if (!DeadLetterTable.logs(plan.effective().options())) {
+      statements.add(plan.insert());
+      return statements;
+    }
+    List<Statement.CreateSourceTable> guarded =
+        planner.sourceDeclarations(p.table.name(), p.table.spec().definition().query()).stream()
+            .filter(d -> "kafka".equals(d.options().get("connector")))
+            .filter(d -> d.options().get("topic") != null)
+            .filter(d -> !plan.errorHandling(d.options()).isEmpty())
+            .toList();
+    if (guarded.isEmpty()) {
+      statements.add(plan.insert());
+      return statements;
+    }
+    ObjectName target = DeadLetterTable.target(p.table.name(), plan.effective().options());
+    String topic =
+        planner
+            .declaration(target)
+            .map(d -> d.options().get("topic"))
+            .orElseThrow(
+                () ->
+                    new IllegalStateException(
+                        "The dead-letter table " + target + " is not in the catalog"));
+    statements.add(
+        DeadLetters.sinkTable(
+            topic,
+            plan.bootstrapServers(),
+            plan.registryUrl(),
+            topics.transactionMaxTimeout(),
+            plan.pipelineName()));
+    statements.add(DeadLetters.statementSet(p.table.name(), plan.insert(), guarded));
+    return statements;
   }
 
   /**

@@ -1,11 +1,14 @@
 package dev.tributary.reconcile;
 
+import dev.tributary.plan.DeadLetters;
 import dev.tributary.plan.PipelinePlan;
 import dev.tributary.plan.QueryPlanner;
 import dev.tributary.port.SchemaRegistry;
 import dev.tributary.port.Topics;
 import dev.tributary.reconcile.Reconciler.Next;
+import dev.tributary.sql.DeadLetterTable;
 import dev.tributary.sql.MaterializedTableDefinition;
+import dev.tributary.sql.ObjectName;
 import dev.tributary.table.Phase;
 import dev.tributary.table.TableStatus;
 import dev.tributary.table.TableStatus.Reason;
@@ -191,6 +194,39 @@ final class Provisioning {
                 true,
                 Reason.SchemaRegistered,
                 "Registered " + value.name() + (key == null ? "" : " and " + key.name()));
+  }
+
+  /**
+   * {@code 'error-handling.mode' = 'log'}: the dead-letter table's topic and value subject exist
+   * before a job writes to them. The table itself was put in the catalog when the definition was
+   * accepted; a table removed since then stops the job's start with that cause.
+   */
+  void ensureDeadLetters(ReconcilePass p, PipelinePlan plan) {
+    if (!DeadLetterTable.logs(plan.effective().options())) {
+      return;
+    }
+    ObjectName target = DeadLetterTable.target(p.table.name(), plan.effective().options());
+    String topic =
+        planner
+            .declaration(target)
+            .map(d -> d.options().get("topic"))
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        "The dead-letter table "
+                            + target
+                            + " ('error-handling.log.target') is no longer in the catalog;"
+                            + " create it again, or ALTER this table to another target"));
+    p.step("dead-letters");
+    Topics.TopicState state =
+        topics.ensure(new Topics.TopicSpec(topic, 1, Map.of("cleanup.policy", "delete")));
+    if (state.created()) {
+      p.event(
+          "NORMAL",
+          "TopicCreated",
+          "Created topic " + topic + " of the dead-letter table " + target);
+    }
+    register(p, DeadLetters.subject(topic));
   }
 
   private int register(ReconcilePass p, PipelinePlan.Subject subject) {

@@ -369,6 +369,9 @@ public class Reconciler {
     if (full) {
       return refreshSteps.run(p, plan);
     }
+    if (live.isEmpty()) {
+      provisioning.ensureDeadLetters(p, plan); // before a job writes to them
+    }
     return jobSteps.ensureJob(p, plan, live);
   }
 }

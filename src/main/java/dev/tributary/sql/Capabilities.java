@@ -61,15 +61,11 @@ public final class Capabilities {
       return Optional.of(
           "a materialized table is stored in its own Kafka topic; 'connector' can only be 'kafka'");
     }
-    if (key.equals("error-handling.mode") && "log".equals(value)) {
-      return Optional.of(
-          "'log' (a dead-letter table) is not supported yet; 'fail' stops the job at a record a"
-              + " source cannot read, 'ignore' skips and counts it");
-    }
-    if (key.equals("error-handling.log.target")) {
-      return Optional.of(
-          "dead-letter tables ('error-handling.mode' = 'log') are not supported yet; 'fail' and"
-              + " 'ignore' are");
+    if (key.equals(DeadLetterTable.TARGET)) {
+      String invalid = DeadLetterTable.invalidTarget(value);
+      if (invalid != null) {
+        return Optional.of(invalid);
+      }
     }
     if (key.equals("value.fields-include") && !"all".equals(value)) {
       return Optional.of(
@@ -113,6 +109,10 @@ public final class Capabilities {
     Optional<Refusal> option = options(d.options());
     if (option.isPresent()) {
       return option;
+    }
+    Optional<Refusal> deadLetters = deadLetters(d);
+    if (deadLetters.isPresent()) {
+      return deadLetters;
     }
     if (d.distribution() != null
         && d.distribution().algorithm() == Clauses.Distribution.Algorithm.RANGE) {
@@ -223,6 +223,35 @@ public final class Capabilities {
               + " deletes keys that left the result, and Flink derives no key for this query"
               + " (the GROUP BY columns of an aggregation are one, when all are selected)."
               + " Declare PRIMARY KEY (...) NOT ENFORCED");
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * A dead-letter table is written by a continuous job beside the table's own rows; a FULL table's
+   * refreshes do not write one yet, and a target without 'log' would be stored to do nothing.
+   */
+  private static Optional<Refusal> deadLetters(MaterializedTableDefinition d) {
+    boolean logs = DeadLetterTable.logs(d.options());
+    if (!logs && d.options().containsKey(DeadLetterTable.TARGET)) {
+      return refuse(
+          "option:" + DeadLetterTable.TARGET,
+          ErrorCode.INVALID_DEFINITION,
+          "Option '"
+              + DeadLetterTable.TARGET
+              + "' names the dead-letter table of 'error-handling.mode' = 'log'; this table's mode"
+              + " is '"
+              + d.options().getOrDefault(DeadLetterTable.MODE, "fail")
+              + "'");
+    }
+    if (logs && Defaults.refreshMode(d.refreshMode(), d.freshness()) == Clauses.RefreshMode.FULL) {
+      return refuse(
+          "option:" + DeadLetterTable.MODE,
+          ErrorCode.UNSUPPORTED_OPTION,
+          "'error-handling.mode' = 'log' is refused for a FULL table ("
+              + Defaults.refreshModeReason(d)
+              + "): its refreshes do not write a dead-letter table yet; use 'fail' or 'ignore',"
+              + " or REFRESH_MODE = CONTINUOUS");
     }
     return Optional.empty();
   }

@@ -2,8 +2,11 @@ package dev.tributary.table;
 
 import dev.tributary.catalog.CatalogDatabase;
 import dev.tributary.catalog.CatalogService;
+import dev.tributary.catalog.SourceTable;
+import dev.tributary.catalog.SourceTableDefinition;
 import dev.tributary.security.Access;
 import dev.tributary.sql.Clauses;
+import dev.tributary.sql.DeadLetterTable;
 import dev.tributary.sql.Defaults;
 import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.sql.ObjectName;
@@ -13,6 +16,7 @@ import dev.tributary.sql.Statement;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
 import dev.tributary.system.Json;
+import dev.tributary.system.TributaryProperties;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
@@ -37,13 +41,16 @@ public class MaterializedTableService {
   private final TableWriter writer;
   private final RefreshRequests refreshRequests;
   private final TopicNames topicNames;
+  private final TributaryProperties properties;
 
   MaterializedTableService(
       CatalogService catalogs,
       MaterializedTableRepository tables,
       TableWriter writer,
       RefreshRequests refreshRequests,
-      TopicNames topicNames) {
+      TopicNames topicNames,
+      TributaryProperties properties) {
+    this.properties = properties;
     this.catalogs = catalogs;
     this.tables = tables;
     this.writer = writer;
@@ -328,6 +335,7 @@ public class MaterializedTableService {
     }
     String topic = topicNames.of(name);
     requireTopicFree(name, topic);
+    ensureDeadLetterTable(name, spec);
     CatalogDatabase db = catalogs.ensureDatabase(name.catalog(), name.database());
     MaterializedTable table =
         new MaterializedTable(
@@ -405,6 +413,72 @@ public class MaterializedTableService {
     return tables.findByTopicNameAndFlowOfIsNull(topic).map(MaterializedTable::qualifiedName);
   }
 
+  /**
+   * {@code 'error-handling.mode' = 'log'}: the dead-letter table is a table of the same database
+   * with its columns, put in the catalog now if it is not there (its topic is created before the
+   * job starts). Anything else of that name is a 400, so nothing is accepted that cannot log.
+   */
+  private void ensureDeadLetterTable(ObjectName name, TableSpec spec) {
+    if (spec.kind() != TableSpec.Kind.MATERIALIZED_TABLE) {
+      return;
+    }
+    Map<String, String> options = Defaults.effective(spec.definition()).options();
+    if (!DeadLetterTable.logs(options)) {
+      return;
+    }
+    String written = options.getOrDefault(DeadLetterTable.TARGET, DeadLetterTable.DEFAULT_TARGET);
+    String invalid = DeadLetterTable.invalidTarget(written);
+    ObjectName target = DeadLetterTable.target(name, options);
+    if (invalid == null
+        && (!target.catalog().equals(name.catalog())
+            || !target.database().equals(name.database()))) {
+      invalid =
+          "The dead-letter table "
+              + target
+              + " must be in the table's own database "
+              + name.catalog()
+              + "."
+              + name.database();
+    } else if (invalid == null && target.equals(name)) {
+      invalid = "A table cannot be its own dead-letter table ('" + DeadLetterTable.TARGET + "')";
+    } else if (invalid == null && find(target).isPresent()) {
+      invalid =
+          target
+              + " is a materialized table; the dead-letter table ('"
+              + DeadLetterTable.TARGET
+              + "') must be a table of its own, with the dead-letter columns";
+    }
+    if (invalid != null) {
+      throw new ApiException(ErrorCode.INVALID_OPTION_VALUE, invalid);
+    }
+    Optional<SourceTable> existing = catalogs.findSourceTable(target);
+    if (existing.isPresent()) {
+      if (!DeadLetterTable.hasItsColumns(existing.get().definition().schema())) {
+        throw new ApiException(
+            ErrorCode.INVALID_OPTION_VALUE,
+            "The table "
+                + target
+                + " exists and is not a dead-letter table: its columns are not "
+                + DeadLetterTable.schema().columns().stream().map(c -> c.name()).toList());
+      }
+      return;
+    }
+    String topic = topicNames.of(target);
+    requireTopicFree(target, topic);
+    catalogs.registerSourceTable(
+        target.catalog(),
+        target.database(),
+        new SourceTableDefinition(
+            target.name(),
+            DeadLetterTable.schema(),
+            "Dead-letter table: source records that tables with 'error-handling.mode' = 'log'"
+                + " could not read",
+            DeadLetterTable.options(
+                topic,
+                properties.kafka().bootstrapServers(),
+                properties.schemaRegistry().url().toString())));
+  }
+
   private void requireTopicFree(ObjectName name, String topic) {
     // A source table of another database that already reads the topic would read this table's
     // rows past its database's grants: the topic is taken.
@@ -470,6 +544,9 @@ public class MaterializedTableService {
 
   TableChange write(
       MaterializedTable table, TableSpec spec, boolean newVersion, String reason, String message) {
+    if (newVersion) {
+      ensureDeadLetterTable(table.objectName(), spec);
+    }
     String definition = newVersion ? showCreate(table.objectName(), spec) : table.getDefinition();
     String before = writer.respecify(table, spec, definition, newVersion);
     writer.event(

@@ -66,6 +66,9 @@ public record TableStatus(
   /** Rows that passed and failed one expectation. */
   public record Count(String name, long passed, long failed) {}
 
+  /** The count, in {@link #skipped}, of source records sent to the dead-letter table. */
+  public static final String DEAD_LETTERED = "dead-lettered";
+
   /**
    * What the expectations counted: {@code job} as the counters of job {@code jobId} were last read
    * (at {@code at}), {@code before} the sums of the table's earlier jobs. A restart from a

@@ -7,8 +7,10 @@ import dev.tributary.Api;
 import dev.tributary.TributaryIT;
 import dev.tributary.local.LocalStack;
 import dev.tributary.local.TopicReader;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -713,6 +715,113 @@ class PipelineIT {
   }
 
   @Test
+  @SuppressWarnings("unchecked")
+  void shouldSendRecordsASourceCannotReadToTheDeadLetterTableOnce() throws Exception {
+    String a = source("letters", 3);
+    try (KafkaProducer<String, String> producer =
+        new KafkaProducer<>(
+            Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka),
+            new StringSerializer(),
+            new StringSerializer())) {
+      producer.send(new ProducerRecord<>("pipeline-letters-" + suffix, "k-bad", "not json {"));
+    }
+    write("letters", 3, 2);
+    String target = "errors_" + suffix;
+    String t = "logging_" + suffix;
+    ok(
+        "CREATE MATERIALIZED TABLE "
+            + t
+            + " WITH ('error-handling.mode' = 'log', 'error-handling.log.target' = '"
+            + target
+            + "') FRESHNESS = INTERVAL '1' SECOND AS SELECT id, amount FROM "
+            + a);
+
+    // The dead-letter table is a table of the catalog, with its columns, at once.
+    JsonNode registered =
+        api.get("/v1/catalogs/examples/databases/" + DATABASE + "/tables/" + target)
+            .body()
+            .path("spec");
+    List<String> names =
+        registered
+            .path("schema")
+            .path("columns")
+            .valueStream()
+            .map(c -> c.path("name").asString())
+            .toList();
+    assertThat(names)
+        .containsExactly(
+            "error_time",
+            "error_message",
+            "table_name",
+            "source_table",
+            "topic",
+            "partition",
+            "offset",
+            "record_time",
+            "key",
+            "value");
+    String deadTopic = registered.path("options").path("topic").asString();
+
+    api.awaitPhase(DATABASE, t, "RUNNING");
+    // The table's own rows: every readable record, once.
+    List<Map<String, Object>> rows = rows(awaitTopic(t), 6);
+    assertThat(rows)
+        .extracting(r -> r.get("id"))
+        .containsExactlyInAnyOrder("letters-0", "letters-1", "letters-2", "letters-3", "letters-4");
+    // The unreadable one, once, with where it was and what it held.
+    List<String> dead = TopicReader.values(kafka, deadTopic, 2, Duration.ofSeconds(20), true);
+    assertThat(dead).hasSize(1);
+    Map<String, Object> letter = JsonMapper.shared().readValue(dead.get(0), Map.class);
+    assertThat(letter.get("table_name")).isEqualTo("examples." + DATABASE + "." + t);
+    assertThat(letter.get("source_table")).isEqualTo("examples." + DATABASE + "." + a);
+    assertThat(letter.get("topic")).isEqualTo("pipeline-letters-" + suffix);
+    assertThat(letter.get("partition")).isEqualTo(0);
+    assertThat(((Number) letter.get("offset")).longValue()).isEqualTo(3);
+    assertThat(letter.get("error_message").toString()).isNotBlank();
+    assertThat(decoded(letter.get("value"))).isEqualTo("not json {");
+    assertThat(decoded(letter.get("key"))).isEqualTo("k-bad");
+    assertThat(letter.get("error_time")).isNotNull();
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .untilAsserted(
+            () -> assertThat(status(t).path("recordsDeadLettered").asLong()).isEqualTo(1));
+    assertThat(status(t).path("recordsSkipped").isMissingNode()).isTrue();
+
+    // A second table may log to the same dead-letter table; a table that is not one is refused.
+    Api.Answer notDead =
+        api.sql(
+            "CREATE MATERIALIZED TABLE refused_"
+                + suffix
+                + " WITH ('error-handling.mode' = 'log', 'error-handling.log.target' = '"
+                + a
+                + "') AS SELECT id FROM "
+                + a,
+            "examples",
+            DATABASE);
+    assertThat(notDead.status()).as(notDead.text()).isEqualTo(400);
+    assertThat(notDead.text()).contains("is not a dead-letter table");
+    Api.Answer ownName =
+        api.sql(
+            "CREATE MATERIALIZED TABLE refused_"
+                + suffix
+                + " WITH ('error-handling.mode' = 'log', 'error-handling.log.target' = '"
+                + t
+                + "') AS SELECT id FROM "
+                + a,
+            "examples",
+            DATABASE);
+    assertThat(ownName.status()).as(ownName.text()).isEqualTo(400);
+    assertThat(ownName.text()).contains("is a materialized table");
+    assertThat(api.get(tables() + "refused_" + suffix).status()).isEqualTo(404);
+  }
+
+  private static String decoded(Object base64) {
+    return base64 == null
+        ? null
+        : new String(Base64.getDecoder().decode(base64.toString()), StandardCharsets.UTF_8);
+  }
+
+  @Test
   void shouldRefuseWhatIsNotCarriedOutAtSubmit() throws Exception {
     String a = source("refused", 1);
     Api.Answer cdc =
@@ -728,7 +837,8 @@ class PipelineIT {
         api.sql(
             "CREATE MATERIALIZED TABLE ignoring_"
                 + suffix
-                + " WITH ('error-handling.mode' = 'log') AS SELECT id FROM "
+                + " WITH ('error-handling.mode' = 'log') FRESHNESS = INTERVAL '1' DAY"
+                + " REFRESH_MODE = FULL AS SELECT id FROM "
                 + a,
             "examples",
             DATABASE);

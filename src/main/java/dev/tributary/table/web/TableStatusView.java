@@ -60,7 +60,13 @@ record TableStatusView(
             description =
                 "Source records the jobs could not read and skipped ('error-handling.mode' ="
                     + " 'ignore'), summed over the table's jobs; absent without that mode")
-        Long recordsSkipped) {
+        Long recordsSkipped,
+    @Schema(
+            description =
+                "Source records the jobs could not read and wrote to the dead-letter table"
+                    + " ('error-handling.mode' = 'log', table 'error-handling.log.target'),"
+                    + " summed over the table's jobs; absent without that mode")
+        Long recordsDeadLettered) {
 
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @Schema(name = "Condition", description = "One aspect of readiness, as in Kubernetes")
@@ -180,8 +186,16 @@ record TableStatusView(
                 s.once().finishedAt(),
                 s.once().bounds()),
         s.consecutiveFailures(),
-        s.skipped() == null || s.skipped().totals().isEmpty()
-            ? null
-            : s.skipped().totals().get(0).failed());
+        counted(s, "skipped"),
+        counted(s, TableStatus.DEAD_LETTERED));
+  }
+
+  /** What the guarded format counted, when it counted {@code name}. */
+  private static Long counted(TableStatus s, String name) {
+    if (s.skipped() == null || s.skipped().totals().isEmpty()) {
+      return null;
+    }
+    TableStatus.Count count = s.skipped().totals().get(0);
+    return count.name().equals(name) ? count.failed() : null;
   }
 }
