@@ -787,6 +787,25 @@ class PipelineIT {
             () -> assertThat(status(t).path("recordsDeadLettered").asLong()).isEqualTo(1));
     assertThat(status(t).path("recordsSkipped").isMissingNode()).isTrue();
 
+    // It is a table like the others: a materialized table reads it through its registered schema.
+    String counts = "letter_counts_" + suffix;
+    ok(
+        "CREATE MATERIALIZED TABLE "
+            + counts
+            + " FRESHNESS = INTERVAL '1' SECOND AS SELECT source_table, COUNT(*) AS letters FROM "
+            + target
+            + " GROUP BY source_table");
+    api.awaitPhase(DATABASE, counts, "RUNNING");
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () ->
+                assertThat(TopicReader.compacted(kafka, awaitTopic(counts)).values())
+                    .singleElement()
+                    .asString()
+                    .contains("\"letters\":1")
+                    .contains(a));
+
     // A second table may log to the same dead-letter table; a table that is not one is refused.
     Api.Answer notDead =
         api.sql(
