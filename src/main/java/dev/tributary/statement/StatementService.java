@@ -4,6 +4,7 @@ import dev.tributary.sql.Parser;
 import dev.tributary.sql.Printer;
 import dev.tributary.sql.Secrets;
 import dev.tributary.sql.SqlException;
+import dev.tributary.sql.Statement;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
 import dev.tributary.system.ServerTiming;
@@ -101,6 +102,32 @@ public class StatementService {
     List<StatementResult> results =
         inOneTransaction(reads -> runAll(statements, catalog, database, reads), dryRun);
     return dryRun ? results.stream().map(StatementResult::asDryRun).toList() : results;
+  }
+
+  /**
+   * One CREATE statement of a resource (a PUT): applied as a declared object, so it is created when
+   * absent, unchanged when it is there as given, and refused (409) when it is there otherwise, as
+   * {@code apply} of a declared set does. With {@code dryRun} it is planned and nothing is kept.
+   */
+  public StatementResult apply(
+      Class<? extends Statement> expected,
+      String statement,
+      String catalog,
+      String database,
+      boolean dryRun) {
+    List<Parser.Parsed> parsed = Parser.parseScript(statement);
+    if (parsed.size() != 1 || !expected.isInstance(parsed.get(0).statement())) {
+      throw new ApiException(
+          ErrorCode.VALIDATION_FAILED,
+          "spec.statement must be one "
+              + expected.getSimpleName()
+              + " statement, not "
+              + parsed.stream().map(p -> p.statement().kind()).toList());
+    }
+    parsed.get(0).requireSupported();
+    StatementResult result =
+        runDeclared(List.of(parsed), catalog, database, dryRun, (results, reads) -> results.get(0));
+    return dryRun ? result.asDryRun() : result;
   }
 
   /**

@@ -834,6 +834,83 @@ class PipelineIT {
     assertThat(api.get(tables() + "refused_" + suffix).status()).isEqualTo(404);
   }
 
+  @Test
+  void shouldDeclarePipelineTablesAndFlowsAsResourcesWithPlansAndPreconditions() throws Exception {
+    String a = source("declared", 4);
+    String t = "declared_" + suffix;
+    String f = "feed_" + suffix;
+    String tablePath = tables() + t;
+    String flowPath = tablePath + "/flows/" + f;
+    Map<String, Object> table =
+        Map.of("spec", Map.of("statement", "CREATE STREAMING TABLE " + t + " COMMENT 'declared'"));
+    String flowStatement =
+        "CREATE FLOW " + f + " AS INSERT INTO " + t + " BY NAME SELECT id, amount FROM " + a;
+    Map<String, Object> flow = Map.of("spec", Map.of("statement", flowStatement));
+
+    // A dry run stores nothing.
+    Api.Answer planned =
+        api.put(tablePath, null, Map.of("spec", table.get("spec"), "dryRun", true));
+    assertThat(planned.status()).as(planned.text()).isEqualTo(200);
+    assertThat(planned.body().path("dryRun").asBoolean()).isTrue();
+    assertThat(api.get(tablePath).status()).isEqualTo(404);
+
+    Api.Answer created = api.put(tablePath, null, table);
+    assertThat(created.status()).as(created.text()).isEqualTo(201);
+    assertThat(created.body().path("kind").asString()).isEqualTo("PipelineTable");
+    Api.Answer again = api.put(tablePath, null, table);
+    assertThat(again.status()).as(again.text()).isEqualTo(200);
+    Api.Answer otherwise =
+        api.put(
+            tablePath,
+            null,
+            Map.of("spec", Map.of("statement", "CREATE STREAMING TABLE " + t + " COMMENT 'x'")));
+    assertThat(otherwise.status()).as(otherwise.text()).isEqualTo(409);
+    Api.Answer wrongName =
+        api.put(tablePath, null, Map.of("spec", Map.of("statement", "CREATE STREAMING TABLE x")));
+    assertThat(wrongName.status()).as(wrongName.text()).isEqualTo(400);
+
+    // The flow: its plan, then the flow, its job and its rows.
+    Api.Answer flowPlan = api.put(flowPath, null, Map.of("spec", flow.get("spec"), "dryRun", true));
+    assertThat(flowPlan.status()).as(flowPlan.text()).isEqualTo(200);
+    assertThat(flowPlan.body().path("plan").isObject()).as(flowPlan.text()).isTrue();
+    assertThat(api.get(flowPath).status()).isEqualTo(404);
+    Api.Answer flowCreated = api.put(flowPath, null, flow);
+    assertThat(flowCreated.status()).as(flowCreated.text()).isEqualTo(201);
+    assertThat(flowCreated.body().path("kind").asString()).isEqualTo("Flow");
+    Api.Answer read = api.get(flowPath);
+    assertThat(read.status()).isEqualTo(200);
+    assertThat(read.body().path("spec").path("statement").asString()).contains("INSERT INTO");
+    String etag = read.headers().getETag();
+    assertThat(etag).isNotNull();
+    assertThat(api.put(flowPath, etag, flow).status()).isEqualTo(200);
+    Api.Answer changed =
+        api.put(
+            flowPath,
+            null,
+            Map.of(
+                "spec",
+                Map.of("statement", flowStatement.replace("SELECT id, amount", "SELECT id"))));
+    assertThat(changed.status()).as(changed.text()).isEqualTo(409);
+    Api.Answer wrongTable =
+        api.put(
+            flowPath,
+            null,
+            Map.of("spec", Map.of("statement", flowStatement.replace("INTO " + t, "INTO other"))));
+    assertThat(wrongTable.status()).as(wrongTable.text()).isEqualTo(400);
+
+    api.awaitPhase(DATABASE, t, "RUNNING");
+    assertThat(rows(awaitTopic(t), 4)).hasSize(4);
+
+    // DELETE of the flow, only at the version read.
+    assertThat(api.delete(flowPath, "\"999999\"").status()).isEqualTo(412);
+    Api.Answer dropped = api.delete(flowPath, api.get(flowPath).headers().getETag());
+    assertThat(dropped.status()).as(dropped.text()).isEqualTo(202);
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(() -> assertThat(api.get(flowPath).status()).isEqualTo(404));
+    assertThat(api.delete(tablePath, null).status()).isEqualTo(202);
+  }
+
   private static String decoded(Object base64) {
     return base64 == null
         ? null

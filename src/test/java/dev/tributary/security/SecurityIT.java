@@ -59,6 +59,9 @@ class SecurityIT {
     NEEDS.put("GET " + t + "/events", Needs.VIEWER);
     NEEDS.put("GET " + t + "/expectations", Needs.VIEWER);
     NEEDS.put("GET " + t + "/flows", Needs.VIEWER);
+    NEEDS.put("GET " + t + "/flows/{flow}", Needs.VIEWER);
+    NEEDS.put("PUT " + t + "/flows/{flow}", Needs.DEVELOPER);
+    NEEDS.put("DELETE " + t + "/flows/{flow}", Needs.DEVELOPER);
     NEEDS.put("POST " + t + "/flows/{flow}/suspend", Needs.DEVELOPER);
     NEEDS.put("POST " + t + "/flows/{flow}/resume", Needs.DEVELOPER);
     NEEDS.put("GET " + t + "/versions", Needs.VIEWER);

@@ -8,12 +8,15 @@ import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.sql.Parser;
 import dev.tributary.sql.Statement;
+import dev.tributary.statement.StatementResult;
+import dev.tributary.statement.StatementService;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
 import dev.tributary.system.Json;
 import dev.tributary.system.web.JsonProblems;
 import dev.tributary.table.MaterializedTable;
 import dev.tributary.table.MaterializedTableService;
+import dev.tributary.table.PipelineTables;
 import dev.tributary.table.TableChange;
 import dev.tributary.table.web.TableApi.Metadata;
 import dev.tributary.table.web.TableApi.PlanResponse;
@@ -24,6 +27,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -40,11 +44,17 @@ class PutTable {
   private final MaterializedTableService tables;
   private final ChangePlanner planner;
   private final TransactionTemplate transactions;
+  private final StatementService statements;
+  private final PipelineTables pipelines;
 
   PutTable(
       MaterializedTableService tables,
       ChangePlanner planner,
-      PlatformTransactionManager transactionManager) {
+      PlatformTransactionManager transactionManager,
+      StatementService statements,
+      PipelineTables pipelines) {
+    this.statements = statements;
+    this.pipelines = pipelines;
     this.tables = tables;
     this.planner = planner;
     this.transactions = new TransactionTemplate(transactionManager);
@@ -58,37 +68,17 @@ class PutTable {
       throw new ApiException(ErrorCode.VALIDATION_FAILED, "'spec' is required");
     }
     requireSameNames(id, request.metadata());
+    if (request.spec().statement() != null
+        && Parser.parse(request.spec().statement()) instanceof Statement.CreatePipelineTable) {
+      return putPipelineTable(id, ifMatch, ifNoneMatch, request);
+    }
     MaterializedTableDefinition definition = definition(id, request.spec());
     if (definition != null) {
       Hints.refuse(definition.query());
       Access.requireReadable(definition.query(), id.catalog(), id.database());
     }
     var existing = tables.find(id);
-    if (ifNoneMatch != null && ifNoneMatch.strip().equals("*") && existing.isPresent()) {
-      throw new ApiException(
-          ErrorCode.PRECONDITION_FAILED,
-          id
-              + " exists (If-None-Match: *); it is at resourceVersion "
-              + existing.get().getResourceVersion(),
-          Map.of("resourceVersion", existing.get().getResourceVersion()));
-    }
-    if (ifMatch != null && !ifMatch.strip().equals("*") && existing.isEmpty()) {
-      throw new ApiException(
-          ErrorCode.PRECONDITION_FAILED, id + " does not exist, so If-Match cannot match");
-    }
-    Long expected = expectedVersion(ifMatch, request.metadata());
-    if (existing.isPresent()
-        && expected != null
-        && existing.get().getResourceVersion() != expected) {
-      throw new ApiException(
-          ifMatch != null ? ErrorCode.PRECONDITION_FAILED : ErrorCode.CONFLICT,
-          "Stale resourceVersion "
-              + expected
-              + "; the table is at "
-              + existing.get().getResourceVersion()
-              + ". Read it again and retry",
-          Map.of("resourceVersion", existing.get().getResourceVersion()));
-    }
+    requirePreconditions(id, existing, ifMatch, ifNoneMatch, request.metadata());
     if (definition == null && existing.isEmpty()) {
       throw new ApiException(
           ErrorCode.VALIDATION_FAILED, "A new table needs spec.statement or spec.definition");
@@ -146,6 +136,147 @@ class PutTable {
     return new Result(null, created, tables.get(id));
   }
 
+  /**
+   * If-None-Match: * (only if absent), If-Match and metadata.resourceVersion (only if it is at that
+   * version) against the resource {@code id} as read now.
+   */
+  static void requirePreconditions(
+      ObjectName id,
+      Optional<MaterializedTable> existing,
+      String ifMatch,
+      String ifNoneMatch,
+      Map<String, Object> metadata) {
+    if (ifNoneMatch != null && ifNoneMatch.strip().equals("*") && existing.isPresent()) {
+      throw new ApiException(
+          ErrorCode.PRECONDITION_FAILED,
+          id
+              + " exists (If-None-Match: *); it is at resourceVersion "
+              + existing.get().getResourceVersion(),
+          Map.of("resourceVersion", existing.get().getResourceVersion()));
+    }
+    if (ifMatch != null && !ifMatch.strip().equals("*") && existing.isEmpty()) {
+      throw new ApiException(
+          ErrorCode.PRECONDITION_FAILED, id + " does not exist, so If-Match cannot match");
+    }
+    Long expected = expectedVersion(ifMatch, metadata);
+    if (existing.isPresent()
+        && expected != null
+        && existing.get().getResourceVersion() != expected) {
+      throw new ApiException(
+          ifMatch != null ? ErrorCode.PRECONDITION_FAILED : ErrorCode.CONFLICT,
+          "Stale resourceVersion "
+              + expected
+              + "; "
+              + id
+              + " is at "
+              + existing.get().getResourceVersion()
+              + ". Read it again and retry",
+          Map.of("resourceVersion", existing.get().getResourceVersion()));
+    }
+  }
+
+  /**
+   * A pipeline table's statement ({@code CREATE STREAMING TABLE}, {@code CREATE TABLE ... [FLOW
+   * ...]}): applied as {@code apply} applies a declared file, so it is created when absent, left as
+   * it is when it is there as given, and a 409 when it is there otherwise (its definition is not
+   * changed in place; its flows are resources of their own). {@code spec.stopped} suspends or
+   * resumes its flows.
+   */
+  private Result putPipelineTable(
+      ObjectName id, String ifMatch, String ifNoneMatch, PutRequest request) {
+    Statement.CreatePipelineTable statement =
+        (Statement.CreatePipelineTable) Parser.parse(request.spec().statement());
+    ObjectName named = statement.name().resolve(id.catalog(), id.database());
+    if (!named.equals(id)) {
+      throw new ApiException(
+          ErrorCode.VALIDATION_FAILED,
+          "spec.statement creates "
+              + named
+              + " but the request's path names "
+              + id
+              + "; a PUT changes the table of its path");
+    }
+    if (request.spec().definition() != null) {
+      throw new ApiException(
+          ErrorCode.VALIDATION_FAILED,
+          "A pipeline table is declared by spec.statement alone, not spec.definition");
+    }
+    requirePreconditions(id, tables.find(id), ifMatch, ifNoneMatch, request.metadata());
+    boolean dryRun = Boolean.TRUE.equals(request.dryRun());
+    StatementResult result =
+        statements.apply(
+            Statement.CreatePipelineTable.class,
+            request.spec().statement(),
+            id.catalog(),
+            id.database(),
+            dryRun);
+    if (dryRun) {
+      return new Result(new PlanResponse(true, result.plan()), false, null);
+    }
+    if (request.spec().stopped() != null) {
+      tables.alter(
+          id, request.spec().stopped() ? new Statement.Suspend() : new Statement.Resume(Map.of()));
+    }
+    return new Result(null, "CREATED".equals(result.outcome()), tables.get(id));
+  }
+
+  /**
+   * A flow of pipeline table {@code table} from its {@code CREATE FLOW} statement, applied as a
+   * declared flow: created when absent, left as it is when it is there as given, and a 409 when it
+   * is there otherwise (DELETE it, then PUT it). {@code spec.stopped} suspends or resumes it.
+   */
+  Result putFlow(
+      ObjectName table, String flow, String ifMatch, String ifNoneMatch, PutRequest request) {
+    if (request.spec() == null || request.spec().statement() == null) {
+      throw new ApiException(
+          ErrorCode.VALIDATION_FAILED, "A flow is declared by spec.statement (a CREATE FLOW)");
+    }
+    if (request.spec().definition() != null) {
+      throw new ApiException(
+          ErrorCode.VALIDATION_FAILED,
+          "A flow is declared by spec.statement alone, not spec.definition");
+    }
+    ObjectName id = new ObjectName(table.catalog(), table.database(), flow);
+    requireSameNames(id, request.metadata());
+    if (!(Parser.parse(request.spec().statement()) instanceof Statement.CreateFlow statement)) {
+      throw new ApiException(
+          ErrorCode.VALIDATION_FAILED, "spec.statement must be a CREATE FLOW statement");
+    }
+    ObjectName target = statement.target().resolve(table.catalog(), table.database());
+    if (!statement.name().name().equals(flow) || !target.equals(table)) {
+      throw new ApiException(
+          ErrorCode.VALIDATION_FAILED,
+          "spec.statement creates flow "
+              + statement.name().name()
+              + " into "
+              + target
+              + " but the request's path names flow "
+              + flow
+              + " of "
+              + table);
+    }
+    Optional<MaterializedTable> existing =
+        pipelines
+            .findFlow(id)
+            .filter(f -> pipelines.pipelineTable(table).getId().equals(f.getFlowOf()));
+    requirePreconditions(id, existing, ifMatch, ifNoneMatch, request.metadata());
+    boolean dryRun = Boolean.TRUE.equals(request.dryRun());
+    StatementResult result =
+        statements.apply(
+            Statement.CreateFlow.class,
+            request.spec().statement(),
+            table.catalog(),
+            table.database(),
+            dryRun);
+    if (dryRun) {
+      return new Result(new PlanResponse(true, result.plan()), false, null);
+    }
+    if (request.spec().stopped() != null) {
+      pipelines.suspendFlow(id, request.spec().stopped());
+    }
+    return new Result(null, "CREATED".equals(result.outcome()), pipelines.flowOf(table, flow));
+  }
+
   private MaterializedTableDefinition definition(ObjectName id, SpecRequest spec) {
     if (spec.statement() != null) {
       Statement statement = Parser.parse(spec.statement());
@@ -164,7 +295,9 @@ class PutTable {
       }
       throw new ApiException(
           ErrorCode.VALIDATION_FAILED,
-          "spec.statement must be a CREATE [OR ALTER] MATERIALIZED TABLE, not " + statement.kind());
+          "spec.statement must be a CREATE [OR ALTER] MATERIALIZED TABLE or a pipeline table's"
+              + " CREATE [STREAMING] TABLE, not "
+              + statement.kind());
     }
     if (spec.definition() != null) {
       try {
