@@ -61,6 +61,12 @@ public final class Capabilities {
       return Optional.of(
           "a materialized table is stored in its own Kafka topic; 'connector' can only be 'kafka'");
     }
+    if (key.equals("refresh.incremental") && "true".equalsIgnoreCase(value.strip())) {
+      return Optional.of(
+          "an incremental refresh recomputes only what changed, which needs sources that track"
+              + " their changes (Paimon); a Kafka topic does not, so every refresh of a FULL table"
+              + " recomputes it (REFRESH PARTITION rewrites one partition). 'false' is accepted");
+    }
     if (key.equals(DeadLetterTable.TARGET)) {
       String invalid = DeadLetterTable.invalidTarget(value);
       if (invalid != null) {

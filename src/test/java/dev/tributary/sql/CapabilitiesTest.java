@@ -21,6 +21,38 @@ class CapabilitiesTest {
   }
 
   @Test
+  void shouldTakeDeadLetterTablesForContinuousTablesAndRefuseWhatWouldDoNothing() {
+    accepted("CREATE MATERIALIZED TABLE t WITH ('error-handling.mode' = 'log') AS SELECT a FROM s");
+    accepted(
+        "CREATE MATERIALIZED TABLE t WITH ('error-handling.mode' = 'log',"
+            + " 'error-handling.log.target' = 'db.bad_rows') AS SELECT a FROM s");
+    SqlException full =
+        refused(
+            "CREATE MATERIALIZED TABLE t (PRIMARY KEY (a) NOT ENFORCED)\n"
+                + "WITH ('error-handling.mode' = 'log')\nFRESHNESS = INTERVAL '1' DAY\n"
+                + "REFRESH_MODE = FULL AS SELECT a FROM s");
+    assertThat(full.code()).isEqualTo(ErrorCode.UNSUPPORTED_OPTION);
+    assertThat(full.line()).isEqualTo(2);
+    assertThat(full.getMessage()).contains("FULL");
+    SqlException lonelyTarget =
+        refused(
+            "CREATE MATERIALIZED TABLE t WITH ('error-handling.log.target' = 'bad') AS SELECT 1");
+    assertThat(lonelyTarget.code()).isEqualTo(ErrorCode.INVALID_DEFINITION);
+    assertThat(lonelyTarget.getMessage()).contains("'fail'");
+    assertThat(
+            refused(
+                    "CREATE MATERIALIZED TABLE t WITH ('error-handling.mode' = 'log',"
+                        + " 'error-handling.log.target' = 'a.b.c.d') AS SELECT 1")
+                .getMessage())
+        .contains("[catalog.][database.]table");
+    SqlException incremental =
+        refused("ALTER MATERIALIZED TABLE t SET ('refresh.incremental' = 'true')");
+    assertThat(incremental.code()).isEqualTo(ErrorCode.UNSUPPORTED_OPTION);
+    assertThat(incremental.getMessage()).contains("Paimon");
+    accepted("ALTER MATERIALIZED TABLE t SET ('refresh.incremental' = 'false')");
+  }
+
+  @Test
   void shouldRefuseAFullTableWithoutAKeyAtTheClauseThatMadeItFull() {
     SqlException explicit =
         refused("CREATE MATERIALIZED TABLE t\n  REFRESH MODE = FULL\nAS SELECT 1 AS a");
