@@ -376,7 +376,14 @@ public class ChangePlanner {
                   ? "the job stops with a savepoint and restarts from it with checkpoint interval "
                       + effective.freshness().sql()
                       + "; state is kept"
-                  : null;
+                  : !Objects.equals(
+                          before.options().get("error-handling.mode"),
+                          effective.options().get("error-handling.mode"))
+                      ? "the job stops with a savepoint and restarts from it, its sources read with"
+                          + " 'error-handling.mode' = '"
+                          + effective.options().getOrDefault("error-handling.mode", "(none)")
+                          + "'; state is kept"
+                      : null;
     }
     boolean continuousStart = !full && (evolve || wasFull);
     boolean stateDiscarded = evolve && !full && !wasFull;

@@ -132,7 +132,10 @@ final class JobSubmission {
         p.status.toBuilder()
             .pipelineName(plan.pipelineName())
             .job(null, null)
-            .jobRuns(p.table.definitionVersion(), interval)
+            .jobRuns(
+                p.table.definitionVersion(),
+                interval,
+                plan.effective().options().get("error-handling.mode"))
             .submission(submission)
             .failures(failures)
             .build(),

@@ -336,6 +336,18 @@ public class Reconciler {
           live.get(),
           "checkpoint interval " + p.status.checkpointIntervalMs() + " ms -> " + interval + " ms");
     }
+    String mode = plan.effective().options().getOrDefault("error-handling.mode", "");
+    String running = p.status.errorHandling();
+    if (running != null && !running.equals(mode)) {
+      // How its sources read a bad record: the same operators, so the state is kept.
+      return transitions.restart(
+          p,
+          live.get(),
+          "'error-handling.mode' "
+              + (running.isEmpty() ? "(none)" : running)
+              + " -> "
+              + (mode.isEmpty() ? "(none)" : mode));
+    }
     int partitions = plan.topic().partitions();
     if (p.status.partitions() != null && p.status.partitions() != partitions) {
       // The (empty) topic is created again with the new bucket count while no job writes to it.

@@ -39,6 +39,7 @@ public record TableStatus(
     String restoredFrom,
     long jobVersion,
     long checkpointIntervalMs,
+    String errorHandling,
     long submission,
     Evolution evolution,
     boolean stopRequested,
@@ -59,8 +60,8 @@ public record TableStatus(
   public static TableStatus initial() {
     return new TableStatus(
         0, 0, 0, List.of(), null, null, null, null, null, null, null, 0, null, null, null, null,
-        null, null, null, null, null, 0, 0, 0, null, false, 0, false, null, null, null, 0, null,
-        List.of());
+        null, null, null, null, null, 0, 0, null, 0, null, false, 0, false, null, null, null, 0,
+        null, List.of());
   }
 
   /** Rows that passed and failed one expectation. */
@@ -314,6 +315,7 @@ public record TableStatus(
     private String restoredFrom;
     private long jobVersion;
     private long checkpointIntervalMs;
+    private String errorHandling;
     private long submission;
     private Evolution evolution;
     private boolean stopRequested;
@@ -350,6 +352,7 @@ public record TableStatus(
       restoredFrom = s.restoredFrom;
       jobVersion = s.jobVersion;
       checkpointIntervalMs = s.checkpointIntervalMs;
+      errorHandling = s.errorHandling;
       submission = s.submission;
       evolution = s.evolution;
       stopRequested = s.stopRequested;
@@ -445,6 +448,15 @@ public record TableStatus(
       return this;
     }
 
+    /**
+     * As {@link #jobRuns(long, long)}, with the {@code error-handling.mode} the job reads its
+     * sources with ("" when the table sets none; null in statuses written before it was kept).
+     */
+    public Builder jobRuns(long version, long intervalMs, String errorHandlingMode) {
+      errorHandling = errorHandlingMode == null ? "" : errorHandlingMode;
+      return jobRuns(version, intervalMs);
+    }
+
     /** The number of the next submission; with the pipeline it gives the job's fixed id. */
     public Builder submission(long number) {
       submission = number;
@@ -532,6 +544,7 @@ public record TableStatus(
           restoredFrom,
           jobVersion,
           checkpointIntervalMs,
+          errorHandling,
           submission,
           evolution,
           stopRequested,

@@ -911,6 +911,48 @@ class PipelineIT {
     assertThat(api.delete(tablePath, null).status()).isEqualTo(202);
   }
 
+  @Test
+  void shouldRestartTheRunningJobWithTheErrorHandlingModeAnAlterSets() throws Exception {
+    String a = source("modes", 2);
+    String t = "modes_" + suffix;
+    ok(
+        "CREATE MATERIALIZED TABLE "
+            + t
+            + " WITH ('error-handling.mode' = 'fail') FRESHNESS = INTERVAL '1' SECOND"
+            + " AS SELECT id, amount FROM "
+            + a);
+    api.awaitPhase(DATABASE, t, "RUNNING");
+    String before = status(t).path("job").path("id").asString();
+
+    JsonNode altered =
+        ok("ALTER MATERIALIZED TABLE " + t + " SET ('error-handling.mode' = 'ignore')");
+    assertThat(altered.get(0).path("plan").path("restart").asString())
+        .contains("'error-handling.mode' = 'ignore'")
+        .contains("state is kept");
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .untilAsserted(
+            () -> {
+              JsonNode s = status(t);
+              assertThat(s.path("phase").asString()).isEqualTo("RUNNING");
+              assertThat(s.path("job").path("id").asString()).isNotEqualTo(before);
+            });
+    // The job now runs with 'ignore': a bad record is skipped and counted, not a failure.
+    try (KafkaProducer<String, String> producer =
+        new KafkaProducer<>(
+            Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka),
+            new StringSerializer(),
+            new StringSerializer())) {
+      producer.send(new ProducerRecord<>("pipeline-modes-" + suffix, null, "not json {"));
+    }
+    write("modes", 2, 2);
+    assertThat(rows(awaitTopic(t), 5)).hasSize(4);
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .untilAsserted(() -> assertThat(status(t).path("recordsSkipped").asLong()).isEqualTo(1));
+    assertThat(status(t).path("phase").asString()).isEqualTo("RUNNING");
+  }
+
   private static String decoded(Object base64) {
     return base64 == null
         ? null
