@@ -3,6 +3,7 @@ package dev.tributary.plan;
 import dev.tributary.port.FlinkSql;
 import dev.tributary.sql.Clauses;
 import dev.tributary.sql.Column;
+import dev.tributary.sql.DeadLetterTable;
 import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.sql.Printer;
@@ -42,7 +43,8 @@ public class FlowPlanner {
           "kafka.retention.time",
           "kafka.retention.size",
           "kafka.max-message-size",
-          "error-handling.mode");
+          "error-handling.mode",
+          DeadLetterTable.TARGET);
 
   private final QueryPlanner queries;
   private final ChangePlanner changes;
@@ -100,6 +102,17 @@ public class FlowPlanner {
     ObjectName flowName =
         new ObjectName(
             request.table().catalog(), request.table().database(), request.flow().name().name());
+    if (request.flow().once()
+        && DeadLetterTable.logs(
+            request.stored() != null ? request.stored().options() : pipeline.tableProperties())) {
+      throw new ApiException(
+          ErrorCode.UNSUPPORTED_OPTION,
+          "Flow "
+              + flowName.name()
+              + " runs ONCE into a table with 'error-handling.mode' = 'log': a bounded run does"
+              + " not write a dead-letter table yet; use a continuous flow, or 'fail' or 'ignore'",
+          Map.of("property", "error-handling.mode"));
+    }
     if (request.flow().cdc() != null) {
       return planCdc(request, q, flowName);
     }
@@ -228,13 +241,21 @@ public class FlowPlanner {
             Map.of("property", p.getKey()));
       }
     }
-    if ("log".equals(s.tableProperties().get("error-handling.mode"))) {
+    String target = s.tableProperties().get(DeadLetterTable.TARGET);
+    if (target != null && !DeadLetterTable.logs(s.tableProperties())) {
       throw new ApiException(
-          ErrorCode.UNSUPPORTED_OPTION,
-          "TBLPROPERTIES 'error-handling.mode' = 'log' is refused: dead-letter tables are built"
-              + " for materialized tables' continuous jobs, not yet for flows; 'fail' stops a flow"
-              + " at a record it cannot read, 'ignore' skips and counts it",
-          Map.of("property", "error-handling.mode"));
+          ErrorCode.INVALID_DEFINITION,
+          "TBLPROPERTIES '"
+              + DeadLetterTable.TARGET
+              + "' names the dead-letter table of 'error-handling.mode' = 'log', which this table"
+              + " does not set",
+          Map.of("property", DeadLetterTable.TARGET));
+    }
+    if (target != null && DeadLetterTable.invalidTarget(target) != null) {
+      throw new ApiException(
+          ErrorCode.INVALID_OPTION_VALUE,
+          DeadLetterTable.invalidTarget(target),
+          Map.of("property", DeadLetterTable.TARGET));
     }
     String interval = s.tableProperties().get(TRIGGER_INTERVAL);
     if (interval != null && TableOptions.duration(interval).isEmpty()) {
@@ -292,6 +313,9 @@ public class FlowPlanner {
 
   /** The name of the rank column of an AUTO CDC flow's query (never written). */
   static final String CDC_RANK = "tributary_cdc_rank";
+
+  /** Whether a change deletes its key, in the query of IGNORE NULL UPDATES. */
+  static final String CDC_DELETED = "tributary_cdc_deleted";
 
   /**
    * AUTO CDC: the latest row of each key by the sequence column (ROW_NUMBER() = 1, so a row that
@@ -384,6 +408,9 @@ public class FlowPlanner {
       key.add(START_AT);
       return cdcPlanned(request, flowName, base, history, key, historyQuery(cdc, out));
     }
+    if (cdc.ignoreNullUpdates()) {
+      return cdcPlanned(request, flowName, base, out, cdc.keys(), ignoringNulls(cdc, out));
+    }
     String keys = cdc.keys().stream().map(Printer::identifier).collect(Collectors.joining(", "));
     String query =
         "SELECT "
@@ -407,6 +434,108 @@ public class FlowPlanner {
                 ? ""
                 : " WHERE NOT COALESCE((" + cdc.deleteWhen() + "), FALSE)");
     return cdcPlanned(request, flowName, base, out, cdc.keys(), query);
+  }
+
+  /**
+   * SCD TYPE 1 with IGNORE NULL UPDATES: a key's row is there while its latest change (by the
+   * sequence column) is not a delete, and each column holds the value of the latest change that set
+   * it (not null) since the key's last delete. One latest-by-sequence (ROW_NUMBER() = 1) per column
+   * over the changes that set it or delete the key (a delete sets it to null), joined to the keys
+   * that are there: late changes take their place by sequence, as in SCD TYPE 1. Its state is one
+   * row per key for each column.
+   */
+  private static String ignoringNulls(Statement.Cdc cdc, List<FlinkSql.Column> out) {
+    String seq = Printer.identifier(cdc.sequenceBy());
+    String keys = cdc.keys().stream().map(Printer::identifier).collect(Collectors.joining(", "));
+    String present =
+        cdc.keys().stream()
+            .map(k -> Printer.identifier(k) + " IS NOT NULL")
+            .collect(Collectors.joining(" AND "));
+    String deleted =
+        cdc.deleteWhen() == null ? "FALSE" : "COALESCE((" + cdc.deleteWhen() + "), FALSE)";
+    StringBuilder sql = new StringBuilder("SELECT ");
+    List<String> selected = new ArrayList<>();
+    List<FlinkSql.Column> values =
+        out.stream().filter(c -> !cdc.keys().contains(c.name())).toList();
+    for (FlinkSql.Column c : out) {
+      int at = values.indexOf(c);
+      selected.add(
+          (at < 0 ? "r." : "c" + at + ".")
+              + Printer.identifier(c.name())
+              + " AS "
+              + Printer.identifier(c.name()));
+    }
+    sql.append(String.join(", ", selected))
+        .append("\nFROM (SELECT ")
+        .append(keys)
+        .append(" FROM (\nSELECT ")
+        .append(keys)
+        .append(", ")
+        .append(deleted)
+        .append(" AS ")
+        .append(CDC_DELETED)
+        .append(", ROW_NUMBER() OVER (PARTITION BY ")
+        .append(keys)
+        .append(" ORDER BY ")
+        .append(seq)
+        .append(" DESC) AS ")
+        .append(CDC_RANK)
+        .append(" FROM ")
+        .append(cdc.source().sql())
+        .append(" WHERE ")
+        .append(present)
+        .append("\n) WHERE ")
+        .append(CDC_RANK)
+        .append(" = 1 AND NOT ")
+        .append(CDC_DELETED)
+        .append(") AS r");
+    for (int i = 0; i < values.size(); i++) {
+      String column = Printer.identifier(values.get(i).name());
+      String alias = "c" + i;
+      sql.append("\nLEFT JOIN (SELECT ")
+          .append(keys)
+          .append(", ")
+          .append(column)
+          .append(" FROM (\nSELECT ")
+          .append(keys)
+          .append(", CASE WHEN ")
+          .append(deleted)
+          .append(" THEN NULL ELSE ")
+          .append(column)
+          .append(" END AS ")
+          .append(column)
+          .append(", ROW_NUMBER() OVER (PARTITION BY ")
+          .append(keys)
+          .append(" ORDER BY ")
+          .append(seq)
+          .append(" DESC) AS ")
+          .append(CDC_RANK)
+          .append(" FROM ")
+          .append(cdc.source().sql())
+          .append(" WHERE ")
+          .append(present)
+          .append(" AND (")
+          .append(column)
+          .append(" IS NOT NULL OR ")
+          .append(deleted)
+          .append(")\n) WHERE ")
+          .append(CDC_RANK)
+          .append(" = 1) AS ")
+          .append(alias)
+          .append(" ON ")
+          .append(
+              cdc.keys().stream()
+                  .map(
+                      k ->
+                          "r."
+                              + Printer.identifier(k)
+                              + " = "
+                              + alias
+                              + "."
+                              + Printer.identifier(k))
+                  .collect(Collectors.joining(" AND ")));
+    }
+    return sql.toString();
   }
 
   /** The columns SCD TYPE 2 adds: where a version starts, and where it ends (null: current). */

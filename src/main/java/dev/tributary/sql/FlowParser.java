@@ -162,6 +162,8 @@ final class FlowParser {
     List<String> columns = List.of();
     List<String> except = List.of();
     int scdType = 1;
+    boolean ignoreNullUpdates = false;
+    Token ignoreNullAt = null;
     Set<String> seen = new HashSet<>();
     while (!in.atEnd()) {
       Token clause = in.peek();
@@ -170,11 +172,9 @@ final class FlowParser {
         clauseName = "KEYS";
         keys = in.identifierList("key column");
       } else if (in.acceptWords("IGNORE", "NULL", "UPDATES")) {
-        throw in.error(
-            ErrorCode.UNSUPPORTED_CLAUSE,
-            "IGNORE NULL UPDATES is not supported: an update replaces the whole row",
-            clause,
-            null);
+        clauseName = "IGNORE NULL UPDATES";
+        ignoreNullUpdates = true;
+        ignoreNullAt = clause;
       } else if (in.acceptWords("APPLY", "AS")) {
         if (in.acceptWord("TRUNCATE")) {
           throw in.error(
@@ -236,8 +236,17 @@ final class FlowParser {
     if (keys == null || sequenceBy == null) {
       throw in.expected(keys == null ? "KEYS (column, ...)" : "SEQUENCE BY column");
     }
+    if (ignoreNullUpdates && scdType == 2) {
+      throw in.error(
+          ErrorCode.UNSUPPORTED_CLAUSE,
+          "IGNORE NULL UPDATES is supported with SCD TYPE 1; with SCD TYPE 2 every change is a"
+              + " version of its own",
+          ignoreNullAt,
+          null);
+    }
     Statement.Cdc cdc =
-        new Statement.Cdc(source, keys, deleteWhen, sequenceBy, columns, except, scdType);
+        new Statement.Cdc(
+            source, keys, deleteWhen, sequenceBy, columns, except, scdType, ignoreNullUpdates);
     return new Statement.CreateFlow(
         name, comment, target, null, once, true, "SELECT * FROM " + source.sql(), cdc);
   }

@@ -159,6 +159,7 @@ public final class Printer implements Statement.Visitor<String> {
           + cdc.source().sql()
           + "\nKEYS "
           + names(cdc.keys())
+          + (cdc.ignoreNullUpdates() ? "\nIGNORE NULL UPDATES" : "")
           + (cdc.deleteWhen() == null ? "" : "\nAPPLY AS DELETE WHEN " + cdc.deleteWhen())
           + "\nSEQUENCE BY "
           + identifier(cdc.sequenceBy())

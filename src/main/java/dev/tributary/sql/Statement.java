@@ -736,12 +736,24 @@ public sealed interface Statement {
       String sequenceBy,
       List<String> columns,
       List<String> except,
-      Integer scdType) {
+      Integer scdType,
+      boolean ignoreNullUpdates) {
     public Cdc {
       keys = List.copyOf(keys);
       columns = List.copyOf(columns);
       except = List.copyOf(except);
       scdType = scdType == null ? 1 : scdType; // flows stored before SCD TYPE 2 are type 1
+    }
+
+    public Cdc(
+        ObjectName source,
+        List<String> keys,
+        String deleteWhen,
+        String sequenceBy,
+        List<String> columns,
+        List<String> except,
+        Integer scdType) {
+      this(source, keys, deleteWhen, sequenceBy, columns, except, scdType, false);
     }
 
     public Cdc(

@@ -414,15 +414,19 @@ public class MaterializedTableService {
   }
 
   /**
-   * {@code 'error-handling.mode' = 'log'}: the dead-letter table is a table of the same database
-   * with its columns, put in the catalog now if it is not there (its topic is created before the
-   * job starts). Anything else of that name is a 400, so nothing is accepted that cannot log.
+   * {@code 'error-handling.mode' = 'log'} (a WITH option, or a pipeline table's TBLPROPERTY): the
+   * dead-letter table is a table of the same database with its columns, put in the catalog now if
+   * it is not there (its topic is created before the job starts). Anything else of that name is a
+   * 400, so nothing is accepted that cannot log.
    */
   private void ensureDeadLetterTable(ObjectName name, TableSpec spec) {
-    if (spec.kind() != TableSpec.Kind.MATERIALIZED_TABLE) {
-      return;
-    }
-    Map<String, String> options = Defaults.effective(spec.definition()).options();
+    Map<String, String> options =
+        switch (spec.kind()) {
+          case MATERIALIZED_TABLE -> Defaults.effective(spec.definition()).options();
+          case PIPELINE_TABLE ->
+              spec.pipeline() == null ? Map.of() : spec.pipeline().tableProperties();
+          case FLOW -> Map.of(); // the dead-letter table of its pipeline table
+        };
     if (!DeadLetterTable.logs(options)) {
       return;
     }

@@ -10,6 +10,7 @@ import dev.tributary.local.TopicReader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
@@ -842,7 +843,13 @@ class PipelineIT {
     String tablePath = tables() + t;
     String flowPath = tablePath + "/flows/" + f;
     Map<String, Object> table =
-        Map.of("spec", Map.of("statement", "CREATE STREAMING TABLE " + t + " COMMENT 'declared'"));
+        Map.of(
+            "spec",
+            Map.of(
+                "statement",
+                "CREATE STREAMING TABLE "
+                    + t
+                    + " COMMENT 'declared' TBLPROPERTIES ('pipelines.trigger.interval' = '1 s')"));
     String flowStatement =
         "CREATE FLOW " + f + " AS INSERT INTO " + t + " BY NAME SELECT id, amount FROM " + a;
     Map<String, Object> flow = Map.of("spec", Map.of("statement", flowStatement));
@@ -951,6 +958,180 @@ class PipelineIT {
         .atMost(Duration.ofSeconds(90))
         .untilAsserted(() -> assertThat(status(t).path("recordsSkipped").asLong()).isEqualTo(1));
     assertThat(status(t).path("phase").asString()).isEqualTo("RUNNING");
+  }
+
+  @Test
+  @SuppressWarnings("unchecked")
+  void shouldSendTheRecordsAFlowCannotReadToItsTablesDeadLetterTable() throws Exception {
+    String a = source("flowletters", 2);
+    try (KafkaProducer<String, String> producer =
+        new KafkaProducer<>(
+            Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka),
+            new StringSerializer(),
+            new StringSerializer())) {
+      producer.send(new ProducerRecord<>("pipeline-flowletters-" + suffix, null, "{oops"));
+    }
+    write("flowletters", 2, 1);
+    String target = "flow_errors_" + suffix;
+    String t = "flow_logging_" + suffix;
+    ok(
+        "CREATE TABLE "
+            + t
+            + " TBLPROPERTIES ('error-handling.mode' = 'log', 'error-handling.log.target' = '"
+            + target
+            + "', 'pipelines.trigger.interval' = '1 s') FLOW INSERT BY NAME SELECT id, amount FROM "
+            + a);
+    api.awaitPhase(DATABASE, t, "RUNNING");
+    assertThat(rows(awaitTopic(t), 4)).hasSize(3);
+    String deadTopic =
+        api.get("/v1/catalogs/examples/databases/" + DATABASE + "/tables/" + target)
+            .body()
+            .path("spec")
+            .path("options")
+            .path("topic")
+            .asString();
+    List<String> dead = TopicReader.values(kafka, deadTopic, 2, Duration.ofSeconds(20), true);
+    assertThat(dead).hasSize(1);
+    Map<String, Object> letter = JsonMapper.shared().readValue(dead.get(0), Map.class);
+    assertThat(letter.get("table_name")).isEqualTo("examples." + DATABASE + "." + t);
+    assertThat(decoded(letter.get("value"))).isEqualTo("{oops");
+    assertThat(((Number) letter.get("offset")).longValue()).isEqualTo(2);
+
+    // A bounded run does not write one yet: refused at submit.
+    Api.Answer once =
+        api.sql(
+            "CREATE FLOW once_into_"
+                + suffix
+                + " AS INSERT INTO ONCE "
+                + t
+                + " BY NAME SELECT id, amount FROM "
+                + a,
+            "examples",
+            DATABASE);
+    assertThat(once.status()).as(once.text()).isEqualTo(400);
+    assertThat(once.text()).contains("ONCE");
+  }
+
+  @Test
+  @SuppressWarnings("unchecked")
+  void shouldKeepTheLatestValueOfEachColumnWithIgnoreNullUpdates() throws Exception {
+    String topic = "pipeline-partial-" + suffix;
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka))) {
+      admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+    }
+    String source = "partial_src_" + suffix;
+    ok(
+        "CREATE TABLE "
+            + source
+            + " (id INT, name STRING, city STRING, seq BIGINT, op STRING) WITH ('connector' ="
+            + " 'kafka', 'topic' = '"
+            + topic
+            + "', 'properties.bootstrap.servers' = '"
+            + kafka
+            + "', 'scan.startup.mode' = 'earliest-offset', 'format' = 'json')");
+    // Partial updates (null: not given), out of order, deleted and back, deleted for good.
+    List<Object[]> first =
+        List.of(
+            new Object[] {1, "a", "X", 1, "UPSERT"},
+            new Object[] {1, null, "Y", 3, "UPSERT"},
+            new Object[] {1, "b", null, 2, "UPSERT"}, // late: its name is still the newest
+            new Object[] {2, "p", "P", 1, "UPSERT"},
+            new Object[] {2, null, null, 5, "DELETE"},
+            new Object[] {2, "q", null, 6, "UPSERT"}, // back: nothing of before the delete
+            new Object[] {3, "z", "Z", 1, "UPSERT"},
+            new Object[] {3, null, null, 2, "DELETE"},
+            new Object[] {4, "m", null, 1, "UPSERT"},
+            new Object[] {4, null, "M", 2, "UPSERT"});
+    sendPartial(topic, first);
+    String t = "people_partial_" + suffix;
+    ok(
+        "CREATE STREAMING TABLE "
+            + t
+            + " TBLPROPERTIES ('pipelines.trigger.interval' = '1 s'); CREATE FLOW partial_"
+            + suffix
+            + " AS AUTO CDC INTO "
+            + t
+            + " FROM STREAM("
+            + source
+            + ") KEYS (id) IGNORE NULL UPDATES APPLY AS DELETE WHEN op = 'DELETE'"
+            + " SEQUENCE BY seq COLUMNS * EXCEPT (op, seq)");
+    api.awaitPhase(DATABASE, t, "RUNNING");
+    String table = awaitTopic(t);
+    List<Object[]> all = new ArrayList<>(first);
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(() -> assertThat(partialRows(table)).isEqualTo(expectedPartial(all)));
+
+    // Late and new changes while the job runs.
+    List<Object[]> later =
+        List.of(
+            new Object[] {1, "old", "OLD", 0, "UPSERT"}, // older than all: changes nothing
+            new Object[] {4, "n", null, 3, "UPSERT"},
+            new Object[] {3, null, "W", 3, "UPSERT"});
+    sendPartial(topic, later);
+    all.addAll(later);
+    Map<Integer, List<String>> expected = expectedPartial(all);
+    assertThat(expected.get(4)).containsExactly("n", "M");
+    assertThat(expected.get(3)).containsExactly(null, "W");
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(() -> assertThat(partialRows(table)).isEqualTo(expected));
+  }
+
+  /**
+   * What IGNORE NULL UPDATES should give, computed apart from Flink: the changes of each key in
+   * sequence order, a delete removing the row, an upsert setting the columns it gives.
+   */
+  private static Map<Integer, List<String>> expectedPartial(List<Object[]> changes) {
+    List<Object[]> ordered = new ArrayList<>(changes);
+    ordered.sort((x, y) -> Integer.compare((Integer) x[3], (Integer) y[3]));
+    Map<Integer, List<String>> rows = new TreeMap<>();
+    for (Object[] c : ordered) {
+      Integer id = (Integer) c[0];
+      if ("DELETE".equals(c[4])) {
+        rows.remove(id);
+        continue;
+      }
+      List<String> row = rows.computeIfAbsent(id, k -> new ArrayList<>(Arrays.asList(null, null)));
+      for (int i = 0; i < 2; i++) {
+        if (c[1 + i] != null) {
+          row.set(i, (String) c[1 + i]);
+        }
+      }
+    }
+    return rows;
+  }
+
+  @SuppressWarnings("unchecked")
+  private Map<Integer, List<String>> partialRows(String topic) {
+    Map<Integer, List<String>> rows = new TreeMap<>();
+    for (String value : TopicReader.compacted(kafka, topic).values()) {
+      Map<String, Object> row = JsonMapper.shared().readValue(value, Map.class);
+      rows.put(
+          ((Number) row.get("id")).intValue(),
+          Arrays.asList((String) row.get("name"), (String) row.get("city")));
+    }
+    return rows;
+  }
+
+  private void sendPartial(String topic, List<Object[]> changes) throws Exception {
+    try (KafkaProducer<String, String> producer =
+        new KafkaProducer<>(
+            Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka),
+            new StringSerializer(),
+            new StringSerializer())) {
+      for (Object[] c : changes) {
+        Map<String, Object> change = new HashMap<>();
+        change.put("id", c[0]);
+        change.put("name", c[1]);
+        change.put("city", c[2]);
+        change.put("seq", c[3]);
+        change.put("op", c[4]);
+        producer
+            .send(new ProducerRecord<>(topic, null, JsonMapper.shared().writeValueAsString(change)))
+            .get();
+      }
+    }
   }
 
   private static String decoded(Object base64) {

@@ -254,6 +254,34 @@ class PeerGrammarTest {
   }
 
   @Test
+  void shouldParseIgnoreNullUpdatesWithScdType1AndRefuseItWithType2AtTheClause() {
+    Statement.CreateFlow cdc =
+        (Statement.CreateFlow)
+            Parser.parse(
+                "CREATE FLOW f AS AUTO CDC INTO people FROM STREAM(changes) KEYS (id)"
+                    + " IGNORE NULL UPDATES APPLY AS DELETE WHEN op = 'DELETE' SEQUENCE BY seq"
+                    + " COLUMNS * EXCEPT (op) STORED AS SCD TYPE 1");
+    assertThat(cdc.cdc().ignoreNullUpdates()).isTrue();
+    assertThat(cdc.cdc().deleteWhen()).isEqualTo("op = 'DELETE'");
+    assertThat(Printer.print(cdc)).contains("IGNORE NULL UPDATES");
+    assertRoundTrip(cdc);
+    assertThat(
+            ((Statement.CreateFlow)
+                    Parser.parse(
+                        "CREATE FLOW f AS AUTO CDC INTO p FROM s KEYS (id) SEQUENCE BY seq"))
+                .cdc()
+                .ignoreNullUpdates())
+        .isFalse();
+    SqlException e =
+        refused(
+            "CREATE FLOW f AS AUTO CDC INTO p FROM s KEYS (id)\n  IGNORE NULL UPDATES"
+                + " SEQUENCE BY seq STORED AS SCD TYPE 2");
+    assertThat(e.code()).isEqualTo(ErrorCode.UNSUPPORTED_CLAUSE);
+    assertThat(e.line()).isEqualTo(2);
+    assertThat(e.column()).isEqualTo(3);
+  }
+
+  @Test
   void shouldParseSuspendAndResumeOfOneFlow() {
     Statement suspend = Parser.parse("ALTER FLOW db.backfill SUSPEND");
     assertThat(suspend)
