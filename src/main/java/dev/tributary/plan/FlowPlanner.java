@@ -445,82 +445,37 @@ public class FlowPlanner {
    * row per key for each column.
    */
   private static String ignoringNulls(Statement.Cdc cdc, List<FlinkSql.Column> out) {
-    String seq = Printer.identifier(cdc.sequenceBy());
     String keys = cdc.keys().stream().map(Printer::identifier).collect(Collectors.joining(", "));
-    String present =
-        cdc.keys().stream()
-            .map(k -> Printer.identifier(k) + " IS NOT NULL")
-            .collect(Collectors.joining(" AND "));
     String deleted =
         cdc.deleteWhen() == null ? "FALSE" : "COALESCE((" + cdc.deleteWhen() + "), FALSE)";
-    StringBuilder sql = new StringBuilder("SELECT ");
-    List<String> selected = new ArrayList<>();
     List<FlinkSql.Column> values =
         out.stream().filter(c -> !cdc.keys().contains(c.name())).toList();
+    List<String> selected = new ArrayList<>();
     for (FlinkSql.Column c : out) {
       int at = values.indexOf(c);
-      selected.add(
-          (at < 0 ? "r." : "c" + at + ".")
-              + Printer.identifier(c.name())
-              + " AS "
-              + Printer.identifier(c.name()));
+      String name = Printer.identifier(c.name());
+      selected.add((at < 0 ? "r." : "c" + at + ".") + name + " AS " + name);
     }
-    sql.append(String.join(", ", selected))
-        .append("\nFROM (SELECT ")
-        .append(keys)
-        .append(" FROM (\nSELECT ")
-        .append(keys)
-        .append(", ")
-        .append(deleted)
-        .append(" AS ")
-        .append(CDC_DELETED)
-        .append(", ROW_NUMBER() OVER (PARTITION BY ")
-        .append(keys)
-        .append(" ORDER BY ")
-        .append(seq)
-        .append(" DESC) AS ")
-        .append(CDC_RANK)
-        .append(" FROM ")
-        .append(cdc.source().sql())
-        .append(" WHERE ")
-        .append(present)
-        .append("\n) WHERE ")
-        .append(CDC_RANK)
-        .append(" = 1 AND NOT ")
-        .append(CDC_DELETED)
-        .append(") AS r");
+    StringBuilder sql =
+        new StringBuilder("SELECT ")
+            .append(String.join(", ", selected))
+            .append("\nFROM (SELECT ")
+            .append(keys)
+            .append(" FROM ")
+            .append(latest(cdc, deleted + " AS " + CDC_DELETED, "TRUE"))
+            .append(" WHERE NOT ")
+            .append(CDC_DELETED)
+            .append(") AS r");
     for (int i = 0; i < values.size(); i++) {
       String column = Printer.identifier(values.get(i).name());
       String alias = "c" + i;
-      sql.append("\nLEFT JOIN (SELECT ")
-          .append(keys)
-          .append(", ")
-          .append(column)
-          .append(" FROM (\nSELECT ")
-          .append(keys)
-          .append(", CASE WHEN ")
-          .append(deleted)
-          .append(" THEN NULL ELSE ")
-          .append(column)
-          .append(" END AS ")
-          .append(column)
-          .append(", ROW_NUMBER() OVER (PARTITION BY ")
-          .append(keys)
-          .append(" ORDER BY ")
-          .append(seq)
-          .append(" DESC) AS ")
-          .append(CDC_RANK)
-          .append(" FROM ")
-          .append(cdc.source().sql())
-          .append(" WHERE ")
-          .append(present)
-          .append(" AND (")
-          .append(column)
-          .append(" IS NOT NULL OR ")
-          .append(deleted)
-          .append(")\n) WHERE ")
-          .append(CDC_RANK)
-          .append(" = 1) AS ")
+      sql.append("\nLEFT JOIN ")
+          .append(
+              latest(
+                  cdc,
+                  "CASE WHEN " + deleted + " THEN NULL ELSE " + column + " END AS " + column,
+                  column + " IS NOT NULL OR " + deleted))
+          .append(" AS ")
           .append(alias)
           .append(" ON ")
           .append(
@@ -536,6 +491,35 @@ public class FlowPlanner {
                   .collect(Collectors.joining(" AND ")));
     }
     return sql.toString();
+  }
+
+  /**
+   * The latest change of each key by sequence among those where {@code where} holds, as the keys
+   * and {@code value}: ROW_NUMBER() = 1, so a change that arrives late takes its place.
+   */
+  private static String latest(Statement.Cdc cdc, String value, String where) {
+    String keys = cdc.keys().stream().map(Printer::identifier).collect(Collectors.joining(", "));
+    return "(SELECT * FROM (\nSELECT "
+        + keys
+        + ", "
+        + value
+        + ", ROW_NUMBER() OVER (PARTITION BY "
+        + keys
+        + " ORDER BY "
+        + Printer.identifier(cdc.sequenceBy())
+        + " DESC) AS "
+        + CDC_RANK
+        + " FROM "
+        + cdc.source().sql()
+        + " WHERE "
+        + cdc.keys().stream()
+            .map(k -> Printer.identifier(k) + " IS NOT NULL")
+            .collect(Collectors.joining(" AND "))
+        + " AND ("
+        + where
+        + ")\n) WHERE "
+        + CDC_RANK
+        + " = 1)";
   }
 
   /** The columns SCD TYPE 2 adds: where a version starts, and where it ends (null: current). */

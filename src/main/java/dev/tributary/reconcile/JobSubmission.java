@@ -218,17 +218,9 @@ final class JobSubmission {
       return statements;
     }
     ObjectName target = DeadLetterTable.target(p.table.name(), plan.effective().options());
-    String topic =
-        planner
-            .declaration(target)
-            .map(d -> d.options().get("topic"))
-            .orElseThrow(
-                () ->
-                    new IllegalStateException(
-                        "The dead-letter table " + target + " is not in the catalog"));
     statements.add(
         DeadLetters.sinkTable(
-            topic,
+            Provisioning.deadLetterTopic(planner, target),
             plan.bootstrapServers(),
             plan.registryUrl(),
             topics.transactionMaxTimeout(),

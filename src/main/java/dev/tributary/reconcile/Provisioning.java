@@ -206,17 +206,7 @@ final class Provisioning {
       return;
     }
     ObjectName target = DeadLetterTable.target(p.table.name(), plan.effective().options());
-    String topic =
-        planner
-            .declaration(target)
-            .map(d -> d.options().get("topic"))
-            .orElseThrow(
-                () ->
-                    new IllegalArgumentException(
-                        "The dead-letter table "
-                            + target
-                            + " ('error-handling.log.target') is no longer in the catalog;"
-                            + " create it again, or ALTER this table to another target"));
+    String topic = deadLetterTopic(planner, target);
     p.step("dead-letters");
     Topics.TopicState state =
         topics.ensure(new Topics.TopicSpec(topic, 1, Map.of("cleanup.policy", "delete")));
@@ -227,6 +217,20 @@ final class Provisioning {
           "Created topic " + topic + " of the dead-letter table " + target);
     }
     register(p, DeadLetters.subject(topic));
+  }
+
+  /** The topic of dead-letter table {@code target}, as the catalog has it. */
+  static String deadLetterTopic(QueryPlanner planner, ObjectName target) {
+    return planner
+        .declaration(target)
+        .map(d -> d.options().get("topic"))
+        .orElseThrow(
+            () ->
+                new IllegalArgumentException(
+                    "The dead-letter table "
+                        + target
+                        + " ('error-handling.log.target') is no longer in the catalog;"
+                        + " create it again, or ALTER this table to another target"));
   }
 
   private int register(ReconcilePass p, PipelinePlan.Subject subject) {

@@ -678,13 +678,7 @@ class PipelineIT {
   @Test
   void shouldSkipAndCountOrStopAtRecordsASourceCannotRead() throws Exception {
     String a = source("dirty", 3);
-    try (KafkaProducer<String, String> producer =
-        new KafkaProducer<>(
-            Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka),
-            new StringSerializer(),
-            new StringSerializer())) {
-      producer.send(new ProducerRecord<>("pipeline-dirty-" + suffix, null, "not json {"));
-    }
+    sendRaw("pipeline-dirty-" + suffix, null, "not json {");
     write("dirty", 3, 2);
     String lenient = "lenient_" + suffix;
     ok(
@@ -719,13 +713,7 @@ class PipelineIT {
   @SuppressWarnings("unchecked")
   void shouldSendRecordsASourceCannotReadToTheDeadLetterTableOnce() throws Exception {
     String a = source("letters", 3);
-    try (KafkaProducer<String, String> producer =
-        new KafkaProducer<>(
-            Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka),
-            new StringSerializer(),
-            new StringSerializer())) {
-      producer.send(new ProducerRecord<>("pipeline-letters-" + suffix, "k-bad", "not json {"));
-    }
+    sendRaw("pipeline-letters-" + suffix, "k-bad", "not json {");
     write("letters", 3, 2);
     String target = "errors_" + suffix;
     String t = "logging_" + suffix;
@@ -945,13 +933,7 @@ class PipelineIT {
               assertThat(s.path("job").path("id").asString()).isNotEqualTo(before);
             });
     // The job now runs with 'ignore': a bad record is skipped and counted, not a failure.
-    try (KafkaProducer<String, String> producer =
-        new KafkaProducer<>(
-            Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka),
-            new StringSerializer(),
-            new StringSerializer())) {
-      producer.send(new ProducerRecord<>("pipeline-modes-" + suffix, null, "not json {"));
-    }
+    sendRaw("pipeline-modes-" + suffix, null, "not json {");
     write("modes", 2, 2);
     assertThat(rows(awaitTopic(t), 5)).hasSize(4);
     await()
@@ -964,13 +946,7 @@ class PipelineIT {
   @SuppressWarnings("unchecked")
   void shouldSendTheRecordsAFlowCannotReadToItsTablesDeadLetterTable() throws Exception {
     String a = source("flowletters", 2);
-    try (KafkaProducer<String, String> producer =
-        new KafkaProducer<>(
-            Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka),
-            new StringSerializer(),
-            new StringSerializer())) {
-      producer.send(new ProducerRecord<>("pipeline-flowletters-" + suffix, null, "{oops"));
-    }
+    sendRaw("pipeline-flowletters-" + suffix, null, "{oops");
     write("flowletters", 2, 1);
     String target = "flow_errors_" + suffix;
     String t = "flow_logging_" + suffix;
@@ -1112,6 +1088,17 @@ class PipelineIT {
           Arrays.asList((String) row.get("name"), (String) row.get("city")));
     }
     return rows;
+  }
+
+  /** One record as it is, key and value as text (a value no format of the source reads, say). */
+  private void sendRaw(String topic, String key, String value) throws Exception {
+    try (KafkaProducer<String, String> producer =
+        new KafkaProducer<>(
+            Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka),
+            new StringSerializer(),
+            new StringSerializer())) {
+      producer.send(new ProducerRecord<>(topic, key, value)).get();
+    }
   }
 
   private void sendPartial(String topic, List<Object[]> changes) throws Exception {

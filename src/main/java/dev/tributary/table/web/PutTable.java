@@ -28,6 +28,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -186,38 +188,19 @@ class PutTable {
       ObjectName id, String ifMatch, String ifNoneMatch, PutRequest request) {
     Statement.CreatePipelineTable statement =
         (Statement.CreatePipelineTable) Parser.parse(request.spec().statement());
-    ObjectName named = statement.name().resolve(id.catalog(), id.database());
-    if (!named.equals(id)) {
-      throw new ApiException(
-          ErrorCode.VALIDATION_FAILED,
-          "spec.statement creates "
-              + named
-              + " but the request's path names "
-              + id
-              + "; a PUT changes the table of its path");
-    }
+    requireNamed(statement.name(), id);
     if (request.spec().definition() != null) {
       throw new ApiException(
           ErrorCode.VALIDATION_FAILED,
           "A pipeline table is declared by spec.statement alone, not spec.definition");
     }
     requirePreconditions(id, tables.find(id), ifMatch, ifNoneMatch, request.metadata());
-    boolean dryRun = Boolean.TRUE.equals(request.dryRun());
-    StatementResult result =
-        statements.apply(
-            Statement.CreatePipelineTable.class,
-            request.spec().statement(),
-            id.catalog(),
-            id.database(),
-            dryRun);
-    if (dryRun) {
-      return new Result(new PlanResponse(true, result.plan()), false, null);
-    }
-    if (request.spec().stopped() != null) {
-      tables.alter(
-          id, request.spec().stopped() ? new Statement.Suspend() : new Statement.Resume(Map.of()));
-    }
-    return new Result(null, "CREATED".equals(result.outcome()), tables.get(id));
+    return applied(
+        Statement.CreatePipelineTable.class,
+        id,
+        request,
+        stop -> tables.alter(id, stop ? new Statement.Suspend() : new Statement.Resume(Map.of())),
+        () -> tables.get(id));
   }
 
   /**
@@ -260,37 +243,55 @@ class PutTable {
             .findFlow(id)
             .filter(f -> pipelines.pipelineTable(table).getId().equals(f.getFlowOf()));
     requirePreconditions(id, existing, ifMatch, ifNoneMatch, request.metadata());
+    return applied(
+        Statement.CreateFlow.class,
+        table,
+        request,
+        stop -> pipelines.suspendFlow(id, stop),
+        () -> pipelines.flowOf(table, flow));
+  }
+
+  /**
+   * Applies spec.statement in {@code in}'s database as a declared object; a dry run answers its
+   * plan. Then spec.stopped, if given, suspends or resumes what it declares.
+   */
+  private Result applied(
+      Class<? extends Statement> kind,
+      ObjectName in,
+      PutRequest request,
+      Consumer<Boolean> stopped,
+      Supplier<MaterializedTable> row) {
     boolean dryRun = Boolean.TRUE.equals(request.dryRun());
     StatementResult result =
-        statements.apply(
-            Statement.CreateFlow.class,
-            request.spec().statement(),
-            table.catalog(),
-            table.database(),
-            dryRun);
+        statements.apply(kind, request.spec().statement(), in.catalog(), in.database(), dryRun);
     if (dryRun) {
       return new Result(new PlanResponse(true, result.plan()), false, null);
     }
     if (request.spec().stopped() != null) {
-      pipelines.suspendFlow(id, request.spec().stopped());
+      stopped.accept(request.spec().stopped());
     }
-    return new Result(null, "CREATED".equals(result.outcome()), pipelines.flowOf(table, flow));
+    return new Result(null, "CREATED".equals(result.outcome()), row.get());
+  }
+
+  /** The table a statement creates must be the one of the request's path. */
+  private static void requireNamed(ObjectName written, ObjectName id) {
+    ObjectName named = written.resolve(id.catalog(), id.database());
+    if (!named.equals(id)) {
+      throw new ApiException(
+          ErrorCode.VALIDATION_FAILED,
+          "spec.statement creates "
+              + named
+              + " but the request's path names "
+              + id
+              + "; a PUT changes the table of its path");
+    }
   }
 
   private MaterializedTableDefinition definition(ObjectName id, SpecRequest spec) {
     if (spec.statement() != null) {
       Statement statement = Parser.parse(spec.statement());
       if (statement instanceof Statement.CreateMaterializedTable create) {
-        ObjectName named = create.name().resolve(id.catalog(), id.database());
-        if (!named.equals(id)) {
-          throw new ApiException(
-              ErrorCode.VALIDATION_FAILED,
-              "spec.statement creates "
-                  + named
-                  + " but the request's path names "
-                  + id
-                  + "; a PUT changes the table of its path");
-        }
+        requireNamed(create.name(), id);
         return create.definition();
       }
       throw new ApiException(
