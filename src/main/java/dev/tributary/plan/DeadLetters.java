@@ -141,22 +141,7 @@ public final class DeadLetters {
     options.put("sink.delivery-guarantee", "exactly-once");
     options.put("sink.transactional-id-prefix", transactionalIdPrefix + "-dead-letters");
     options.put("properties.transaction.timeout.ms", String.valueOf(transactionTimeout.toMillis()));
-    return "CREATE TEMPORARY TABLE "
-        + SINK
-        + " (\n  "
-        + COLUMNS.stream()
-            .map(
-                c ->
-                    Printer.identifier(c.name())
-                        + " "
-                        + c.type()
-                        + (c.nullable() ? "" : " NOT NULL"))
-            .collect(Collectors.joining(",\n  "))
-        + "\n) WITH (\n  "
-        + options.entrySet().stream()
-            .map(e -> Printer.string(e.getKey()) + " = " + Printer.string(e.getValue()))
-            .collect(Collectors.joining(",\n  "))
-        + "\n)";
+    return PipelinePlan.temporaryTable(SINK, COLUMNS, "", options);
   }
 
   /**

@@ -484,26 +484,30 @@ public record PipelinePlan(
     options.put("sink.delivery-guarantee", "exactly-once");
     options.put("sink.transactional-id-prefix", transactionalIdPrefix);
     options.put("properties.transaction.timeout.ms", String.valueOf(transactionTimeout.toMillis()));
-    String columnList =
-        writtenColumns().stream()
-            .map(
-                c ->
-                    Printer.identifier(c.name())
-                        + " "
-                        + c.type()
-                        + (c.nullable() ? "" : " NOT NULL"))
-            .collect(Collectors.joining(",\n  "));
     String primaryKey =
         "upsert".equals(mode)
             ? ",\n  PRIMARY KEY ("
                 + key.stream().map(Printer::identifier).collect(Collectors.joining(", "))
                 + ") NOT ENFORCED"
             : "";
+    return temporaryTable(SINK, writtenColumns(), primaryKey, options);
+  }
+
+  /** {@code CREATE TEMPORARY TABLE name (columns[constraint]) WITH (options)}, for a job's sink. */
+  static String temporaryTable(
+      String name, List<FlinkSql.Column> columns, String constraint, Map<String, String> options) {
     return "CREATE TEMPORARY TABLE "
-        + SINK
+        + name
         + " (\n  "
-        + columnList
-        + primaryKey
+        + columns.stream()
+            .map(
+                c ->
+                    Printer.identifier(c.name())
+                        + " "
+                        + c.type()
+                        + (c.nullable() ? "" : " NOT NULL"))
+            .collect(Collectors.joining(",\n  "))
+        + constraint
         + "\n) WITH (\n  "
         + options.entrySet().stream()
             .map(e -> Printer.string(e.getKey()) + " = " + Printer.string(e.getValue()))
