@@ -13,6 +13,7 @@ import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -137,27 +138,95 @@ public class JdbcReconcileStore implements ReconcileStore {
                   UPDATE materialized_table t SET lease_owner = NULL, lease_expires_at = NULL, claim_token = NULL,
                     attempt = r.attempt,
                     next_attempt_at = CASE WHEN t.generation > r.seen THEN now()
+                      WHEN r.settled THEN ?
                       ELSE now() + (r.after_ms * interval '1 millisecond') END
-                  FROM unnest(?, ?, ?, ?, ?) AS r(id, token, seen, after_ms, attempt)
+                  FROM unnest(?, ?, ?, ?, ?, ?) AS r(id, token, seen, after_ms, attempt, settled)
                   WHERE t.id = r.id AND t.claim_token = r.token""");
+          statement.setObject(1, SETTLED.atOffset(ZoneOffset.UTC));
           statement.setArray(
-              1, connection.createArrayOf("uuid", releases.stream().map(Release::id).toArray()));
+              2, connection.createArrayOf("uuid", releases.stream().map(Release::id).toArray()));
           statement.setArray(
-              2, connection.createArrayOf("uuid", releases.stream().map(Release::token).toArray()));
-          statement.setArray(
-              3,
-              connection.createArrayOf(
-                  "bigint", releases.stream().map(Release::seenGeneration).toArray()));
+              3, connection.createArrayOf("uuid", releases.stream().map(Release::token).toArray()));
           statement.setArray(
               4,
               connection.createArrayOf(
-                  "bigint", releases.stream().map(r -> r.after().toMillis()).toArray()));
+                  "bigint", releases.stream().map(Release::seenGeneration).toArray()));
           statement.setArray(
               5,
               connection.createArrayOf(
+                  "bigint", releases.stream().map(r -> r.after().toMillis()).toArray()));
+          statement.setArray(
+              6,
+              connection.createArrayOf(
                   "integer", releases.stream().map(Release::attempt).toArray()));
+          statement.setArray(
+              7,
+              connection.createArrayOf(
+                  "boolean", releases.stream().map(Release::settled).toArray()));
           return statement;
         });
+  }
+
+  @Override
+  public boolean beginSweep(String owner, Duration interval) {
+    return jdbc.update(
+            """
+            UPDATE reconcile_sweep SET owner = ?, started_at = now()
+            WHERE id = 1 AND started_at <= now() - (? * interval '1 millisecond')""",
+            owner,
+            interval.toMillis())
+        == 1;
+  }
+
+  /** The row's transaction id ({@code xmin}) is the stamp: every update of the row changes it. */
+  @Override
+  public Map<UUID, Long> settled() {
+    Map<UUID, Long> settled = new HashMap<>();
+    jdbc.query(
+        """
+        SELECT id, xmin::text::bigint AS stamp FROM materialized_table
+        WHERE next_attempt_at = ? AND (lease_expires_at IS NULL OR lease_expires_at < now())""",
+        rs -> {
+          settled.put(rs.getObject("id", UUID.class), rs.getLong("stamp"));
+        },
+        SETTLED.atOffset(ZoneOffset.UTC));
+    return settled;
+  }
+
+  @Override
+  public Map<UUID, Long> writeSettled(List<SettledStatus> statuses) {
+    Map<UUID, Long> written = new HashMap<>();
+    if (statuses.isEmpty()) {
+      return written;
+    }
+    jdbc.query(
+        connection -> {
+          PreparedStatement statement =
+              connection.prepareStatement(
+                  """
+                  UPDATE materialized_table t SET status = r.status::jsonb, updated_at = now()
+                  FROM unnest(?, ?, ?) AS r(id, stamp, status)
+                  WHERE t.id = r.id AND t.xmin::text::bigint = r.stamp AND t.next_attempt_at = ?
+                    AND (t.lease_expires_at IS NULL OR t.lease_expires_at < now())
+                  RETURNING t.id, t.xmin::text::bigint AS stamp""");
+          statement.setArray(
+              1,
+              connection.createArrayOf("uuid", statuses.stream().map(SettledStatus::id).toArray()));
+          statement.setArray(
+              2,
+              connection.createArrayOf(
+                  "bigint", statuses.stream().map(SettledStatus::stamp).toArray()));
+          statement.setArray(
+              3,
+              connection.createArrayOf(
+                  "text", statuses.stream().map(x -> Json.write(x.status())).toArray()));
+          statement.setObject(4, SETTLED.atOffset(ZoneOffset.UTC));
+          return statement;
+        },
+        rs -> {
+          written.put(rs.getObject("id", UUID.class), rs.getLong("stamp"));
+        });
+    return written;
   }
 
   @Override

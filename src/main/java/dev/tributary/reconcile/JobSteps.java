@@ -131,10 +131,14 @@ final class JobSteps {
     return directory == null ? point.path() : jobs.newestCheckpoint(directory).orElse(point.path());
   }
 
-  /** Which job of each table was last asked for its checkpoints, and when (in this process). */
+  /**
+   * Which job of each table was last asked for its checkpoints, when (in this process), and what it
+   * answered: a pass within the interval uses that answer, so the sweep's look and the claimed pass
+   * it calls for agree on what to record.
+   */
   private final Map<UUID, Asked> checkpointsAsked = new ConcurrentHashMap<>();
 
-  private record Asked(String jobId, Instant at) {}
+  private record Asked(String jobId, Instant at, Optional<FlinkJobs.Completed> newest) {}
 
   /**
    * Records the job's newest completed checkpoint, asking the JobManager at most once per
@@ -155,19 +159,23 @@ final class JobSteps {
         Duration.ofMillis(Math.max(p.status.checkpointIntervalMs(), settings.resync().toMillis()));
     Instant now = clock.instant();
     Asked asked = checkpointsAsked.get(p.table.id());
+    boolean answered =
+        asked != null && asked.jobId().equals(job.id()) && asked.at().plus(interval).isAfter(now);
     boolean due =
-        (asked == null
-                || !asked.jobId().equals(job.id())
-                || !asked.at().plus(interval).isAfter(now))
-            && (point == null
-                || !point.path().contains(job.id())
-                || point.completedAt() == null
-                || !point.completedAt().plus(interval).isAfter(now));
+        point == null
+            || !point.path().contains(job.id())
+            || point.completedAt() == null
+            || !point.completedAt().plus(interval).isAfter(now);
     if (!due) {
       return;
     }
-    checkpointsAsked.put(p.table.id(), new Asked(job.id(), now));
-    Optional<FlinkJobs.Completed> newest = jobs.latestCompleted(job.id());
+    Optional<FlinkJobs.Completed> newest;
+    if (answered) {
+      newest = asked.newest();
+    } else {
+      newest = jobs.latestCompleted(job.id());
+      checkpointsAsked.put(p.table.id(), new Asked(job.id(), now, newest));
+    }
     if (newest.isPresent() && (point == null || !newest.get().path().equals(point.path()))) {
       b.checkpoint(
           new TableStatus.RestorePoint(

@@ -128,6 +128,7 @@ final class Provisioning {
       }
     }
     if (!drift.isEmpty()) {
+      p.step("topic-configs");
       topics.alterConfigs(spec.name(), drift);
       p.event(
           "NORMAL",

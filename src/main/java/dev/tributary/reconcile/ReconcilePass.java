@@ -40,9 +40,49 @@ final class ReconcilePass {
   private Phase savedPhase;
   private long savedGeneration;
 
-  /** The claim a pass works under: its token and how long to extend the lease by. */
-  record Fence(UUID token, Duration lease) {
+  /**
+   * The claim a pass works under: its token and how long to extend the lease by. {@code look}: no
+   * claim at all, the sweep's pass over a settled table, which may read but not act ({@link
+   * WouldAct}).
+   */
+  record Fence(UUID token, Duration lease, boolean look) {
+    Fence(UUID token, Duration lease) {
+      this(token, lease, false);
+    }
+
     static final Fence NONE = new Fence(null, Duration.ZERO);
+    static final Fence LOOK = new Fence(null, Duration.ZERO, true);
+  }
+
+  /**
+   * A look-only pass came to a write or a side effect: the table needs a claimed pass. A claim
+   * lost, as far as the steps are concerned: each of them already ends the pass on that, changing
+   * nothing.
+   */
+  static final class WouldAct extends ReconcileStore.ClaimLostException {
+    WouldAct(TableSnapshot table, String what) {
+      super("A look at table " + table.id() + " would " + what);
+    }
+  }
+
+  /** A look-only pass's status, when only the status moved; null when nothing did. */
+  private TableStatus looked;
+
+  TableStatus looked() {
+    return looked;
+  }
+
+  /** True once the pass came to a side effect ({@link #step}). */
+  private boolean stepped;
+
+  boolean stepped() {
+    return stepped;
+  }
+
+  private void acting(String what) {
+    if (fence.look()) {
+      throw new WouldAct(table, what);
+    }
   }
 
   ReconcilePass(
@@ -145,7 +185,12 @@ final class ReconcilePass {
     }
     // A condition set or changed by this pass was evaluated against the table's generation.
     newStatus = newStatus.observedAt(savedStatus, table.generation(), false);
-    if (newPhase != savedPhase || !newStatus.equals(savedStatus)) {
+    if (newPhase == savedPhase && !newStatus.equals(savedStatus) && fence.look()) {
+      // Only the status moved (a newer checkpoint): the sweep writes it with the others.
+      looked = newStatus;
+      savedStatus = newStatus;
+    } else if (newPhase != savedPhase || !newStatus.equals(savedStatus)) {
+      acting("change its phase");
       store.saveStatus(table.id(), fence.token(), newPhase, savedGeneration, newStatus);
       if (newPhase != savedPhase && table.flowOf() != null) {
         // A pipeline table's phase is its flows': it looks again now, not at its next resync.
@@ -168,7 +213,7 @@ final class ReconcilePass {
    * it stays at the generation the world last matched. Clients wait on {@code observedGeneration ==
    * generation}.
    */
-  void settle(Next next) {
+  boolean settle(Next next) {
     boolean atRest =
         (phase == Phase.RUNNING
                 || phase == Phase.STOPPED
@@ -181,6 +226,7 @@ final class ReconcilePass {
             && !next.failed()
             && !next.equals(Next.soon());
     if (atRest && savedGeneration != table.generation()) {
+      acting("record its observed generation");
       // At rest the world matches the generation: every condition holds as of it.
       status = status.observedAt(savedStatus, table.generation(), true);
       store.saveStatus(table.id(), fence.token(), phase, table.generation(), status);
@@ -188,6 +234,7 @@ final class ReconcilePass {
       savedPhase = phase;
       savedStatus = status;
     }
+    return atRest;
   }
 
   /** A definition that cannot run as written: FAILED until the spec changes. */
@@ -229,6 +276,8 @@ final class ReconcilePass {
    * here with {@link ReconcileStore.ClaimLostException} and another replica's pass decides.
    */
   void step(String name) {
+    acting("act: " + name);
+    stepped = true;
     if (fence.token() != null && !store.confirm(table.id(), fence.token(), fence.lease())) {
       throw new ReconcileStore.ClaimLostException(table.id());
     }
@@ -279,11 +328,13 @@ final class ReconcilePass {
   }
 
   void event(String type, String reason, String message) {
+    acting("record event " + reason);
     store.event(table.id(), type, reason, message);
   }
 
   /** A refresh attempt ended (measured only). */
   void refreshEnded(String outcome, Duration took) {
+    acting("record a refresh's end");
     store.refreshEnded(table.id(), outcome, took);
   }
 

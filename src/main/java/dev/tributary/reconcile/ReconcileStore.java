@@ -38,9 +38,14 @@ public interface ReconcileStore {
   /**
    * Thrown by a fenced write whose claim is no longer held: the pass must end, changing nothing.
    */
-  final class ClaimLostException extends RuntimeException {
+  class ClaimLostException extends RuntimeException {
     public ClaimLostException(UUID id) {
       super("The claim of table " + id + " is no longer held; another replica owns it");
+    }
+
+    /** For a pass that has no claim to lose (a sweep's look; see {@link ReconcilePass}). */
+    protected ClaimLostException(String message) {
+      super(message);
     }
   }
 
@@ -59,8 +64,51 @@ public interface ReconcileStore {
    */
   void release(UUID id, UUID token, long seenGeneration, Duration after, int attempt);
 
-  /** A {@link #release} to be done. */
-  record Release(UUID id, UUID token, long seenGeneration, Duration after, int attempt) {}
+  /**
+   * A {@link #release} to be done. A {@code settled} row (the pass found nothing to do and the
+   * table at rest) is not due again by time: {@link #SETTLED} is its next attempt, and the sweep
+   * looks at it instead (see {@link ReconcileWorker#sweep}).
+   */
+  record Release(
+      UUID id, UUID token, long seenGeneration, Duration after, int attempt, boolean settled) {
+    public Release(UUID id, UUID token, long seenGeneration, Duration after, int attempt) {
+      this(id, token, seenGeneration, after, attempt, false);
+    }
+  }
+
+  /**
+   * The next attempt of a settled row: never by time. Anything that makes a row due (a spec change,
+   * a job that changed state, a refresh firing, the sweep) sets it to now.
+   */
+  Instant SETTLED = Instant.parse("9999-12-31T00:00:00Z");
+
+  /**
+   * Takes this round of the sweep for {@code owner}: true for one replica per {@code interval} (one
+   * row of the store is written per round, none per table).
+   */
+  default boolean beginSweep(String owner, Duration interval) {
+    return true;
+  }
+
+  /**
+   * The settled rows no replica holds, each with a stamp that changes whenever the row is written
+   * (what tells the sweep that a snapshot it keeps is stale).
+   */
+  default Map<UUID, Long> settled() {
+    return Map.of();
+  }
+
+  /** A settled row's new status, as of the stamp its look saw. */
+  record SettledStatus(UUID id, long stamp, TableStatus status) {}
+
+  /**
+   * Writes the statuses of settled rows that moved, in one round trip: each only if its row is
+   * still settled, unleased and unwritten since its stamp (else a claimed pass decides). Returns
+   * the new stamp of each row written.
+   */
+  default Map<UUID, Long> writeSettled(List<SettledStatus> statuses) {
+    return Map.of();
+  }
 
   /** Many releases at once (one round trip where the store can). */
   default void releaseAll(List<Release> releases) {

@@ -370,7 +370,8 @@ public class ReconcileWorker implements SmartLifecycle {
                 next.after().compareTo(backoff) > 0 ? next.after() : backoff,
                 attempt + 1));
       } else {
-        releases.add(new ReconcileStore.Release(id, token, generation, next.after(), 0));
+        releases.add(
+            new ReconcileStore.Release(id, token, generation, next.after(), 0, next.settled()));
       }
     } catch (ReconcileStore.ClaimLostException e) {
       outcome = "claim_lost";
@@ -424,6 +425,160 @@ public class ReconcileWorker implements SmartLifecycle {
     log.info("Reconciler {} started", owner);
   }
 
+  /** When this replica last swept (or found the round taken by another replica). */
+  private long lastSweep = System.nanoTime() - Duration.ofDays(1).toNanos();
+
+  /** The snapshots of settled rows the sweep loaded, with the row's stamp then. */
+  private final Map<UUID, Kept> kept = new ConcurrentHashMap<>();
+
+  private record Kept(long stamp, TableSnapshot snapshot) {}
+
+  /** What one sweep did, for the logs and the benchmark: how long each phase took, in ns. */
+  public record Sweep(
+      int settled,
+      int loaded,
+      int due,
+      int statusesWritten,
+      long stampsNanos,
+      long loadNanos,
+      long observeNanos,
+      long looksNanos,
+      long markNanos) {}
+
+  /**
+   * The resync of settled tables, once per resync interval across all replicas: no claims, no
+   * writes per table. One query reads the settled rows' stamps; only rows written since the last
+   * sweep are loaded again; one job overview and one describe of their topics serve them all; each
+   * table then gets the same pass a claim would give it, but one that may only read ({@link
+   * Reconciler#look}); the tables whose pass would act are made due in one update, and a claimed
+   * pass acts on them; the statuses that only moved (a newer checkpoint) are written in one more. A
+   * table whose pass has nothing to do costs no write.
+   */
+  public Sweep sweep() {
+    long t0 = System.nanoTime();
+    Map<UUID, Long> stamps = store.settled();
+    kept.keySet().retainAll(stamps.keySet());
+    List<UUID> stale =
+        stamps.entrySet().stream()
+            .filter(
+                e -> kept.get(e.getKey()) == null || kept.get(e.getKey()).stamp() != e.getValue())
+            .map(Map.Entry::getKey)
+            .toList();
+    long t1 = System.nanoTime();
+    for (int from = 0; from < stale.size(); from += SWEEP_LOAD) {
+      List<UUID> chunk = stale.subList(from, Math.min(stale.size(), from + SWEEP_LOAD));
+      store.loadAll(chunk).forEach((id, s) -> kept.put(id, new Kept(stamps.get(id), s)));
+    }
+    List<TableSnapshot> tables =
+        stamps.keySet().stream().map(kept::get).filter(k -> k != null).map(Kept::snapshot).toList();
+    long t2 = System.nanoTime();
+    if (tables.isEmpty()) {
+      return new Sweep(0, stale.size(), 0, 0, t1 - t0, t2 - t1, 0, 0, 0);
+    }
+    List<FlinkJobs.JobSummary> overview;
+    try {
+      overview = jobs.overview();
+    } catch (RemoteSystemException e) {
+      // Flink cannot be looked at: every table is claimed, and its pass says what it waits for.
+      List<UUID> all = tables.stream().map(TableSnapshot::id).toList();
+      store.markDue(all);
+      return new Sweep(tables.size(), stale.size(), all.size(), 0, t1 - t0, t2 - t1, 0, 0, 0);
+    }
+    observations.incrementAndGet();
+    JobIndex index = new JobIndex(overview);
+    Map<String, Optional<Topics.TopicState>> seen =
+        describeTopics(
+            tables.stream()
+                .filter(t -> !t.deletionRequested() && t.topic() != null)
+                .map(TableSnapshot::topic)
+                .toList());
+    long t3 = System.nanoTime();
+    List<UUID> due = new CopyOnWriteArrayList<>();
+    List<ReconcileStore.SettledStatus> moved = new CopyOnWriteArrayList<>();
+    List<Callable<Void>> work = new ArrayList<>();
+    int slice = Math.max(1, (tables.size() + settings.threads() - 1) / settings.threads());
+    for (int from = 0; from < tables.size(); from += slice) {
+      List<TableSnapshot> part = tables.subList(from, Math.min(tables.size(), from + slice));
+      work.add(
+          () -> {
+            for (TableSnapshot table : part) {
+              Reconciler.Look look = look(table, index.of(table), topicOf(seen, table));
+              if (look.claim()) {
+                due.add(table.id());
+              } else if (look.status() != null) {
+                moved.add(
+                    new ReconcileStore.SettledStatus(
+                        table.id(), stamps.get(table.id()), look.status()));
+              }
+            }
+            return null;
+          });
+    }
+    try {
+      for (Future<Void> done : passes.invokeAll(work)) {
+        done.get();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException e) {
+      log.error("A sweep failed outside its own handling", e.getCause());
+    }
+    long t4 = System.nanoTime();
+    store.markDue(due);
+    Map<UUID, Long> written = store.writeSettled(moved);
+    for (ReconcileStore.SettledStatus m : moved) {
+      Long stamp = written.get(m.id());
+      Kept before = kept.get(m.id());
+      if (stamp != null && before != null) {
+        kept.put(m.id(), new Kept(stamp, before.snapshot().withStatus(m.status())));
+      }
+    }
+    long t5 = System.nanoTime();
+    return new Sweep(
+        tables.size(),
+        stale.size(),
+        due.size(),
+        written.size(),
+        t1 - t0,
+        t2 - t1,
+        t3 - t2,
+        t4 - t3,
+        t5 - t4);
+  }
+
+  /** The look at one table; a look that fails unexpectedly claims it (the claim says why). */
+  private Reconciler.Look look(
+      TableSnapshot table,
+      List<FlinkJobs.JobSummary> own,
+      Map<String, Optional<Topics.TopicState>> topic) {
+    try {
+      return reconciler.look(table, own, topic);
+    } catch (RuntimeException e) {
+      log.debug("A look at table {} failed; it is claimed: {}", table.id(), e.toString());
+      return new Reconciler.Look(true, null);
+    }
+  }
+
+  /** Snapshots the sweep loads per query. */
+  static final int SWEEP_LOAD = 1000;
+
+  /** The sweep, when its interval has passed here and no other replica took this round. */
+  void sweepWhenDue() {
+    long now = System.nanoTime();
+    Duration interval = reconciler.resync();
+    if (now - lastSweep < interval.toNanos()) {
+      return;
+    }
+    lastSweep = now;
+    if (!store.beginSweep(owner, interval)) {
+      return;
+    }
+    Sweep done = sweep();
+    if (done.due() > 0) {
+      log.info("Sweep of {} settled tables: {} need a pass", done.settled(), done.due());
+    }
+  }
+
   /**
    * Between resyncs, a job can fail or be cancelled behind our back. One overview call every few
    * seconds finds the jobs whose state changed since the last look, and makes their tables due.
@@ -469,6 +624,11 @@ public class ReconcileWorker implements SmartLifecycle {
       log.debug("Counting tables per phase failed: {}", e.toString());
     }
     pruneEvents();
+    try {
+      sweepWhenDue();
+    } catch (RuntimeException e) {
+      log.warn("Sweep of settled tables failed: {}", e.toString());
+    }
     try {
       while (running && runOnce() == settings.batchSize()) {
         // A full batch: there may be more due rows right away.

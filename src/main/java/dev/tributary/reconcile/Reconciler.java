@@ -43,8 +43,16 @@ public class Reconciler {
     Faults NONE = step -> {};
   }
 
-  /** When to look at the table again. */
-  public record Next(Duration after, boolean failed) {
+  /**
+   * When to look at the table again. {@code settled}: the pass found the table at rest and did
+   * nothing to the world, so no time needs to bring it back; the sweep does (see {@link
+   * ReconcileWorker#sweep}).
+   */
+  public record Next(Duration after, boolean failed, boolean settled) {
+    public Next(Duration after, boolean failed) {
+      this(after, failed, false);
+    }
+
     static Next soon() {
       return new Next(Duration.ofMillis(200), false);
     }
@@ -152,18 +160,60 @@ public class Reconciler {
       Map<String, Optional<Topics.TopicState>> batchTopics,
       UUID token,
       Duration lease) {
+    return pass(table, overview, batchTopics, new ReconcilePass.Fence(token, lease));
+  }
+
+  private Next pass(
+      TableSnapshot table,
+      List<JobSummary> overview,
+      Map<String, Optional<Topics.TopicState>> batchTopics,
+      ReconcilePass.Fence fence) {
     ReconcilePass pass =
-        new ReconcilePass(
-                table,
-                overview,
-                store,
-                settings.resync(),
-                new ReconcilePass.Fence(token, lease),
-                faults)
+        new ReconcilePass(table, overview, store, settings.resync(), fence, faults)
             .withBatchTopics(batchTopics);
     Next next = attempt(pass);
-    pass.settle(next);
-    return next;
+    boolean atRest = pass.settle(next);
+    return atRest && !pass.stepped() && next.after().compareTo(settings.resync()) >= 0
+        ? new Next(next.after(), false, true)
+        : next;
+  }
+
+  /**
+   * The sweep's look at a settled table: the same pass as {@link #reconcile}, but one that may not
+   * act: a write of its phase, an event or a side effect ends it, and the table must be claimed. A
+   * step that only reads (the job overview, the topic as described, a checkpoint poll) stays a
+   * read, and a status that only moved is handed back for the sweep to write.
+   */
+  public Look look(
+      TableSnapshot table,
+      List<JobSummary> overview,
+      Map<String, Optional<Topics.TopicState>> batchTopics) {
+    ReconcilePass pass =
+        new ReconcilePass(
+                table, overview, store, settings.resync(), ReconcilePass.Fence.LOOK, faults)
+            .withBatchTopics(batchTopics);
+    try {
+      Next next = attempt(pass);
+      boolean atRest = pass.settle(next);
+      boolean settled = atRest && !pass.stepped() && next.after().compareTo(settings.resync()) >= 0;
+      return settled ? new Look(false, pass.looked()) : Look.CLAIM;
+    } catch (ReconcilePass.WouldAct e) {
+      return Look.CLAIM;
+    }
+  }
+
+  /**
+   * What the sweep's look at a settled table found: {@code claim} when a claimed pass must act on
+   * it; else the status to write when only the status moved (a newer checkpoint recorded, a
+   * condition's message), null when nothing did.
+   */
+  public record Look(boolean claim, TableStatus status) {
+    static final Look CLAIM = new Look(true, null);
+  }
+
+  /** How often a settled table is looked at by the sweep (a table due is looked at at once). */
+  public Duration resync() {
+    return settings.resync();
   }
 
   private Next attempt(ReconcilePass pass) {

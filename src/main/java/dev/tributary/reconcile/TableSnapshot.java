@@ -48,6 +48,22 @@ public record TableSnapshot(
         null);
   }
 
+  /** The same row with another observed status (what the sweep wrote). */
+  public TableSnapshot withStatus(TableStatus newStatus) {
+    return new TableSnapshot(
+        id,
+        name,
+        topic,
+        generation,
+        definitionVersion,
+        spec,
+        deletionRequested,
+        phase,
+        newStatus,
+        observedGeneration,
+        flowOf);
+  }
+
   /** A flow of a pipeline table (its own job, writing into the table's topic). */
   public boolean flow() {
     return flowOf != null;

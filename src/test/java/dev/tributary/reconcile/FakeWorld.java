@@ -91,6 +91,11 @@ final class FakeWorld {
 
   /** Fake ports around the given store (null: the in-memory one). */
   FakeWorld(ReconcileStore realStore) {
+    this(realStore, Clock.systemUTC());
+  }
+
+  /** As {@link #FakeWorld(ReconcileStore)}, with the reconciler reading {@code clock}. */
+  FakeWorld(ReconcileStore realStore, Clock clock) {
     reconcileStore = realStore == null ? store : realStore;
     FlinkSql countedSql = counted(FlinkSql.class, "flinkSql", flink);
     planner =
@@ -128,7 +133,7 @@ final class FakeWorld {
                 Duration.ofSeconds(60),
                 "http://registry:8081"),
             faults,
-            Clock.systemUTC());
+            clock);
   }
 
   /** A process death in the middle of a pass. */
@@ -681,6 +686,9 @@ final class FakeWorld {
       return Optional.of(0);
     }
 
+    /** When set, every job completes a checkpoint every 10 s of this clock. */
+    volatile Clock checkpointing;
+
     /** Completed checkpoints per job, newest last; a job without any has chk-7. */
     final Map<String, List<String>> checkpoints = new HashMap<>();
 
@@ -705,6 +713,12 @@ final class FakeWorld {
       }
       if (j.savepoint != null) {
         return Optional.of(new Completed(j.savepoint, Instant.now(), true));
+      }
+      if (checkpointing != null) {
+        // One checkpoint every 10 s of the clock since the job started, as a running job has.
+        Instant now = checkpointing.instant();
+        long n = Duration.between(j.started, now).toSeconds() / 10;
+        return Optional.of(new Completed("file:///checkpoints/" + jobId + "/chk-" + n, now, false));
       }
       List<String> completed =
           checkpoints.getOrDefault(jobId, List.of("file:///checkpoints/" + jobId + "/chk-7"));

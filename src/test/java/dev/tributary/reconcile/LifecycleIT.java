@@ -15,7 +15,9 @@ import dev.tributary.port.Topics;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Timestamp;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -29,6 +31,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.jdbc.core.JdbcTemplate;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -42,6 +45,8 @@ class LifecycleIT {
   @Autowired Topics topics;
   @Autowired SchemaRegistry registry;
   @Autowired FlinkJobs jobs;
+  @Autowired ReconcileWorker worker;
+  @Autowired JdbcTemplate jdbc;
   Api api;
 
   /** Each test's tables go when it ends, so that jobs do not pile up on the shared cluster. */
@@ -188,6 +193,53 @@ class LifecycleIT {
                 .path("items")
                 .toString())
         .doesNotContain("doomed");
+  }
+
+  /**
+   * A RUNNING table whose pass finds nothing to do is settled: no claim brings it back by time, the
+   * sweep looks at it. A topic config changed behind its back is what a look finds: the sweep makes
+   * the table due without touching Kafka, and the claimed pass sets the config back.
+   */
+  @Test
+  void shouldSettleARunningTableThenSetBackATopicConfigChangedBehindItsBack() {
+    ok(
+        "CREATE MATERIALIZED TABLE settles WITH ('kafka.retention.time' = '7 d') AS SELECT order_id"
+            + " FROM examples.marketplace.orders");
+    awaitPhase("settles", "RUNNING");
+    String uid = table("settles").path("metadata").path("uid").asString();
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(() -> assertThat(nextAttempt(uid)).isEqualTo(ReconcileStore.SETTLED));
+    String jobId = table("settles").path("status").path("job").path("id").asString();
+
+    topics.alterConfigs("settles", Map.of("retention.ms", "3600000"));
+    ReconcileWorker.Sweep sweep = worker.sweep();
+
+    assertThat(sweep.due()).as(sweep.toString()).isGreaterThanOrEqualTo(1);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () ->
+                assertThat(topics.describe("settles").orElseThrow().configs())
+                    .containsEntry("retention.ms", "604800000"));
+    assertThat(
+            api.get(TABLES + "settles/events")
+                .body()
+                .path("items")
+                .valueStream()
+                .map(e -> e.path("reason").asString()))
+        .contains("TopicUpdated");
+    assertThat(table("settles").path("status").path("job").path("id").asString())
+        .as("the job was left alone")
+        .isEqualTo(jobId);
+  }
+
+  private Instant nextAttempt(String uid) {
+    return jdbc.queryForObject(
+            "SELECT next_attempt_at FROM materialized_table WHERE id = ?::uuid",
+            Timestamp.class,
+            uid)
+        .toInstant();
   }
 
   @Test

@@ -500,6 +500,68 @@ class ReconcilerTest {
     assertThat(world.phase(id)).isEqualTo(Phase.PENDING);
   }
 
+  /** What a look-only pass may not change: status, events, jobs, topics, subjects. */
+  private record World(
+      Phase phase, TableStatus status, int events, int submissions, Map<String, ?> topics) {}
+
+  private World world(UUID id) {
+    return new World(
+        world.phase(id),
+        world.status(id),
+        world.store.events.size(),
+        world.flink.submissions,
+        Map.copyOf(world.kafka.topics));
+  }
+
+  private boolean look(UUID id) {
+    TableSnapshot snapshot = world.store.load(id).orElseThrow();
+    Map<String, java.util.Optional<Topics.TopicState>> topic =
+        Map.of(
+            snapshot.topic(),
+            java.util.Optional.ofNullable(world.kafka.topics.get(snapshot.topic())));
+    Reconciler.Look look = world.reconciler.look(snapshot, world.flink.overview(), topic);
+    assertThat(look.claim() || look.status() == null)
+        .as("a table whose checkpoint did not move has nothing to write")
+        .isTrue();
+    return look.claim();
+  }
+
+  @Test
+  void shouldSettleARunningTableAndLookAtItWithoutActingUntilTheWorldDiffers() {
+    UUID id = world.create(ORDERS);
+    world.converge(id);
+    TableSnapshot running = world.store.load(id).orElseThrow();
+    assertThat(world.reconciler.reconcile(running, world.flink.overview()).settled())
+        .as("a pass that finds nothing to do settles the table")
+        .isTrue();
+    World before = world(id);
+    assertThat(look(id)).as("nothing differs").isFalse();
+    assertThat(world(id)).isEqualTo(before);
+
+    // Config drift behind our back: the look sees it but does not set the config back.
+    Topics.TopicState topic = world.kafka.topics.get("high_value_orders");
+    Map<String, String> drifted = new java.util.HashMap<>(topic.configs());
+    drifted.put("cleanup.policy", "compact");
+    world.kafka.topics.put(
+        "high_value_orders",
+        new Topics.TopicState(topic.name(), topic.partitions(), 1, drifted, false));
+    World drift = world(id);
+    assertThat(look(id)).as("config drift").isTrue();
+    assertThat(world(id)).isEqualTo(drift);
+    world.converge(id);
+    assertThat(look(id)).as("the claimed pass set it back").isFalse();
+
+    // The job failed behind our back: the look makes no restart of its own.
+    world.flink.fail(world.status(id).jobId());
+    World failed = world(id);
+    assertThat(look(id)).as("a failed job").isTrue();
+    assertThat(world(id)).isEqualTo(failed);
+
+    // A pass that acts is not settled, even when it ends at rest.
+    TableSnapshot snapshot = world.store.load(id).orElseThrow();
+    assertThat(world.reconciler.reconcile(snapshot, world.flink.overview()).settled()).isFalse();
+  }
+
   @Test
   void shouldCancelASecondLiveJobAndKeepTheOneTheStatusNames() {
     UUID id = world.create(ORDERS);
