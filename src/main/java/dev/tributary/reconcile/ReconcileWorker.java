@@ -36,7 +36,9 @@ import org.springframework.context.SmartLifecycle;
  * Flink and Kafka once for many batches (one job overview, one describe of the due tables' topics;
  * see {@link Observation}), load the batch in one query, run a pass per row on a few threads, and
  * give the batch back in one update, each row with the time of its next look: soon while something
- * is in progress, with backoff after an error, at the resync interval when all is well.
+ * is in progress, with backoff after an error, at the resync interval after a pass that acted, and
+ * never by time once a pass found nothing to do (settled). Settled rows are resynced by {@link
+ * #sweep}, which claims none of them and writes only what moved.
  */
 public class ReconcileWorker implements SmartLifecycle {
 
