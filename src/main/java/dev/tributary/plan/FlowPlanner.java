@@ -18,6 +18,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.springframework.stereotype.Component;
@@ -389,6 +391,11 @@ public class FlowPlanner {
         }
       }
     }
+    for (String column : cdc.trackOn().isEmpty() ? cdc.trackExcept() : cdc.trackOn()) {
+      if (out.stream().noneMatch(c -> c.name().equals(column))) {
+        problems.add("TRACK HISTORY ON names '" + column + "', which the flow does not write");
+      }
+    }
     if (!problems.isEmpty()) {
       throw new ApiException(
           ErrorCode.INVALID_DEFINITION,
@@ -406,7 +413,13 @@ public class FlowPlanner {
       history.add(new FlinkSql.Column(END_AT, sequence.type(), true));
       List<String> key = new ArrayList<>(cdc.keys());
       key.add(START_AT);
-      return cdcPlanned(request, flowName, base, history, key, historyQuery(cdc, out));
+      return cdcPlanned(
+          request,
+          flowName,
+          base,
+          history,
+          key,
+          cdc.tracksSome() ? trackedHistoryQuery(cdc, out) : historyQuery(cdc, out));
     }
     if (cdc.ignoreNullUpdates()) {
       return cdcPlanned(request, flowName, base, out, cdc.keys(), ignoringNulls(cdc, out));
@@ -583,6 +596,176 @@ public class FlowPlanner {
         + seq
         + "\nGROUP BY "
         + String.join(", ", grouped);
+  }
+
+  /**
+   * SCD TYPE 2 with TRACK HISTORY ON as a query. A change that is not a delete opens a version when
+   * no change of its key comes before it (by sequence), when the one before it is a delete, or when
+   * a tracked column differs from the one before it; otherwise it updates the version it falls in.
+   * A version runs from its opening change to the next opening change or delete of its key (none:
+   * current), and holds the values of its latest change. Each step is a join or an aggregate over
+   * every change of the key, so a late change finds its place: the change after it may open a
+   * version, or no longer. An updating query, keyed by the keys and {@code __START_AT}; its state
+   * holds every change of every key, as SCD TYPE 2's does.
+   */
+  private static String trackedHistoryQuery(Statement.Cdc cdc, List<FlinkSql.Column> out) {
+    String seq = Printer.identifier(cdc.sequenceBy());
+    List<String> keys = cdc.keys().stream().map(Printer::identifier).toList();
+    String present =
+        keys.stream().map(k -> k + " IS NOT NULL").collect(Collectors.joining(" AND "))
+            + " AND "
+            + seq
+            + " IS NOT NULL";
+    String deleted =
+        cdc.deleteWhen() == null ? "FALSE" : "COALESCE((" + cdc.deleteWhen() + "), FALSE)";
+    String source = cdc.source().sql();
+    String changes = "(SELECT * FROM " + source + " WHERE " + present + " AND NOT " + deleted + ")";
+    List<String> tracked =
+        out.stream()
+            .map(FlinkSql.Column::name)
+            .filter(cdc::tracks)
+            .filter(c -> !cdc.keys().contains(c))
+            .map(Printer::identifier)
+            .toList();
+    String keyList = String.join(", ", keys);
+    BiFunction<String, String, String> sameKey =
+        (a, b) ->
+            keys.stream()
+                .map(k -> a + "." + k + " = " + b + "." + k)
+                .collect(Collectors.joining(" AND "));
+    Function<String, String> qualifiedKeys =
+        a -> keys.stream().map(k -> a + "." + k).collect(Collectors.joining(", "));
+    // Each change that is not a delete, with the sequence of the change of its key before it.
+    String previous =
+        "(SELECT "
+            + qualifiedKeys.apply("c")
+            + ", c."
+            + seq
+            + ", MAX(p."
+            + seq
+            + ") AS __prev\nFROM "
+            + changes
+            + " AS c\nLEFT JOIN (SELECT "
+            + keyList
+            + ", "
+            + seq
+            + " FROM "
+            + source
+            + " WHERE "
+            + present
+            + ") AS p ON "
+            + sameKey.apply("c", "p")
+            + " AND p."
+            + seq
+            + " < c."
+            + seq
+            + "\nGROUP BY "
+            + qualifiedKeys.apply("c")
+            + ", c."
+            + seq
+            + ")";
+    String differs =
+        tracked.isEmpty()
+            ? "FALSE"
+            : tracked.stream()
+                .map(col -> "c." + col + " IS DISTINCT FROM q." + col)
+                .collect(Collectors.joining(" OR "));
+    // The changes that open a version.
+    String opening =
+        "(SELECT DISTINCT "
+            + qualifiedKeys.apply("c")
+            + ", c."
+            + seq
+            + "\nFROM "
+            + changes
+            + " AS c\nJOIN "
+            + previous
+            + " AS pr ON "
+            + sameKey.apply("c", "pr")
+            + " AND pr."
+            + seq
+            + " = c."
+            + seq
+            + "\nLEFT JOIN (SELECT *, "
+            + deleted
+            + " AS __deleted FROM "
+            + source
+            + " WHERE "
+            + present
+            + ") AS q ON "
+            + sameKey.apply("c", "q")
+            + " AND q."
+            + seq
+            + " = pr.__prev\nWHERE pr.__prev IS NULL OR q.__deleted OR "
+            + differs
+            + ")";
+    String boundaries =
+        "(SELECT "
+            + keyList
+            + ", "
+            + seq
+            + " FROM "
+            + opening
+            + " UNION ALL SELECT "
+            + keyList
+            + ", "
+            + seq
+            + " FROM "
+            + source
+            + " WHERE "
+            + present
+            + " AND "
+            + deleted
+            + ")";
+    String versions =
+        "(SELECT "
+            + qualifiedKeys.apply("o")
+            + ", o."
+            + seq
+            + " AS __start, MIN(b."
+            + seq
+            + ") AS __end\nFROM "
+            + opening
+            + " AS o\nLEFT JOIN "
+            + boundaries
+            + " AS b ON "
+            + sameKey.apply("o", "b")
+            + " AND b."
+            + seq
+            + " > o."
+            + seq
+            + "\nGROUP BY "
+            + qualifiedKeys.apply("o")
+            + ", o."
+            + seq
+            + ")";
+    String columns =
+        out.stream().map(c -> Printer.identifier(c.name())).collect(Collectors.joining(", "));
+    return "SELECT "
+        + columns
+        + ", __start AS "
+        + Printer.identifier(START_AT)
+        + ", __end AS "
+        + Printer.identifier(END_AT)
+        + " FROM (\nSELECT c.*, v.__start, v.__end, ROW_NUMBER() OVER (PARTITION BY "
+        + qualifiedKeys.apply("c")
+        + ", v.__start ORDER BY c."
+        + seq
+        + " DESC) AS "
+        + CDC_RANK
+        + "\nFROM "
+        + versions
+        + " AS v\nJOIN "
+        + changes
+        + " AS c ON "
+        + sameKey.apply("v", "c")
+        + " AND c."
+        + seq
+        + " >= v.__start AND (v.__end IS NULL OR c."
+        + seq
+        + " < v.__end)\n) WHERE "
+        + CDC_RANK
+        + " = 1";
   }
 
   /** An AUTO CDC flow's table and job: an upsert table keyed by {@code key}, compacted. */

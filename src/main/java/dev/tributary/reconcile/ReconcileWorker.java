@@ -493,6 +493,7 @@ public class ReconcileWorker implements SmartLifecycle {
             tables.stream()
                 .filter(t -> !t.deletionRequested() && t.topic() != null)
                 .map(TableSnapshot::topic)
+                .distinct()
                 .toList());
     long t3 = System.nanoTime();
     List<UUID> due = new CopyOnWriteArrayList<>();

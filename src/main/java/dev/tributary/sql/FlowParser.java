@@ -164,6 +164,9 @@ final class FlowParser {
     int scdType = 1;
     boolean ignoreNullUpdates = false;
     Token ignoreNullAt = null;
+    List<String> trackOn = List.of();
+    List<String> trackExcept = List.of();
+    Token trackAt = null;
     Set<String> seen = new HashSet<>();
     while (!in.atEnd()) {
       Token clause = in.peek();
@@ -218,12 +221,15 @@ final class FlowParser {
         }
         scdType = Integer.parseInt(type.text());
       } else if (in.acceptWords("TRACK", "HISTORY")) {
-        throw in.error(
-            ErrorCode.UNSUPPORTED_CLAUSE,
-            "TRACK HISTORY ON is not supported: with SCD TYPE 2 every change of any column"
-                + " written opens a new version",
-            clause,
-            null);
+        clauseName = "TRACK HISTORY ON";
+        in.expectWord("ON");
+        trackAt = clause;
+        if (in.acceptSymbol("*")) {
+          in.expectWord("EXCEPT");
+          trackExcept = in.identifierList("column");
+        } else {
+          trackOn = in.identifierList("column");
+        }
       } else {
         throw in.expected(
             "KEYS, APPLY AS DELETE WHEN, SEQUENCE BY, COLUMNS, STORED AS or the end of the"
@@ -244,9 +250,25 @@ final class FlowParser {
           ignoreNullAt,
           null);
     }
+    if (trackAt != null && scdType != 2) {
+      throw in.error(
+          ErrorCode.INVALID_DEFINITION,
+          "TRACK HISTORY ON needs STORED AS SCD TYPE 2: with SCD TYPE 1 there is no history",
+          trackAt,
+          null);
+    }
     Statement.Cdc cdc =
         new Statement.Cdc(
-            source, keys, deleteWhen, sequenceBy, columns, except, scdType, ignoreNullUpdates);
+            source,
+            keys,
+            deleteWhen,
+            sequenceBy,
+            columns,
+            except,
+            scdType,
+            ignoreNullUpdates,
+            trackOn,
+            trackExcept);
     return new Statement.CreateFlow(
         name, comment, target, null, once, true, "SELECT * FROM " + source.sql(), cdc);
   }

@@ -166,7 +166,11 @@ public final class Printer implements Statement.Visitor<String> {
           + (cdc.columns().isEmpty() ? "" : "\nCOLUMNS " + names(cdc.columns()))
           + (cdc.except().isEmpty() ? "" : "\nCOLUMNS * EXCEPT " + names(cdc.except()))
           + "\nSTORED AS SCD TYPE "
-          + cdc.scdType();
+          + cdc.scdType()
+          + (cdc.trackOn().isEmpty() ? "" : "\nTRACK HISTORY ON " + names(cdc.trackOn()))
+          + (cdc.trackExcept().isEmpty()
+              ? ""
+              : "\nTRACK HISTORY ON * EXCEPT " + names(cdc.trackExcept()));
     }
     return "CREATE FLOW "
         + s.name().sql()

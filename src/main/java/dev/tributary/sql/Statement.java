@@ -737,12 +737,55 @@ public sealed interface Statement {
       List<String> columns,
       List<String> except,
       Integer scdType,
-      boolean ignoreNullUpdates) {
+      boolean ignoreNullUpdates,
+      List<String> trackOn,
+      List<String> trackExcept) {
     public Cdc {
       keys = List.copyOf(keys);
       columns = List.copyOf(columns);
       except = List.copyOf(except);
       scdType = scdType == null ? 1 : scdType; // flows stored before SCD TYPE 2 are type 1
+      // Flows stored before TRACK HISTORY ON track every column.
+      trackOn = trackOn == null ? List.of() : List.copyOf(trackOn);
+      trackExcept = trackExcept == null ? List.of() : List.copyOf(trackExcept);
+    }
+
+    public Cdc(
+        ObjectName source,
+        List<String> keys,
+        String deleteWhen,
+        String sequenceBy,
+        List<String> columns,
+        List<String> except,
+        Integer scdType,
+        boolean ignoreNullUpdates) {
+      this(
+          source,
+          keys,
+          deleteWhen,
+          sequenceBy,
+          columns,
+          except,
+          scdType,
+          ignoreNullUpdates,
+          List.of(),
+          List.of());
+    }
+
+    /**
+     * TRACK HISTORY ON (SCD TYPE 2): a change opens a new version only when one of these columns
+     * changes; a change of any other column updates its version in place.
+     */
+    public boolean tracksSome() {
+      return !trackOn.isEmpty() || !trackExcept.isEmpty();
+    }
+
+    /** Whether a change of {@code column} opens a version (every column without TRACK HISTORY). */
+    public boolean tracks(String column) {
+      if (!trackOn.isEmpty()) {
+        return trackOn.contains(column);
+      }
+      return !trackExcept.contains(column);
     }
 
     public Cdc(

@@ -392,7 +392,7 @@ class ParserTest {
   }
 
   @Test
-  void shouldParseScdType2AndRefuseTrackHistoryAtItsClause() {
+  void shouldParseScdType2AndTrackHistoryOnlyWithIt() {
     Statement.CreateFlow history =
         (Statement.CreateFlow)
             Parser.parse(
@@ -407,18 +407,37 @@ class ParserTest {
                 .cdc()
                 .scdType())
         .isEqualTo(1);
+    Statement.CreateFlow tracked =
+        (Statement.CreateFlow)
+            Parser.parse(
+                "CREATE FLOW f AS AUTO CDC INTO t FROM s KEYS (id) SEQUENCE BY seq\n"
+                    + "TRACK HISTORY ON (name, city) STORED AS SCD TYPE 2");
+    assertThat(tracked.cdc().trackOn()).containsExactly("name", "city");
+    assertThat(tracked.cdc().tracks("name")).isTrue();
+    assertThat(tracked.cdc().tracks("zip")).isFalse();
+    assertThat(Printer.print(tracked))
+        .endsWith("STORED AS SCD TYPE 2\nTRACK HISTORY ON (`name`, `city`)");
+    assertRoundTrip(tracked);
+    Statement.CreateFlow except =
+        (Statement.CreateFlow)
+            Parser.parse(
+                "CREATE FLOW f AS AUTO CDC INTO t FROM s KEYS (id) SEQUENCE BY seq"
+                    + " STORED AS SCD TYPE 2 TRACK HISTORY ON * EXCEPT (zip)");
+    assertThat(except.cdc().tracks("name")).isTrue();
+    assertThat(except.cdc().tracks("zip")).isFalse();
+    assertRoundTrip(except);
     assertThatThrownBy(
             () ->
                 Parser.parse(
                     "CREATE FLOW f AS AUTO CDC INTO t FROM s KEYS (id) SEQUENCE BY seq\n"
-                        + "TRACK HISTORY ON (name) STORED AS SCD TYPE 2"))
+                        + "TRACK HISTORY ON (name)"))
         .isInstanceOfSatisfying(
             SqlException.class,
             e -> {
-              assertThat(e.code()).isEqualTo(ErrorCode.UNSUPPORTED_CLAUSE);
+              assertThat(e.code()).isEqualTo(ErrorCode.INVALID_DEFINITION);
               assertThat(e.line()).isEqualTo(2);
               assertThat(e.column()).isEqualTo(1);
-              assertThat(e.getMessage()).contains("TRACK HISTORY ON");
+              assertThat(e.getMessage()).contains("TRACK HISTORY ON needs STORED AS SCD TYPE 2");
             });
     assertThatThrownBy(
             () ->
