@@ -413,13 +413,16 @@ public class FlowPlanner {
       history.add(new FlinkSql.Column(END_AT, sequence.type(), true));
       List<String> key = new ArrayList<>(cdc.keys());
       key.add(START_AT);
+      Changes changes = cdc.ignoreNullUpdates() ? Changes.filled(cdc, out) : Changes.of(cdc);
       return cdcPlanned(
           request,
           flowName,
           base,
           history,
           key,
-          cdc.tracksSome() ? trackedHistoryQuery(cdc, out) : historyQuery(cdc, out));
+          cdc.tracksSome()
+              ? trackedHistoryQuery(cdc, out, changes)
+              : historyQuery(cdc, out, changes));
     }
     if (cdc.ignoreNullUpdates()) {
       return cdcPlanned(request, flowName, base, out, cdc.keys(), ignoringNulls(cdc, out));
@@ -535,6 +538,141 @@ public class FlowPlanner {
         + " = 1)";
   }
 
+  /**
+   * The change rows SCD TYPE 2 builds versions from: a table expression, and when one of its rows
+   * is a delete.
+   */
+  private record Changes(String sql, String deleted) {
+
+    /** The flow's source as it is, deleted where the delete condition holds. */
+    static Changes of(Statement.Cdc cdc) {
+      return new Changes(
+          cdc.source().sql(),
+          cdc.deleteWhen() == null ? "FALSE" : "COALESCE((" + cdc.deleteWhen() + "), FALSE)");
+    }
+
+    /**
+     * IGNORE NULL UPDATES: each change with every column it leaves null filled in from the latest
+     * change of its key, by sequence and up to its own, that set the column, unless a delete of the
+     * key comes after that one (a delete sets every column to null). Per column, a join of each
+     * change with the earlier changes of its key that set the column or delete the key, and the
+     * latest of them (ROW_NUMBER() = 1), so a late change fills the changes after it too.
+     */
+    static Changes filled(Statement.Cdc cdc, List<FlinkSql.Column> out) {
+      Changes source = of(cdc);
+      List<String> keys = cdc.keys().stream().map(Printer::identifier).toList();
+      String seq = Printer.identifier(cdc.sequenceBy());
+      String present =
+          keys.stream().map(k -> k + " IS NOT NULL").collect(Collectors.joining(" AND "))
+              + " AND "
+              + seq
+              + " IS NOT NULL";
+      String keyList = String.join(", ", keys);
+      String sameKey =
+          keys.stream().map(k -> "c." + k + " = n." + k).collect(Collectors.joining(" AND "));
+      String rowKeys = keys.stream().map(k -> "c." + k).collect(Collectors.joining(", "));
+      List<String> filledColumns =
+          out.stream()
+              .map(FlinkSql.Column::name)
+              .filter(c -> !cdc.keys().contains(c) && !c.equals(cdc.sequenceBy()))
+              .toList();
+      StringBuilder sql = new StringBuilder("(SELECT r.*");
+      for (int i = 0; i < filledColumns.size(); i++) {
+        String column = Printer.identifier(filledColumns.get(i));
+        sql.append(", f").append(i).append(".").append(column).append(" AS ").append(column);
+      }
+      sql.append("\nFROM (SELECT ")
+          .append(keyList)
+          .append(", ")
+          .append(seq)
+          .append(", MAX(")
+          .append(source.deleted())
+          .append(") AS ")
+          .append(CDC_DELETED)
+          .append(" FROM ")
+          .append(source.sql())
+          .append(" WHERE ")
+          .append(present)
+          .append(" GROUP BY ")
+          .append(keyList)
+          .append(", ")
+          .append(seq)
+          .append(") AS r");
+      for (int i = 0; i < filledColumns.size(); i++) {
+        String column = Printer.identifier(filledColumns.get(i));
+        String alias = "f" + i;
+        sql.append("\nLEFT JOIN (SELECT * FROM (\nSELECT ")
+            .append(rowKeys)
+            .append(", c.")
+            .append(seq)
+            .append(", CASE WHEN n.")
+            .append(CDC_DELETED)
+            .append(" THEN NULL ELSE n.")
+            .append(column)
+            .append(" END AS ")
+            .append(column)
+            .append(", ROW_NUMBER() OVER (PARTITION BY ")
+            .append(rowKeys)
+            .append(", c.")
+            .append(seq)
+            .append(" ORDER BY n.")
+            .append(seq)
+            .append(" DESC, n.")
+            .append(CDC_DELETED)
+            .append(" DESC) AS ")
+            .append(CDC_RANK)
+            .append("\nFROM (SELECT DISTINCT ")
+            .append(keyList)
+            .append(", ")
+            .append(seq)
+            .append(" FROM ")
+            .append(source.sql())
+            .append(" WHERE ")
+            .append(present)
+            .append(") AS c\nJOIN (SELECT ")
+            .append(keyList)
+            .append(", ")
+            .append(seq)
+            .append(", ")
+            .append(column)
+            .append(", ")
+            .append(source.deleted())
+            .append(" AS ")
+            .append(CDC_DELETED)
+            .append(" FROM ")
+            .append(source.sql())
+            .append(" WHERE ")
+            .append(present)
+            .append(" AND (")
+            .append(column)
+            .append(" IS NOT NULL OR ")
+            .append(source.deleted())
+            .append(")) AS n ON ")
+            .append(sameKey)
+            .append(" AND n.")
+            .append(seq)
+            .append(" <= c.")
+            .append(seq)
+            .append("\n) WHERE ")
+            .append(CDC_RANK)
+            .append(" = 1) AS ")
+            .append(alias)
+            .append(" ON ")
+            .append(
+                keys.stream()
+                    .map(k -> "r." + k + " = " + alias + "." + k)
+                    .collect(Collectors.joining(" AND ")))
+            .append(" AND r.")
+            .append(seq)
+            .append(" = ")
+            .append(alias)
+            .append(".")
+            .append(seq);
+      }
+      return new Changes(sql.append(")").toString(), CDC_DELETED);
+    }
+  }
+
   /** The columns SCD TYPE 2 adds: where a version starts, and where it ends (null: current). */
   static final String START_AT = "__START_AT";
 
@@ -547,7 +685,8 @@ public class FlowPlanner {
    * version before it gets a new end; changes repeated with the same sequence and values are one
    * version. An updating query, keyed by the keys and {@code __START_AT}.
    */
-  private static String historyQuery(Statement.Cdc cdc, List<FlinkSql.Column> out) {
+  private static String historyQuery(
+      Statement.Cdc cdc, List<FlinkSql.Column> out, Changes changes) {
     String seq = Printer.identifier(cdc.sequenceBy());
     String present =
         cdc.keys().stream()
@@ -574,16 +713,17 @@ public class FlowPlanner {
         + ") AS "
         + Printer.identifier(END_AT)
         + "\nFROM (SELECT * FROM "
-        + cdc.source().sql()
+        + changes.sql()
         + " WHERE "
         + present
-        + (cdc.deleteWhen() == null ? "" : " AND NOT COALESCE((" + cdc.deleteWhen() + "), FALSE)")
+        + " AND NOT "
+        + changes.deleted()
         + ") AS v\nLEFT JOIN (SELECT "
         + Stream.concat(cdc.keys().stream(), Stream.of(cdc.sequenceBy()))
             .map(Printer::identifier)
             .collect(Collectors.joining(", "))
         + " FROM "
-        + cdc.source().sql()
+        + changes.sql()
         + " WHERE "
         + present
         + ") AS n\nON "
@@ -608,7 +748,8 @@ public class FlowPlanner {
    * version, or no longer. An updating query, keyed by the keys and {@code __START_AT}; its state
    * holds every change of every key, as SCD TYPE 2's does.
    */
-  private static String trackedHistoryQuery(Statement.Cdc cdc, List<FlinkSql.Column> out) {
+  private static String trackedHistoryQuery(
+      Statement.Cdc cdc, List<FlinkSql.Column> out, Changes changeRows) {
     String seq = Printer.identifier(cdc.sequenceBy());
     List<String> keys = cdc.keys().stream().map(Printer::identifier).toList();
     String present =
@@ -616,9 +757,8 @@ public class FlowPlanner {
             + " AND "
             + seq
             + " IS NOT NULL";
-    String deleted =
-        cdc.deleteWhen() == null ? "FALSE" : "COALESCE((" + cdc.deleteWhen() + "), FALSE)";
-    String source = cdc.source().sql();
+    String deleted = changeRows.deleted();
+    String source = changeRows.sql();
     String changes = "(SELECT * FROM " + source + " WHERE " + present + " AND NOT " + deleted + ")";
     List<String> tracked =
         out.stream()

@@ -163,7 +163,6 @@ final class FlowParser {
     List<String> except = List.of();
     int scdType = 1;
     boolean ignoreNullUpdates = false;
-    Token ignoreNullAt = null;
     List<String> trackOn = List.of();
     List<String> trackExcept = List.of();
     Token trackAt = null;
@@ -177,7 +176,6 @@ final class FlowParser {
       } else if (in.acceptWords("IGNORE", "NULL", "UPDATES")) {
         clauseName = "IGNORE NULL UPDATES";
         ignoreNullUpdates = true;
-        ignoreNullAt = clause;
       } else if (in.acceptWords("APPLY", "AS")) {
         if (in.acceptWord("TRUNCATE")) {
           throw in.error(
@@ -241,14 +239,6 @@ final class FlowParser {
     }
     if (keys == null || sequenceBy == null) {
       throw in.expected(keys == null ? "KEYS (column, ...)" : "SEQUENCE BY column");
-    }
-    if (ignoreNullUpdates && scdType == 2) {
-      throw in.error(
-          ErrorCode.UNSUPPORTED_CLAUSE,
-          "IGNORE NULL UPDATES is supported with SCD TYPE 1; with SCD TYPE 2 every change is a"
-              + " version of its own",
-          ignoreNullAt,
-          null);
     }
     if (trackAt != null && scdType != 2) {
       throw in.error(

@@ -1129,12 +1129,31 @@ class PipelineIT {
             + source
             + ") KEYS (id) IGNORE NULL UPDATES APPLY AS DELETE WHEN op = 'DELETE'"
             + " SEQUENCE BY seq COLUMNS * EXCEPT (op, seq)");
+    // The same changes with SCD TYPE 2: a version per change, each filled in the same way.
+    String h = "people_partial_history_" + suffix;
+    ok(
+        "CREATE STREAMING TABLE "
+            + h
+            + " TBLPROPERTIES ('pipelines.trigger.interval' = '1 s'); CREATE FLOW partial_history_"
+            + suffix
+            + " AS AUTO CDC INTO "
+            + h
+            + " FROM STREAM("
+            + source
+            + ") KEYS (id) IGNORE NULL UPDATES APPLY AS DELETE WHEN op = 'DELETE'"
+            + " SEQUENCE BY seq COLUMNS * EXCEPT (op, seq) STORED AS SCD TYPE 2");
     api.awaitPhase(DATABASE, t, "RUNNING");
+    api.awaitPhase(DATABASE, h, "RUNNING");
     String table = awaitTopic(t);
+    String history = awaitTopic(h);
     List<Object[]> all = new ArrayList<>(first);
     await()
         .atMost(Duration.ofSeconds(60))
         .untilAsserted(() -> assertThat(partialRows(table)).isEqualTo(expectedPartial(all)));
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> assertThat(partialHistory(history)).isEqualTo(expectedPartialHistory(all)));
 
     // Late and new changes while the job runs.
     List<Object[]> later =
@@ -1150,6 +1169,67 @@ class PipelineIT {
     await()
         .atMost(Duration.ofSeconds(60))
         .untilAsserted(() -> assertThat(partialRows(table)).isEqualTo(expected));
+    Map<String, List<Object>> expectedHistory = expectedPartialHistory(all);
+    assertThat(expectedHistory.get("4@2")).containsExactly("m", "M", 3L);
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(() -> assertThat(partialHistory(history)).isEqualTo(expectedHistory));
+  }
+
+  /**
+   * IGNORE NULL UPDATES with SCD TYPE 2, computed apart from Flink: the changes of each key in
+   * sequence order; each that is not a delete is a version until the next change of its key, with
+   * every column it leaves null taken from the latest earlier change that set it since the key's
+   * last delete. "id@start" to [name, city, end].
+   */
+  private static Map<String, List<Object>> expectedPartialHistory(List<Object[]> changes) {
+    Map<Integer, TreeMap<Integer, Object[]>> byKey = new TreeMap<>();
+    for (Object[] c : changes) {
+      byKey.computeIfAbsent((Integer) c[0], k -> new TreeMap<>()).put((Integer) c[3], c);
+    }
+    Map<String, List<Object>> expected = new TreeMap<>();
+    byKey.forEach(
+        (id, ordered) -> {
+          Object[] filled = new Object[2];
+          for (Map.Entry<Integer, Object[]> e : ordered.entrySet()) {
+            Object[] c = e.getValue();
+            if ("DELETE".equals(c[4])) {
+              filled = new Object[2];
+              continue;
+            }
+            for (int i = 0; i < 2; i++) {
+              if (c[1 + i] != null) {
+                filled[i] = c[1 + i];
+              }
+            }
+            Integer end = ordered.higherKey(e.getKey());
+            expected.put(
+                id + "@" + e.getKey(),
+                Arrays.asList(filled[0], filled[1], end == null ? null : end.longValue()));
+          }
+        });
+    return expected;
+  }
+
+  @SuppressWarnings("unchecked")
+  private Map<String, List<Object>> partialHistory(String topic) {
+    Map<String, List<Object>> rows = new TreeMap<>();
+    TopicReader.compacted(kafka, topic)
+        .forEach(
+            (key, value) -> {
+              Map<String, Object> k = JsonMapper.shared().readValue(key, Map.class);
+              Map<String, Object> row = JsonMapper.shared().readValue(value, Map.class);
+              Object end = row.get("__END_AT");
+              rows.put(
+                  ((Number) k.get("id")).intValue()
+                      + "@"
+                      + ((Number) k.get("__START_AT")).intValue(),
+                  Arrays.asList(
+                      row.get("name"),
+                      row.get("city"),
+                      end == null ? null : ((Number) end).longValue()));
+            });
+    return rows;
   }
 
   /**

@@ -254,7 +254,7 @@ class PeerGrammarTest {
   }
 
   @Test
-  void shouldParseIgnoreNullUpdatesWithScdType1AndRefuseItWithType2AtTheClause() {
+  void shouldParseIgnoreNullUpdatesWithScdType1And2() {
     Statement.CreateFlow cdc =
         (Statement.CreateFlow)
             Parser.parse(
@@ -272,13 +272,14 @@ class PeerGrammarTest {
                 .cdc()
                 .ignoreNullUpdates())
         .isFalse();
-    SqlException e =
-        refused(
-            "CREATE FLOW f AS AUTO CDC INTO p FROM s KEYS (id)\n  IGNORE NULL UPDATES"
-                + " SEQUENCE BY seq STORED AS SCD TYPE 2");
-    assertThat(e.code()).isEqualTo(ErrorCode.UNSUPPORTED_CLAUSE);
-    assertThat(e.line()).isEqualTo(2);
-    assertThat(e.column()).isEqualTo(3);
+    Statement.CreateFlow history =
+        (Statement.CreateFlow)
+            Parser.parse(
+                "CREATE FLOW f AS AUTO CDC INTO p FROM s KEYS (id)\n  IGNORE NULL UPDATES"
+                    + " SEQUENCE BY seq STORED AS SCD TYPE 2 TRACK HISTORY ON (name)");
+    assertThat(history.cdc().ignoreNullUpdates()).isTrue();
+    assertThat(history.cdc().history()).isTrue();
+    assertRoundTrip(history);
   }
 
   @Test
