@@ -806,6 +806,68 @@ class PipelineIT {
     assertThat(flow.path("consecutiveFailures").asLong()).isLessThanOrEqualTo(1);
   }
 
+  /**
+   * A source whose rowtime is a column of the value: a record it cannot read has no rowtime, and
+   * the job must neither fail on it nor hold the watermark back; the rows after it still close
+   * their windows.
+   */
+  @Test
+  @SuppressWarnings("unchecked")
+  void shouldSendRecordsOfASourceWithAWatermarkToTheDeadLetterTable() throws Exception {
+    String topic = "pipeline-timed-" + suffix;
+    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka))) {
+      admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
+    }
+    String source = "timed_src_" + suffix;
+    ok(
+        "CREATE TABLE "
+            + source
+            + " (id STRING, amount DOUBLE, ts TIMESTAMP(3),"
+            + " WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'kafka',"
+            + " 'topic' = '"
+            + topic
+            + "', 'properties.bootstrap.servers' = '"
+            + kafka
+            + "', 'scan.startup.mode' = 'earliest-offset', 'format' = 'json')");
+    sendRaw(topic, null, "{\"id\": \"t-0\", \"amount\": 1, \"ts\": \"2026-01-01 00:00:01\"}");
+    sendRaw(topic, null, "not json either {");
+    sendRaw(topic, null, "{\"id\": \"t-1\", \"amount\": 2, \"ts\": \"2026-01-01 00:00:02\"}");
+    // Closes the first minute's window once the watermark passes it.
+    sendRaw(topic, null, "{\"id\": \"t-2\", \"amount\": 4, \"ts\": \"2026-01-01 00:01:30\"}");
+    String t = "timed_" + suffix;
+    String target = "timed_errors_" + suffix;
+    ok(
+        "CREATE MATERIALIZED TABLE "
+            + t
+            + " WITH ('error-handling.mode' = 'log', 'error-handling.log.target' = '"
+            + target
+            + "') FRESHNESS = INTERVAL '1' SECOND AS SELECT window_start, SUM(amount) AS total,"
+            + " COUNT(*) AS n FROM TABLE(TUMBLE(TABLE "
+            + source
+            + ", DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end");
+    api.awaitPhase(DATABASE, t, "RUNNING");
+    List<Map<String, Object>> windows = rows(awaitTopic(t), 1);
+    assertThat(windows)
+        .singleElement()
+        .satisfies(
+            w -> {
+              assertThat(((Number) w.get("total")).doubleValue()).isEqualTo(3.0);
+              assertThat(((Number) w.get("n")).longValue()).isEqualTo(2);
+            });
+    String deadTopic =
+        api.get("/v1/catalogs/examples/databases/" + DATABASE + "/tables/" + target)
+            .body()
+            .path("spec")
+            .path("options")
+            .path("topic")
+            .asString();
+    List<String> dead = TopicReader.values(kafka, deadTopic, 2, Duration.ofSeconds(3), true);
+    assertThat(dead).hasSize(1);
+    assertThat(decoded(JsonMapper.shared().readValue(dead.get(0), Map.class).get("value")))
+        .isEqualTo("not json either {");
+    assertThat(status(t).path("phase").asString()).isEqualTo("RUNNING");
+  }
+
   @Test
   @SuppressWarnings("unchecked")
   void shouldSendRecordsASourceCannotReadToTheDeadLetterTableOnce() throws Exception {
