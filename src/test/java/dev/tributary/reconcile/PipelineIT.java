@@ -1056,6 +1056,18 @@ class PipelineIT {
     api.awaitPhase(DATABASE, t, "RUNNING");
     assertThat(rows(awaitTopic(t), 4)).hasSize(4);
 
+    // spec.stopped at the version read suspends the flow; at a stale version, nothing happens.
+    Map<String, Object> stop = Map.of("spec", Map.of("statement", flowStatement, "stopped", true));
+    assertThat(api.put(flowPath, "\"999999\"", stop).status()).isEqualTo(412);
+    Api.Answer suspended = api.put(flowPath, api.get(flowPath).headers().getETag(), stop);
+    assertThat(suspended.status()).as(suspended.text()).isEqualTo(200);
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () ->
+                assertThat(api.get(flowPath).body().path("status").path("phase").asString())
+                    .isEqualTo("STOPPED"));
+
     // DELETE of the flow, only at the version read.
     assertThat(api.delete(flowPath, "\"999999\"").status()).isEqualTo(412);
     Api.Answer dropped = api.delete(flowPath, api.get(flowPath).headers().getETag());

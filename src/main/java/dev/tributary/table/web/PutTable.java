@@ -199,6 +199,7 @@ class PutTable {
         Statement.CreatePipelineTable.class,
         id,
         request,
+        expectedVersion(ifMatch, request.metadata()),
         stop -> tables.alter(id, stop ? new Statement.Suspend() : new Statement.Resume(Map.of())),
         () -> tables.get(id));
   }
@@ -247,18 +248,23 @@ class PutTable {
         Statement.CreateFlow.class,
         table,
         request,
+        expectedVersion(ifMatch, request.metadata()),
         stop -> pipelines.suspendFlow(id, stop),
         () -> pipelines.flowOf(table, flow));
   }
 
   /**
    * Applies spec.statement in {@code in}'s database as a declared object; a dry run answers its
-   * plan. Then spec.stopped, if given, suspends or resumes what it declares.
+   * plan. Then spec.stopped, if given, suspends or resumes what it declares, in a transaction that
+   * first checks the version the request expects ({@code expected}, null: any) again: the apply
+   * changes nothing already there, so a change made by another request since the preconditions were
+   * checked is a 412 here, not a suspend or resume over it.
    */
   private Result applied(
       Class<? extends Statement> kind,
       ObjectName in,
       PutRequest request,
+      Long expected,
       Consumer<Boolean> stopped,
       Supplier<MaterializedTable> row) {
     boolean dryRun = Boolean.TRUE.equals(request.dryRun());
@@ -267,10 +273,26 @@ class PutTable {
     if (dryRun) {
       return new Result(new PlanResponse(true, result.plan()), false, null);
     }
+    boolean created = "CREATED".equals(result.outcome());
     if (request.spec().stopped() != null) {
-      stopped.accept(request.spec().stopped());
+      transactions.executeWithoutResult(
+          tx -> {
+            MaterializedTable now = row.get();
+            if (expected != null && !created && now.getResourceVersion() != expected) {
+              throw new ApiException(
+                  ErrorCode.PRECONDITION_FAILED,
+                  now.getName()
+                      + " changed since the request's preconditions were checked: it is at"
+                      + " resourceVersion "
+                      + now.getResourceVersion()
+                      + ", not "
+                      + expected,
+                  Map.of("resourceVersion", now.getResourceVersion()));
+            }
+            stopped.accept(request.spec().stopped());
+          });
     }
-    return new Result(null, "CREATED".equals(result.outcome()), row.get());
+    return new Result(null, created, row.get());
   }
 
   /** The table a statement creates must be the one of the request's path. */
