@@ -93,6 +93,10 @@ public class ReconcileMetrics {
   private final Tracer tracer;
   private final Map<Phase, AtomicLong> phases = new EnumMap<>(Phase.class);
   private final AtomicLong overdue = new AtomicLong();
+
+  /** Seconds since a replica last began the sweep of settled tables; -1 before any did. */
+  private final AtomicLong sweepAge = new AtomicLong(-1);
+
   private final Counter claims;
   private final MultiGauge info;
   private final MultiGauge freshness;
@@ -147,6 +151,13 @@ public class ReconcileMetrics {
         .description(
             "Tables whose pass has been due for over 30 seconds and that no replica holds: with"
                 + " replicas running this should stay at 0")
+        .register(registry);
+    Gauge.builder("tributary.reconcile.sweep.age", sweepAge, AtomicLong::get)
+        .description(
+            "Seconds since a replica last began the sweep of settled tables (one per resync"
+                + " interval across all replicas); settled tables are looked at by the sweep only, so"
+                + " a value well over the resync interval means nobody looks at them")
+        .baseUnit("seconds")
         .register(registry);
     claims =
         Counter.builder("tributary.reconcile.claims")
@@ -325,6 +336,12 @@ public class ReconcileMetrics {
               AND (lease_expires_at IS NULL OR lease_expires_at < now())""",
             Long.class,
             OVERDUE.toMillis()));
+    Long age =
+        jdbc.queryForObject(
+            "SELECT CASE WHEN started_at = '-infinity' THEN -1 ELSE"
+                + " floor(extract(epoch FROM now() - started_at))::bigint END FROM reconcile_sweep",
+            Long.class);
+    sweepAge.set(age == null ? -1 : age);
     if (checkpointAge == null) {
       return;
     }

@@ -93,7 +93,9 @@ class MetricsIT {
                 + "table=\"examples.observed.live\"} 1")
         .contains("tributary_dependency_up{system=\"kafka\"} 1")
         .contains("tributary_dependency_up{system=\"schemaRegistry\"} 1")
-        .contains("tributary_dependency_up{system=\"flink\"} 1");
+        .contains("tributary_dependency_up{system=\"flink\"} 1")
+        // A sweep began within the resync interval (30 s), plus the 5 s the gauge is read at.
+        .containsPattern("tributary_reconcile_sweep_age_seconds ([0-9]|[1-2][0-9]|3[0-5])\\.0\\b");
     assertThat(helpless(scrape)).as("meters without HELP text").isEmpty();
 
     // A dropped table's own series go with it (a replica would otherwise keep them until it
