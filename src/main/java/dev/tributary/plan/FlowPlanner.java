@@ -562,11 +562,7 @@ public class FlowPlanner {
       Changes source = of(cdc);
       List<String> keys = cdc.keys().stream().map(Printer::identifier).toList();
       String seq = Printer.identifier(cdc.sequenceBy());
-      String present =
-          keys.stream().map(k -> k + " IS NOT NULL").collect(Collectors.joining(" AND "))
-              + " AND "
-              + seq
-              + " IS NOT NULL";
+      String present = present(cdc);
       String keyList = String.join(", ", keys);
       String sameKey =
           keys.stream().map(k -> "c." + k + " = n." + k).collect(Collectors.joining(" AND "));
@@ -673,6 +669,13 @@ public class FlowPlanner {
     }
   }
 
+  /** A change SCD TYPE 2 reads: its keys and its sequence are there. */
+  private static String present(Statement.Cdc cdc) {
+    return Stream.concat(cdc.keys().stream(), Stream.of(cdc.sequenceBy()))
+        .map(c -> Printer.identifier(c) + " IS NOT NULL")
+        .collect(Collectors.joining(" AND "));
+  }
+
   /** The columns SCD TYPE 2 adds: where a version starts, and where it ends (null: current). */
   static final String START_AT = "__START_AT";
 
@@ -688,13 +691,7 @@ public class FlowPlanner {
   private static String historyQuery(
       Statement.Cdc cdc, List<FlinkSql.Column> out, Changes changes) {
     String seq = Printer.identifier(cdc.sequenceBy());
-    String present =
-        cdc.keys().stream()
-                .map(k -> Printer.identifier(k) + " IS NOT NULL")
-                .collect(Collectors.joining(" AND "))
-            + " AND "
-            + seq
-            + " IS NOT NULL";
+    String present = present(cdc);
     List<String> grouped =
         new ArrayList<>(out.stream().map(c -> "v." + Printer.identifier(c.name())).toList());
     if (!grouped.contains("v." + seq)) {
@@ -752,11 +749,7 @@ public class FlowPlanner {
       Statement.Cdc cdc, List<FlinkSql.Column> out, Changes changeRows) {
     String seq = Printer.identifier(cdc.sequenceBy());
     List<String> keys = cdc.keys().stream().map(Printer::identifier).toList();
-    String present =
-        keys.stream().map(k -> k + " IS NOT NULL").collect(Collectors.joining(" AND "))
-            + " AND "
-            + seq
-            + " IS NOT NULL";
+    String present = present(cdc);
     String deleted = changeRows.deleted();
     String source = changeRows.sql();
     String changes = "(SELECT * FROM " + source + " WHERE " + present + " AND NOT " + deleted + ")";

@@ -735,21 +735,27 @@ class PipelineIT {
 
   /** A one-partition topic of change rows (id, name, seq, op) and its source table. */
   private String changeSource(String name) throws Exception {
-    String topic = "pipeline-" + name + "-" + suffix;
+    String source = name + "_src_" + suffix;
+    jsonSource(
+        source, "pipeline-" + name + "-" + suffix, "id INT, name STRING, seq BIGINT, op STRING");
+    return source;
+  }
+
+  /** A one-partition topic and a JSON source table over it, read from the earliest offset. */
+  private void jsonSource(String table, String topic, String columns) throws Exception {
     try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka))) {
       admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
     }
-    String source = name + "_src_" + suffix;
     ok(
         "CREATE TABLE "
-            + source
-            + " (id INT, name STRING, seq BIGINT, op STRING) WITH ('connector' = 'kafka', 'topic'"
-            + " = '"
+            + table
+            + " ("
+            + columns
+            + ") WITH ('connector' = 'kafka', 'topic' = '"
             + topic
             + "', 'properties.bootstrap.servers' = '"
             + kafka
             + "', 'scan.startup.mode' = 'earliest-offset', 'format' = 'json')");
-    return source;
   }
 
   private void sendChanges(String topic, List<Object[]> changes) throws Exception {
@@ -815,20 +821,11 @@ class PipelineIT {
   @SuppressWarnings("unchecked")
   void shouldSendRecordsOfASourceWithAWatermarkToTheDeadLetterTable() throws Exception {
     String topic = "pipeline-timed-" + suffix;
-    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka))) {
-      admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
-    }
     String source = "timed_src_" + suffix;
-    ok(
-        "CREATE TABLE "
-            + source
-            + " (id STRING, amount DOUBLE, ts TIMESTAMP(3),"
-            + " WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'kafka',"
-            + " 'topic' = '"
-            + topic
-            + "', 'properties.bootstrap.servers' = '"
-            + kafka
-            + "', 'scan.startup.mode' = 'earliest-offset', 'format' = 'json')");
+    jsonSource(
+        source,
+        topic,
+        "id STRING, amount DOUBLE, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND");
     sendRaw(topic, null, "{\"id\": \"t-0\", \"amount\": 1, \"ts\": \"2026-01-01 00:00:01\"}");
     sendRaw(topic, null, "not json either {");
     sendRaw(topic, null, "{\"id\": \"t-1\", \"amount\": 2, \"ts\": \"2026-01-01 00:00:02\"}");
@@ -1164,19 +1161,8 @@ class PipelineIT {
   @SuppressWarnings("unchecked")
   void shouldKeepTheLatestValueOfEachColumnWithIgnoreNullUpdates() throws Exception {
     String topic = "pipeline-partial-" + suffix;
-    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka))) {
-      admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
-    }
     String source = "partial_src_" + suffix;
-    ok(
-        "CREATE TABLE "
-            + source
-            + " (id INT, name STRING, city STRING, seq BIGINT, op STRING) WITH ('connector' ="
-            + " 'kafka', 'topic' = '"
-            + topic
-            + "', 'properties.bootstrap.servers' = '"
-            + kafka
-            + "', 'scan.startup.mode' = 'earliest-offset', 'format' = 'json')");
+    jsonSource(source, topic, "id INT, name STRING, city STRING, seq BIGINT, op STRING");
     // Partial updates (null: not given), out of order, deleted and back, deleted for good.
     List<Object[]> first =
         List.of(
@@ -1501,19 +1487,8 @@ class PipelineIT {
 
   /** A one-partition topic with {@code count} JSON rows {@code <prefix>-<i>}, and its table. */
   private String source(String prefix, int count) throws Exception {
-    String topic = "pipeline-" + prefix + "-" + suffix;
-    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka))) {
-      admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1))).all().get();
-    }
     String table = prefix + "_src_" + suffix;
-    ok(
-        "CREATE TABLE "
-            + table
-            + " (id STRING, amount DOUBLE) WITH ('connector' = 'kafka', 'topic' = '"
-            + topic
-            + "', 'properties.bootstrap.servers' = '"
-            + kafka
-            + "', 'scan.startup.mode' = 'earliest-offset', 'format' = 'json')");
+    jsonSource(table, "pipeline-" + prefix + "-" + suffix, "id STRING, amount DOUBLE");
     write(prefix, 0, count);
     return table;
   }
