@@ -40,7 +40,7 @@ class KillFaultsIT {
 
   static final String TABLES = "/v1/catalogs/examples/databases/marketplace/materialized-tables/";
   static final List<String> STEPS = List.of("create", "suspend", "resume", "evolve", "drop");
-  static final int ROUNDS = Integer.getInteger("faults.rounds", 1);
+  static final int ROUNDS = Integer.getInteger("faults.rounds", 2);
 
   static ServiceProcess service;
   static Api api;
