@@ -9,8 +9,10 @@ import dev.tributary.sql.Clauses;
 import dev.tributary.table.Phase;
 import dev.tributary.table.TableStatus;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -515,10 +517,8 @@ class ReconcilerTest {
 
   private boolean look(UUID id) {
     TableSnapshot snapshot = world.store.load(id).orElseThrow();
-    Map<String, java.util.Optional<Topics.TopicState>> topic =
-        Map.of(
-            snapshot.topic(),
-            java.util.Optional.ofNullable(world.kafka.topics.get(snapshot.topic())));
+    Map<String, Optional<Topics.TopicState>> topic =
+        Map.of(snapshot.topic(), Optional.ofNullable(world.kafka.topics.get(snapshot.topic())));
     Reconciler.Look look = world.reconciler.look(snapshot, world.flink.overview(), topic);
     assertThat(look.claim() || look.status() == null)
         .as("a table whose checkpoint did not move has nothing to write")
@@ -540,7 +540,7 @@ class ReconcilerTest {
 
     // Config drift behind our back: the look sees it but does not set the config back.
     Topics.TopicState topic = world.kafka.topics.get("high_value_orders");
-    Map<String, String> drifted = new java.util.HashMap<>(topic.configs());
+    Map<String, String> drifted = new HashMap<>(topic.configs());
     drifted.put("cleanup.policy", "compact");
     world.kafka.topics.put(
         "high_value_orders",
