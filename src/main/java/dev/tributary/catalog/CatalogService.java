@@ -155,8 +155,7 @@ public class CatalogService {
 
   @Transactional(readOnly = true)
   public Optional<SourceTable> findSourceTable(ObjectName name) {
-    return findDatabase(name.catalog(), name.database())
-        .flatMap(db -> sourceTables.findByDatabaseAndName(db, name.name()));
+    return sourceTables.findTable(name.catalog(), name.database(), name.name());
   }
 
   @Transactional

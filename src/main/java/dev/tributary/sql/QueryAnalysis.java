@@ -2,9 +2,11 @@ package dev.tributary.sql;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -92,7 +94,11 @@ public final class QueryAnalysis {
   }
 
   /** A parse: the tree, or the syntax error, or neither when the parser gave up another way. */
-  private record Parsed(SqlNode node, SqlParseException error) {}
+  private record Parsed(SqlNode node, SqlParseException error, boolean interrupted) {
+    Parsed(SqlNode node, SqlParseException error) {
+      this(node, error, false);
+    }
+  }
 
   /**
    * Threads that parse. Calcite's parser recurses once per operator of a chain: the longest chain a
@@ -115,11 +121,46 @@ public final class QueryAnalysis {
             return thread;
           });
 
+  /**
+   * Parses of recent texts. One statement asks several questions of the same query (its syntax, the
+   * tables it reads, its derived key, whether it keeps state), and a script asks them of the same
+   * query once per statement and again in its second run: without this each question parsed anew, a
+   * quarter of a 500-statement script's time. The trees are only read once built. Bounded by
+   * entries and by the length of the texts kept, so a script of long queries cannot grow it.
+   */
+  private static final int CACHED_PARSES = 256;
+
+  private static final int CACHED_TEXT_CHARS = 16 * 1024;
+
+  private static final Map<String, Parsed> PARSES =
+      Collections.synchronizedMap(
+          new LinkedHashMap<>(CACHED_PARSES, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, Parsed> eldest) {
+              return size() > CACHED_PARSES;
+            }
+          });
+
   private static Parsed parsed(String query) {
     return parsed(query, false);
   }
 
   private static Parsed parsed(String text, boolean statement) {
+    if (text.length() > CACHED_TEXT_CHARS) {
+      return parsedNow(text, statement);
+    }
+    String key = (statement ? "S" : "Q") + text;
+    Parsed cached = PARSES.get(key);
+    if (cached == null) {
+      cached = parsedNow(text, statement);
+      if (!cached.interrupted()) {
+        PARSES.put(key, cached);
+      }
+    }
+    return cached;
+  }
+
+  private static Parsed parsedNow(String text, boolean statement) {
     Future<Parsed> parse =
         PARSERS.submit(
             () -> {
@@ -137,7 +178,7 @@ public final class QueryAnalysis {
     } catch (InterruptedException e) {
       parse.cancel(true);
       Thread.currentThread().interrupt();
-      return new Parsed(null, null);
+      return new Parsed(null, null, true);
     }
   }
 

@@ -188,12 +188,15 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
   @Override
   public StatementResult alterMaterializedTable(Statement.AlterMaterializedTable s) {
     ObjectName name = resolve(s.name());
+    // Read once: the statement's plan and its write use the same row.
+    Optional<MaterializedTable> found = tables.find(name);
+    MaterializedTable table = found.orElseThrow(() -> MaterializedTableService.notFound(name));
     ChangePlan plan = null;
     if (s.action().effect() == Statement.AlterAction.Effect.DEFINITION) {
-      MaterializedTableDefinition next = tables.applied(name, s.action());
-      plan = approved(plan(name, tables.find(name), next));
+      MaterializedTableDefinition next = tables.applied(table, s.action());
+      plan = approved(plan(name, found, next));
     }
-    return changed(name, "MATERIALIZED_TABLE", tables.alter(name, s.action())).withPlan(plan);
+    return changed(name, "MATERIALIZED_TABLE", tables.alter(table, s.action())).withPlan(plan);
   }
 
   @Override

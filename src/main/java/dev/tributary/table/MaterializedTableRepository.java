@@ -10,8 +10,15 @@ import org.springframework.data.repository.query.Param;
 
 /** Materialized and pipeline tables, and the flows of pipeline tables (rows with a flowOf). */
 public interface MaterializedTableRepository extends JpaRepository<MaterializedTable, UUID> {
-  Optional<MaterializedTable> findByDatabaseAndNameAndFlowOfIsNull(
-      CatalogDatabase database, String name);
+  /** The table (not a flow) of that name, its database and catalog in the same query. */
+  @Query(
+      "SELECT t FROM MaterializedTable t JOIN FETCH t.database d JOIN FETCH d.catalog c"
+          + " WHERE c.name = :catalog AND d.name = :database AND t.name = :name"
+          + " AND t.flowOf IS NULL")
+  Optional<MaterializedTable> findTable(
+      @Param("catalog") String catalog,
+      @Param("database") String database,
+      @Param("name") String name);
 
   Optional<MaterializedTable> findByTopicNameAndFlowOfIsNull(String topicName);
 

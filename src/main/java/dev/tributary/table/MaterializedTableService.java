@@ -155,7 +155,15 @@ public class MaterializedTableService {
 
   @Transactional
   public TableChange alter(ObjectName name, Statement.AlterAction action) {
-    MaterializedTable table = get(name);
+    return alter(get(name), action);
+  }
+
+  /**
+   * {@link #alter(ObjectName, Statement.AlterAction)} of a row already read in this transaction.
+   */
+  @Transactional
+  public TableChange alter(MaterializedTable table, Statement.AlterAction action) {
+    ObjectName name = table.objectName();
     requireNotDeleting(table);
     TableSpec spec = spec(table);
     if (spec.kind() == TableSpec.Kind.PIPELINE_TABLE
@@ -201,7 +209,14 @@ public class MaterializedTableService {
    */
   @Transactional(readOnly = true)
   public MaterializedTableDefinition applied(ObjectName name, Statement.AlterAction action) {
-    MaterializedTable table = get(name);
+    return applied(get(name), action);
+  }
+
+  /** {@link #applied(ObjectName, Statement.AlterAction)} of a row already read. */
+  @Transactional(readOnly = true)
+  public MaterializedTableDefinition applied(
+      MaterializedTable table, Statement.AlterAction action) {
+    ObjectName name = table.objectName();
     requireNotDeleting(table);
     TableSpec spec = spec(table);
     requireMaterialized(name, spec);
@@ -264,9 +279,7 @@ public class MaterializedTableService {
 
   @Transactional(readOnly = true)
   public Optional<MaterializedTable> find(ObjectName name) {
-    return catalogs
-        .findDatabase(name.catalog(), name.database())
-        .flatMap(db -> tables.findByDatabaseAndNameAndFlowOfIsNull(db, name.name()));
+    return tables.findTable(name.catalog(), name.database(), name.name());
   }
 
   /** A stored row (a table or a flow) by its id. */
@@ -613,7 +626,7 @@ public class MaterializedTableService {
     }
   }
 
-  static ApiException notFound(ObjectName name) {
+  public static ApiException notFound(ObjectName name) {
     return new ApiException(ErrorCode.NOT_FOUND, "Materialized table " + name + " does not exist");
   }
 }

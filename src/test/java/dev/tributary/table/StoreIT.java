@@ -68,7 +68,9 @@ class StoreIT {
     events.save(new TableEvent(table.getId(), TableEvent.Type.NORMAL, "Accepted", "Stored"));
 
     MaterializedTable read =
-        tables.findByDatabaseAndNameAndFlowOfIsNull(db, "orders_by_customer").orElseThrow();
+        tables
+            .findTable(db.getCatalog().getName(), db.getName(), "orders_by_customer")
+            .orElseThrow();
 
     assertThat(read.getPhase()).isEqualTo(Phase.PENDING);
     assertThat(read.getGeneration()).isEqualTo(1);
