@@ -18,16 +18,19 @@ import org.springframework.test.context.TestPropertySource;
  * statement path (parse, the script's runs against PostgreSQL, the remote reads asked of the SQL
  * Gateway between them), in rounds; each round prints the call's time and its {@code
  * Server-Timing}. The reconciler is off: this measures the statement path alone, not the jobs the
- * changes restart. One round of the same size warms the JVM up first and is not counted. A JFR
+ * changes restart. Rounds of the same size warm the JVM up first and are not counted. A JFR
  * recording of the counted rounds is kept as {@code target/bench/script.jfr}. ./mvnw -Pbench
- * verify; {@code -Dbench.statements}, {@code -Dbench.rounds}.
+ * verify; {@code -Dbench.statements}, {@code -Dbench.rounds}, {@code -Dbench.warmup}.
  */
 @TributaryIT
 @TestPropertySource(properties = "tributary.reconciler.enabled=false")
 class ScriptBench {
 
   static final int STATEMENTS = Integer.getInteger("bench.statements", 500);
-  static final int ROUNDS = Integer.getInteger("bench.rounds", 3);
+  static final int ROUNDS = Integer.getInteger("bench.rounds", 5);
+
+  /** Rounds of the same size first, not counted: the JIT compiles the statement path in them. */
+  static final int WARMUP = Integer.getInteger("bench.warmup", 2);
   static final int TABLES = 10;
 
   @LocalServerPort int port;
@@ -49,7 +52,7 @@ class ScriptBench {
 
     Waterfall w = new Waterfall("script " + STATEMENTS + " ALTER SET");
     Profile profile = null;
-    for (int round = -1; round < ROUNDS; round++) { // round -1 warms the JVM up, not counted
+    for (int round = -WARMUP; round < ROUNDS; round++) { // rounds below 0 are not counted
       StringJoiner script = new StringJoiner(";\n");
       for (int i = 0; i < STATEMENTS; i++) {
         script.add(
@@ -57,9 +60,10 @@ class ScriptBench {
                 Locale.ROOT,
                 "ALTER MATERIALIZED TABLE t%d SET ('kafka.retention.time' = '%d h')",
                 i % TABLES,
-                2 + (round + 1) * STATEMENTS + i));
+                2 + (round + WARMUP) * STATEMENTS + i));
       }
-      if (round == 0) {
+      if (round == (WARMUP > 0 ? -1 : 0)) {
+        // Starting a recording slows the round it starts in: that is the last uncounted one.
         profile = Profile.start();
       }
       long start = System.nanoTime();
