@@ -8,24 +8,32 @@ import dev.tributary.catalog.CatalogService;
 import dev.tributary.port.FlinkJobs;
 import dev.tributary.port.FlinkSql;
 import dev.tributary.port.Topics;
+import dev.tributary.system.ServerTiming;
+import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
+import java.time.Instant;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import tools.jackson.databind.JsonNode;
 
 /**
  * An evolution (ALTER ... AS) from the statement to the new job RUNNING through Tributary, against
- * the same stop-with-savepoint and submit done by hand on the gateway, side by side in one run.
- * Prints its figures; ./mvnw -Pbench verify.
+ * the same stop-with-savepoint and submit done by hand on the gateway, in interleaved rounds
+ * (service, raw, ...) after a warm-up round. Each round prints both waterfalls: the service's call
+ * (with its Server-Timing), then each of the table's events after it as the phase it closes (the
+ * savepoint, the submission, the job's start), then RUNNING seen by the client; the raw one's
+ * stop-with-savepoint, topic, session, DDL, INSERT and RUNNING seen. Then the medians and the
+ * overhead. A JFR recording is kept as {@code target/bench/evolution.jfr}. ./mvnw -Pbench verify;
+ * {@code -Dbench.rounds}.
  */
 @TributaryIT
 class EvolutionBench {
 
-  static final int RUNS = 4;
+  static final int ROUNDS = Integer.getInteger("bench.rounds", 5);
   static final String TABLES = "/v1/catalogs/examples/databases/marketplace/materialized-tables/";
   static final String BEFORE =
       "SELECT order_id, customer_id, price FROM examples.marketplace.orders WHERE price > 50";
@@ -39,12 +47,20 @@ class EvolutionBench {
   @Autowired CatalogService catalogs;
 
   @Test
-  void evolutionToRunningAgainstStopAndSubmitByHand() {
+  void evolutionToRunningAgainstStopAndSubmitByHand() throws Exception {
     Api api = new Api(port);
     RawGateway raw = new RawGateway(sql, topics, catalogs);
-    List<Long> tributary = new ArrayList<>();
-    List<Long> byHand = new ArrayList<>();
-    for (int i = -1; i < RUNS; i++) { // round -1 warms both paths up and is not counted
+    Waterfall service = new Waterfall("evolution service");
+    Waterfall byHand = new Waterfall("evolution raw");
+    Profile profile = null;
+    for (int i = -1; i < ROUNDS; i++) { // round -1 warms both paths up and is not counted
+      if (i == -1) {
+        profile = Profile.start(); // its start slows the warm-up round, which is not counted
+      }
+      Waterfall s = i >= 0 ? service : new Waterfall("warm-up");
+      Waterfall r = i >= 0 ? byHand : new Waterfall("warm-up");
+      s.round();
+      r.round();
       String name = "evo_bench_" + UUID.randomUUID().toString().substring(0, 8);
       api.sql(
           "CREATE MATERIALIZED TABLE " + name + " FRESHNESS = INTERVAL '5' SECOND AS " + BEFORE,
@@ -52,32 +68,64 @@ class EvolutionBench {
           "marketplace");
       String first = awaitRunning(api, name, "");
 
+      Instant started = Instant.now();
       long start = System.nanoTime();
-      api.sql("ALTER MATERIALIZED TABLE " + name + " AS " + AFTER, "examples", "marketplace");
+      Api.Answer altered =
+          api.sql("ALTER MATERIALIZED TABLE " + name + " AS " + AFTER, "examples", "marketplace");
+      double call = (System.nanoTime() - start) / 1e6;
+      if (altered.status() != 200) {
+        throw new IllegalStateException(altered.text());
+      }
       awaitRunning(api, name, first);
-      long viaTributary = (System.nanoTime() - start) / 1_000_000;
+      double viaTributary = (System.nanoTime() - start) / 1e6;
+      s.phase("alter call", call);
+      s.serverTiming("alter", altered.headers().getFirst(ServerTiming.HEADER));
+      // Each event after the call closes a phase named by it; the last one to RUNNING seen.
+      Instant from = started.plusNanos((long) (call * 1e6));
+      for (JsonNode e : api.get(TABLES + name + "/events?limit=500").body().path("items")) {
+        Instant at = Instant.parse(e.path("at").asString());
+        if (at.isAfter(from)) {
+          s.phase("to " + e.path("reason").asString(), Duration.between(from, at).toNanos() / 1e6);
+          from = at;
+        }
+      }
+      s.phase(
+          "running seen",
+          Duration.between(from, started.plusNanos((long) (viaTributary * 1e6))).toNanos() / 1e6);
 
       String columns = "order_id STRING, customer_id INT, price DOUBLE";
       String old = raw.submit("raw_" + name, columns, BEFORE, Map.of());
       awaitJob(old);
       start = System.nanoTime();
       stopWithSavepoint(old);
-      String next = raw.submit("raw_" + name, columns, AFTER, Map.of());
+      r.phase("stop with savepoint", (System.nanoTime() - start) / 1e6);
+      String next = raw.submit("raw_" + name, columns, AFTER, Map.of(), r);
+      long submitted = System.nanoTime();
       awaitJob(next);
-      long viaGateway = (System.nanoTime() - start) / 1_000_000;
+      r.phase("running seen", (System.nanoTime() - submitted) / 1e6);
+      double viaGateway = (System.nanoTime() - start) / 1e6;
       if (i >= 0) {
-        tributary.add(viaTributary);
-        byHand.add(viaGateway);
+        s.total(viaTributary, i);
+        r.total(viaGateway, i);
       }
       api.sql("DROP MATERIALIZED TABLE " + name, "examples", "marketplace");
       jobs.cancel(next);
     }
-    double t = tributary.stream().mapToLong(Long::longValue).average().orElse(0);
-    double r = byHand.stream().mapToLong(Long::longValue).average().orElse(0);
+    Path jfr = profile.keep("evolution");
+    profile.close();
+    service.printSummary();
+    byHand.printSummary();
     System.out.printf(
-        "BENCH evolution-to-running: tributary %s ms (mean %.0f), stop-with-savepoint + submit by"
-            + " hand %s ms (mean %.0f), overhead %.1f%%%n",
-        tributary, t, byHand, r, 100 * (t - r) / r);
+        Locale.ROOT,
+        "BENCH evolution-to-running: service median %.0f ms (p90 %.0f), stop-with-savepoint and"
+            + " submit by hand median %.0f ms (p90 %.0f), overhead %.1f%% of the medians; JFR in"
+            + " %s%n",
+        service.median(),
+        service.p90(),
+        byHand.median(),
+        byHand.p90(),
+        100 * (service.median() - byHand.median()) / byHand.median(),
+        jfr);
   }
 
   private static String awaitRunning(Api api, String name, String notJob) {

@@ -10,11 +10,15 @@ import dev.tributary.local.TopicReader;
 import dev.tributary.port.FlinkJobs;
 import dev.tributary.port.FlinkSql;
 import dev.tributary.port.Topics;
+import java.io.IOException;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
+import java.util.HashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -25,19 +29,26 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A FULL refresh of a 100,000-row source through the service (ALTER ... REFRESH until the refresh
  * is SUCCEEDED: bounds, bounded batch job, tombstone scan) against the same bounded INSERT
- * submitted by hand to the gateway (session, source and sink tables, INSERT, until FINISHED), side
- * by side in one run. Both outputs are checked to hold every key.
+ * submitted by hand to the gateway (session, source and sink tables, INSERT, until FINISHED), in
+ * interleaved rounds (service, raw, ...) after a warm-up round. Each round prints both waterfalls:
+ * the service's from the table's events and the JobManager's record of the refresh job (the call,
+ * the wake-up, bounds with session and submission, the job's run, the work after the job, the
+ * client's sight of SUCCEEDED); the raw one from its calls (session, DDL, INSERT, the job's run,
+ * FINISHED seen). Then the medians and the overhead. Both outputs are checked to hold every key. A
+ * JFR recording is kept as {@code target/bench/full-refresh.jfr}. ./mvnw -Pbench verify; {@code
+ * -Dbench.rounds}.
  */
 @TributaryIT
 class RefreshBench {
 
   static final int ROWS = 100_000;
   static final int CUSTOMERS = 1_000;
-  static final int RUNS = 3;
+  static final int ROUNDS = Integer.getInteger("bench.rounds", 5);
   static final String DATABASE = "bench_refresh";
 
   @LocalServerPort int port;
@@ -105,27 +116,38 @@ class RefreshBench {
     // By hand, the sink topic exists once as the service's does (created with the table).
     String rawTopic = "bench-refresh-raw-" + suffix;
     topics.ensure(new Topics.TopicSpec(rawTopic, 6, Map.of("cleanup.policy", "compact")));
-    List<Long> service = new ArrayList<>();
-    List<Long> serviceJob = new ArrayList<>();
-    List<Long> byHand = new ArrayList<>();
-    for (int run = -1; run < RUNS; run++) { // run -1 warms both paths up and is not counted
+    Waterfall service = new Waterfall("full-refresh service");
+    Waterfall raw = new Waterfall("full-refresh raw");
+    Profile profile = null;
+    for (int run = -1; run < ROUNDS; run++) { // run -1 warms both paths up and is not counted
+      if (run == -1) {
+        profile = Profile.start(); // its start slows the warm-up round, which is not counted
+      }
+      Waterfall s = run >= 0 ? service : new Waterfall("warm-up");
+      Waterfall r = run >= 0 ? raw : new Waterfall("warm-up");
+      s.round();
+      r.round();
+      Instant started = Instant.now();
       long start = System.nanoTime();
       assertThat(
               api.sql("ALTER MATERIALIZED TABLE " + table + " REFRESH", "examples", DATABASE)
                   .status())
           .isEqualTo(200);
+      double call = (System.nanoTime() - start) / 1e6;
       JsonNode done =
           await()
               .atMost(Duration.ofMinutes(3))
               .pollInterval(Duration.ofMillis(50))
               .until(
                   () -> api.get(path + "/refreshes?limit=1").body().path("items").path(0),
-                  r -> r.path("state").asString().matches("SUCCEEDED|FAILED"));
-      long viaService = (System.nanoTime() - start) / 1_000_000;
+                  x -> x.path("state").asString().matches("SUCCEEDED|FAILED"));
+      double viaService = (System.nanoTime() - start) / 1e6;
       assertThat(done.path("state").asString()).as(done.toString()).isEqualTo("SUCCEEDED");
+      servicePhases(s, api, path, done, started, call, viaService);
 
       start = System.nanoTime();
-      String job = submitByHand(sourceDdl, query, rawTopic, kafka);
+      String job = submitByHand(sourceDdl, query, rawTopic, kafka, r);
+      Instant submitted = Instant.now();
       await()
           .atMost(Duration.ofMinutes(3))
           .pollInterval(Duration.ofMillis(50))
@@ -134,43 +156,99 @@ class RefreshBench {
                   jobs.overview().stream()
                       .anyMatch(
                           j -> j.id().equals(job) && j.state() == FlinkJobs.JobState.FINISHED));
-      long viaGateway = (System.nanoTime() - start) / 1_000_000;
+      double viaGateway = (System.nanoTime() - start) / 1e6;
+      Instant seen = Instant.now();
+      Instant ended = endedAt(job);
+      r.phase("job, to its end (JobManager)", millis(submitted, ended));
+      r.phase("finished seen", millis(ended, seen));
       assertThat(TopicReader.compacted(kafka, rawTopic)).hasSize(CUSTOMERS);
       if (run >= 0) {
-        service.add(viaService);
-        serviceJob.add(
-            Duration.between(
-                    Instant.parse(done.path("startedAt").asString()),
-                    Instant.parse(done.path("endedAt").asString()))
-                .toMillis());
-        byHand.add(viaGateway);
+        s.total(viaService, run);
+        r.total(viaGateway, run);
       }
     }
+    Path jfr = profile.keep("full-refresh");
+    profile.close();
     String tableTopic = api.get(path).body().path("status").path("topic").path("name").asString();
     assertThat(TopicReader.compacted(kafka, tableTopic)).hasSize(CUSTOMERS);
-    double s = service.stream().mapToLong(Long::longValue).average().orElse(0);
-    double h = byHand.stream().mapToLong(Long::longValue).average().orElse(0);
+    service.printSummary();
+    raw.printSummary();
     System.out.printf(
-        "BENCH full-refresh of %d rows into %d keys: service (REFRESH to SUCCEEDED) %s ms (mean"
-            + " %.0f; bounds to end as recorded %s ms), bounded INSERT by hand (session to"
-            + " FINISHED) %s ms (mean %.0f), overhead %.1f%%%n",
-        ROWS, CUSTOMERS, service, s, serviceJob, byHand, h, 100 * (s - h) / h);
-    // Where the last refresh spent its time, from the table's events.
-    Map<String, Instant> at = new LinkedHashMap<>();
-    String succeeded = "";
-    for (JsonNode e : api.get(path + "/events").body().path("items")) {
-      at.put(e.path("reason").asString(), Instant.parse(e.path("at").asString()));
-      if (e.path("reason").asString().equals("RefreshSucceeded")) {
-        succeeded = e.path("message").asString();
+        Locale.ROOT,
+        "BENCH full-refresh of %d rows into %d keys: service (REFRESH to SUCCEEDED seen) median"
+            + " %.0f ms (p90 %.0f), bounded INSERT by hand (session to FINISHED seen) median %.0f"
+            + " ms (p90 %.0f), overhead %.1f%% of the medians; JFR in %s%n",
+        ROWS,
+        CUSTOMERS,
+        service.median(),
+        service.p90(),
+        raw.median(),
+        raw.p90(),
+        100 * (service.median() - raw.median()) / raw.median(),
+        jfr);
+    api.sql("DROP MATERIALIZED TABLE " + table, "examples", DATABASE);
+  }
+
+  /**
+   * The service's waterfall of one refresh: the call, the reconciler's wake-up (to RefreshStarted),
+   * bounds, session and submission (to RefreshSubmitted), the job's run as the JobManager recorded
+   * it, what followed it (the tombstone scan and the observation, to RefreshSucceeded), and the
+   * client's sight of SUCCEEDED.
+   */
+  private void servicePhases(
+      Waterfall w,
+      Api api,
+      String path,
+      JsonNode refresh,
+      Instant started,
+      double call,
+      double total)
+      throws IOException, InterruptedException {
+    Map<String, Instant> at = new HashMap<>();
+    long number = refresh.path("number").asLong();
+    for (JsonNode e : api.get(path + "/events?limit=500").body().path("items")) {
+      Instant when = Instant.parse(e.path("at").asString());
+      if (!when.isBefore(started)) { // this refresh's, not an earlier one's
+        at.putIfAbsent(e.path("reason").asString(), when);
       }
     }
-    System.out.println("BENCH full-refresh last event: " + succeeded);
-    System.out.printf(
-        "BENCH full-refresh last run: bounds to submitted %d ms, submitted to succeeded (job, then"
-            + " tombstone scan) %d ms%n",
-        Duration.between(at.get("RefreshStarted"), at.get("RefreshSubmitted")).toMillis(),
-        Duration.between(at.get("RefreshSubmitted"), at.get("RefreshSucceeded")).toMillis());
-    api.sql("DROP MATERIALIZED TABLE " + table, "examples", DATABASE);
+    Instant called = started.plusNanos((long) (call * 1e6));
+    if (number <= 0 || at.get("RefreshSubmitted") == null || at.get("RefreshSucceeded") == null) {
+      throw new IllegalStateException("refresh " + refresh + " lacks events: " + at);
+    }
+    Instant ended = endedAt(refresh.path("jobId").asString());
+    w.phase("refresh call", call);
+    w.phase("wake-up", millis(called, at.get("RefreshStarted")));
+    w.phase("bounds+session+submit", millis(at.get("RefreshStarted"), at.get("RefreshSubmitted")));
+    w.phase("job, to its end (JobManager)", millis(at.get("RefreshSubmitted"), ended));
+    w.phase(
+        "after the job (tombstone scan, observation)", millis(ended, at.get("RefreshSucceeded")));
+    w.phase(
+        "succeeded seen",
+        millis(at.get("RefreshSucceeded"), started.plusNanos((long) (total * 1e6))));
+    if (number <= 0 || at.get("RefreshSucceeded") == null) {
+      throw new IllegalStateException(
+          "refresh " + refresh + " has no RefreshSucceeded event: " + at);
+    }
+  }
+
+  private static double millis(Instant from, Instant to) {
+    return Duration.between(from, to).toNanos() / 1e6;
+  }
+
+  /** When the job ended, as the JobManager recorded it. */
+  private static Instant endedAt(String jobId) throws IOException, InterruptedException {
+    HttpResponse<String> response =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(LocalStack.get().flinkRestUrl().resolve("/jobs/" + jobId))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+    long ended = JsonMapper.shared().readTree(response.body()).path("end-time").asLong();
+    if (ended <= 0) {
+      throw new IllegalStateException("job " + jobId + " has no end recorded: " + response.body());
+    }
+    return Instant.ofEpochMilli(ended);
   }
 
   /**
@@ -178,7 +256,9 @@ class RefreshBench {
    * exactly-once upsert sink (as the service's, which also frames records for the registry), the
    * INSERT.
    */
-  private String submitByHand(String sourceDdl, String query, String sink, String kafka) {
+  private String submitByHand(
+      String sourceDdl, String query, String sink, String kafka, Waterfall w) {
+    long t = System.nanoTime();
     FlinkSql.Session session =
         sql.openSession(
             "bench-raw",
@@ -186,6 +266,7 @@ class RefreshBench {
                 "execution.runtime-mode", "batch",
                 "table.builtin-catalog-name", "examples",
                 "table.builtin-database-name", DATABASE));
+    t = lap(w, "session", t);
     try {
       sql.execute(
           session,
@@ -208,9 +289,18 @@ class RefreshBench {
               + "-"
               + System.nanoTime()
               + "')");
-      return sql.execute(session, "INSERT INTO raw_sink " + query).jobId().orElseThrow();
+      t = lap(w, "DDL", t);
+      String job = sql.execute(session, "INSERT INTO raw_sink " + query).jobId().orElseThrow();
+      lap(w, "INSERT", t);
+      return job;
     } finally {
       sql.closeSession(session);
     }
+  }
+
+  private static long lap(Waterfall w, String phase, long since) {
+    long now = System.nanoTime();
+    w.phase(phase, (now - since) / 1e6);
+    return now;
   }
 }

@@ -31,6 +31,7 @@ class ScriptBench {
 
   /** Rounds of the same size first, not counted: the JIT compiles the statement path in them. */
   static final int WARMUP = Integer.getInteger("bench.warmup", 2);
+
   static final int TABLES = 10;
 
   @LocalServerPort int port;

@@ -23,7 +23,14 @@ import org.apache.flink.table.gateway.service.session.SessionManager;
  */
 final class EmbeddedFlink implements LocalFlink {
 
-  private static final int SLOTS = 32;
+  /**
+   * Task slots: 32, or {@code -Dtributary.local.flink.slots} (the bench profile gives it room for
+   * 200 tables' jobs at once). Each slot keeps the managed memory a MiniCluster gives 32 slots by
+   * default (128 MB), 4 MB, so batch jobs get the same per slot whatever the count.
+   */
+  private static final int SLOTS = Integer.getInteger("tributary.local.flink.slots", 32);
+
+  private static final MemorySize MANAGED_PER_SLOT = MemorySize.ofMebiBytes(4);
 
   private final MiniCluster cluster;
   private final SqlGateway gateway;
@@ -57,6 +64,7 @@ final class EmbeddedFlink implements LocalFlink {
     // Many small jobs at once (every test class's tables): give them network buffers enough.
     clusterConfig.set(TaskManagerOptions.NETWORK_MEMORY_MIN, MemorySize.ofMebiBytes(256));
     clusterConfig.set(TaskManagerOptions.NETWORK_MEMORY_MAX, MemorySize.ofMebiBytes(256));
+    clusterConfig.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MANAGED_PER_SLOT.multiply(SLOTS));
     MiniCluster cluster =
         new MiniCluster(
             new MiniClusterConfiguration.Builder()
