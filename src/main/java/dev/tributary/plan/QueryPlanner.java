@@ -31,7 +31,7 @@ import java.util.function.Function;
  * Talks to Flink about a table's query: opens a session in which every table the query reads is
  * declared, then validates the query (its output schema and changelog mode) or submits its job.
  */
-public class QueryPlanner {
+public class QueryPlanner implements AutoCloseable {
 
   /**
    * Finds the declaration of a table that a query reads: a source table or another materialized
@@ -156,14 +156,25 @@ public class QueryPlanner {
 
   private record Cached(QueryShape shape, Instant at) {}
 
+  /** Sessions kept warm for validations, shared by this planner and those over snapshots. */
+  private final WarmSessions warm;
+
   public QueryPlanner(FlinkSql sql, Catalog catalog) {
-    this(sql, catalog, new ConcurrentHashMap<>());
+    this(sql, catalog, new ConcurrentHashMap<>(), new WarmSessions(sql));
   }
 
-  private QueryPlanner(FlinkSql sql, Catalog catalog, Map<String, Cached> recent) {
+  private QueryPlanner(
+      FlinkSql sql, Catalog catalog, Map<String, Cached> recent, WarmSessions warm) {
     this.sql = sql;
     this.catalog = catalog;
     this.recent = recent;
+    this.warm = warm;
+  }
+
+  /** Closes the warm sessions (the planner's bean ends with the service). */
+  @Override
+  public void close() {
+    warm.close();
   }
 
   /** The declarations of every table the queries read, from the live catalog. */
@@ -225,7 +236,7 @@ public class QueryPlanner {
 
   /** This planner over a snapshot of the catalog instead of the live one. */
   public QueryPlanner over(Snapshot snapshot) {
-    return new QueryPlanner(sql, snapshot, recent);
+    return new QueryPlanner(sql, snapshot, recent, warm);
   }
 
   /**
@@ -280,7 +291,7 @@ public class QueryPlanner {
     QueryShape shape;
     try {
       shape =
-          inSession(
+          inWarmSession(
               table,
               declarations,
               batch ? Map.of("execution.runtime-mode", "batch") : Map.of(),
@@ -410,6 +421,25 @@ public class QueryPlanner {
       Function<FlinkSql.Session, T> work) {
     return inSession(
         table, declarations(table, query, startOptions, withPending), sessionProperties, work);
+  }
+
+  /**
+   * A warm session of the table's catalog and database that has run {@code declarations} (see
+   * {@link WarmSessions}): for validation, whose statements leave the session as it was but for a
+   * probe view of their own.
+   */
+  private <T> T inWarmSession(
+      ObjectName table,
+      List<String> declarations,
+      Map<String, String> sessionProperties,
+      Function<FlinkSql.Session, T> work) {
+    Map<String, String> properties = new HashMap<>(sessionProperties);
+    properties.put(BUILTIN_CATALOG, table.catalog());
+    properties.put(BUILTIN_DATABASE, table.database());
+    return warm.with(
+        new WarmSessions.Key(
+            "tributary-validation", Map.copyOf(properties), List.copyOf(declarations)),
+        work);
   }
 
   /** A fresh session of the table's catalog and database that has run {@code declarations}. */

@@ -19,9 +19,12 @@ import org.junit.jupiter.api.Test;
 /**
  * The planner asks Flink once per question Flink is given: definitions that differ only in what
  * Flink never sees (options, FRESHNESS) share an answer, and a changed source table or query is a
- * new question.
+ * new question. Questions about queries over the same sources are asked in one warm session.
  */
 class ValidationCacheTest {
+
+  /** Questions put to Flink: a query described (its columns and changelog). */
+  final AtomicInteger asked = new AtomicInteger();
 
   final AtomicInteger sessions = new AtomicInteger();
   final Map<ObjectName, Statement.CreateSourceTable> sources = new HashMap<>();
@@ -38,6 +41,9 @@ class ValidationCacheTest {
                 (proxy, method, args) -> {
                   if (method.getName().equals("openSession")) {
                     sessions.incrementAndGet();
+                  }
+                  if (method.getName().equals("describe")) {
+                    asked.incrementAndGet();
                   }
                   try {
                     return method.invoke(flink, args);
@@ -69,18 +75,20 @@ class ValidationCacheTest {
   void shouldAskFlinkOnceForWhatItIsGivenAndAgainWhenThatChanges() {
     String query = "SELECT order_id, price FROM orders WHERE price > 10";
     planner.validate(table, definition("WITH ('kafka.retention.time' = '1 h')", query));
-    assertThat(sessions).hasValue(1);
+    assertThat(asked).hasValue(1);
 
     // ALTER ... SET, a new FRESHNESS: Flink is given the same query and sources.
     planner.validate(table, definition("WITH ('kafka.retention.time' = '2 h')", query));
     planner.validate(table, definition("FRESHNESS = INTERVAL '7' SECOND", query));
-    assertThat(sessions).as("options and freshness are not Flink's question").hasValue(1);
+    assertThat(asked).as("options and freshness are not Flink's question").hasValue(1);
 
     planner.validate(table, definition("", query + " AND price < 100"));
-    assertThat(sessions).as("a new query").hasValue(2);
+    assertThat(asked).as("a new query").hasValue(2);
+    assertThat(sessions).as("asked in the warm session of the same sources").hasValue(1);
 
     declareOrders("(order_id STRING, price DOUBLE, customer_id INT)");
     planner.validate(table, definition("", query));
-    assertThat(sessions).as("a changed source table").hasValue(3);
+    assertThat(asked).as("a changed source table").hasValue(3);
+    assertThat(sessions).as("other declarations, another session").hasValue(2);
   }
 }
