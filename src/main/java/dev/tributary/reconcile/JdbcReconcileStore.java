@@ -359,8 +359,15 @@ public class JdbcReconcileStore implements ReconcileStore {
       jdbc.update(
           connection -> {
             var statement =
+                // To the front of the queue: the claim takes rows by next_attempt_at, and a backlog
+                // of new tables (each a submission of seconds) would otherwise keep a table whose
+                // job just started from being seen RUNNING until the backlog is done.
                 connection.prepareStatement(
-                    "UPDATE materialized_table SET next_attempt_at = now() WHERE id = ANY (?) AND next_attempt_at > now()");
+                    """
+                    UPDATE materialized_table SET next_attempt_at = LEAST(next_attempt_at,
+                      (SELECT COALESCE(min(next_attempt_at), now()) FROM materialized_table
+                       WHERE next_attempt_at <= now()) - interval '1 millisecond')
+                    WHERE id = ANY (?)""");
             statement.setArray(1, connection.createArrayOf("uuid", ids.toArray()));
             return statement;
           });

@@ -165,7 +165,11 @@ public interface ReconcileStore {
    */
   default void refreshEnded(UUID id, String outcome, Duration took) {}
 
-  /** Makes these tables due now (their jobs changed state). Unknown ids are ignored. */
+  /**
+   * Makes these tables due now (their jobs changed state, a refresh fired), ahead of every row that
+   * is due already: what changed in the world is looked at before a backlog. Unknown ids are
+   * ignored.
+   */
   void markDue(Collection<UUID> ids);
 
   /**

@@ -13,14 +13,18 @@ import dev.tributary.reconcile.TableSnapshot;
 import dev.tributary.sql.Parser;
 import dev.tributary.sql.Statement;
 import dev.tributary.system.Json;
+import java.sql.Array;
+import java.sql.Timestamp;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.quartz.Scheduler;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.orm.ObjectOptimisticLockingFailureException;
 import org.springframework.test.context.TestPropertySource;
@@ -184,6 +188,57 @@ class StoreIT {
     assertThat(row(ids.get(2)).get("claim_token"))
         .as("only the holder of the claim releases it")
         .isEqualTo(tokens.get(2));
+  }
+
+  @Test
+  void shouldPutATableMadeDueAheadOfEveryRowThatIsDueAlready() {
+    CatalogDatabase db = catalogs.ensureDatabase("store_it", "db_" + UUID.randomUUID());
+    Map<String, UUID> ids = new HashMap<>();
+    for (String name : List.of("backlog", "waiting", "settled")) {
+      MaterializedTable table =
+          new MaterializedTable(
+              UUID.randomUUID(),
+              db,
+              name,
+              "store-it-" + db.getName() + "-" + name,
+              spec("SELECT 1"),
+              "CREATE ...");
+      tables.saveAndFlush(table);
+      ids.put(name, table.getId());
+    }
+    jdbc.update(
+        "UPDATE materialized_table SET next_attempt_at = now() - interval '1 hour' WHERE id = ?",
+        ids.get("backlog"));
+    jdbc.update(
+        "UPDATE materialized_table SET next_attempt_at = now() - interval '1 minute' WHERE id = ?",
+        ids.get("waiting"));
+    jdbc.update(
+        "UPDATE materialized_table SET next_attempt_at = '9999-12-31' WHERE id = ?",
+        ids.get("settled"));
+
+    reconcileStore.markDue(List.of(ids.get("waiting"), ids.get("settled")));
+
+    Timestamp backlog = due(ids.get("backlog"));
+    assertThat(due(ids.get("waiting"))).as("due already, now ahead").isBefore(backlog);
+    assertThat(due(ids.get("settled"))).as("settled, now ahead").isBefore(backlog);
+    assertThat(
+            jdbc.queryForObject(
+                "SELECT count(*) FROM materialized_table WHERE next_attempt_at <= now()"
+                    + " AND next_attempt_at < ? AND id <> ALL (?)",
+                Long.class,
+                due(ids.get("waiting")),
+                jdbc.execute(
+                    (ConnectionCallback<Array>)
+                        c ->
+                            c.createArrayOf(
+                                "uuid", new Object[] {ids.get("waiting"), ids.get("settled")}))))
+        .as("no due row of any test is ahead of them")
+        .isZero();
+  }
+
+  private Timestamp due(UUID id) {
+    return jdbc.queryForObject(
+        "SELECT next_attempt_at FROM materialized_table WHERE id = ?", Timestamp.class, id);
   }
 
   private Map<String, Object> row(UUID id) {
