@@ -615,12 +615,17 @@ public class ReconcileWorker implements SmartLifecycle {
     store.markDue(changed);
   }
 
-  private void safeRun() {
+  private void watchSafely() {
     try {
       watch();
     } catch (RuntimeException e) {
       log.debug("Watching jobs failed: {}", e.toString());
     }
+  }
+
+  /** One round of the loop: watch, meters, event retention, the sweep, then due rows. */
+  void safeRun() {
+    watchSafely();
     try {
       metrics.refreshPhases();
     } catch (RuntimeException e) {
@@ -634,7 +639,10 @@ public class ReconcileWorker implements SmartLifecycle {
     }
     try {
       while (running && runOnce() == settings.batchSize()) {
-        // A full batch: there may be more due rows right away.
+        // A full batch: there may be more due rows right away. The watch still runs on its
+        // interval between batches, so that tables whose jobs changed state (started, failed)
+        // go ahead of a backlog (see ReconcileStore.markDue) instead of waiting for its end.
+        watchSafely();
       }
     } catch (RuntimeException e) {
       log.warn("Reconcile round failed: {}", e.toString());

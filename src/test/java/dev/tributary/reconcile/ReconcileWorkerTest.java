@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.entry;
 
 import dev.tributary.table.Phase;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -11,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 class ReconcileWorkerTest {
@@ -105,6 +108,52 @@ class ReconcileWorkerTest {
     } finally {
       worker.stop();
     }
+  }
+
+  @Test
+  void shouldWatchJobsBetweenTheFullBatchesOfABacklog() {
+    FakeWorld world = new FakeWorld();
+    for (int i = 0; i < 6; i++) {
+      world.create("CREATE MATERIALIZED TABLE t" + i + " AS SELECT order_id FROM o");
+    }
+    // The fake store claims every row every time: this one has a backlog of three full batches
+    // of two, then nothing due.
+    AtomicInteger claims = new AtomicInteger();
+    ReconcileStore backlog =
+        (ReconcileStore)
+            Proxy.newProxyInstance(
+                ReconcileStore.class.getClassLoader(),
+                new Class<?>[] {ReconcileStore.class},
+                (proxy, method, args) -> {
+                  if (method.getName().equals("claim") && claims.incrementAndGet() > 3) {
+                    return List.of();
+                  }
+                  try {
+                    return method.invoke(world.store, args);
+                  } catch (InvocationTargetException e) {
+                    throw e.getCause();
+                  }
+                });
+    // The watch due at every chance: the round looks at the jobs before its first batch and
+    // after each full one.
+    ReconcileWorker worker =
+        new ReconcileWorker(
+            backlog,
+            world.reconciler,
+            world.countedJobs,
+            world.countedTopics,
+            new ReconcileWorker.Settings(
+                Duration.ofMillis(10), 2, Duration.ofSeconds(1), 2, Duration.ZERO, true),
+            "w",
+            ReconcileMetrics.NONE);
+    worker.startPassesOnly();
+    try {
+      worker.safeRun();
+    } finally {
+      worker.stop();
+    }
+    assertThat(claims).hasValue(4);
+    assertThat(world.store.markedDue).hasSize(4);
   }
 
   /** {@code n} tables, each with its job running. */
