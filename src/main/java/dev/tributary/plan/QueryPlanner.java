@@ -433,13 +433,24 @@ public class QueryPlanner implements AutoCloseable {
       List<String> declarations,
       Map<String, String> sessionProperties,
       Function<FlinkSql.Session, T> work) {
+    return warm.with(
+        new WarmSessions.Key(
+            "tributary-validation",
+            Map.copyOf(inTablesDatabase(table, sessionProperties)),
+            List.copyOf(declarations)),
+        work);
+  }
+
+  /**
+   * The session's properties with its built-in catalog and database the table's own, so that they
+   * need no CREATE CATALOG, CREATE DATABASE or USE: three statements fewer in every session.
+   */
+  private static Map<String, String> inTablesDatabase(
+      ObjectName table, Map<String, String> sessionProperties) {
     Map<String, String> properties = new HashMap<>(sessionProperties);
     properties.put(BUILTIN_CATALOG, table.catalog());
     properties.put(BUILTIN_DATABASE, table.database());
-    return warm.with(
-        new WarmSessions.Key(
-            "tributary-validation", Map.copyOf(properties), List.copyOf(declarations)),
-        work);
+    return properties;
   }
 
   /** A fresh session of the table's catalog and database that has run {@code declarations}. */
@@ -448,12 +459,8 @@ public class QueryPlanner implements AutoCloseable {
       List<String> declarations,
       Map<String, String> sessionProperties,
       Function<FlinkSql.Session, T> work) {
-    // The session's built-in catalog and database are the table's own, so that they need no
-    // CREATE CATALOG, CREATE DATABASE or USE: three statements fewer in every session.
-    Map<String, String> properties = new HashMap<>(sessionProperties);
-    properties.put(BUILTIN_CATALOG, table.catalog());
-    properties.put(BUILTIN_DATABASE, table.database());
-    FlinkSql.Session session = sql.openSession("tributary-" + table.name(), properties);
+    FlinkSql.Session session =
+        sql.openSession("tributary-" + table.name(), inTablesDatabase(table, sessionProperties));
     try {
       for (String statement : declarations) {
         sql.execute(session, statement);

@@ -4,12 +4,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.tributary.Api;
 import dev.tributary.TributaryIT;
-import dev.tributary.local.LocalStack;
 import dev.tributary.system.ServerTiming;
-import java.io.IOException;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -25,7 +20,6 @@ import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * (c) A declared set of 200 files, one table each, as {@code tributary plan} and {@code apply} send
@@ -178,7 +172,7 @@ class DeclaredSetBench {
               .path("job")
               .path("id")
               .asString();
-      Instant flinkRunning = runningAt(job);
+      Instant flinkRunning = JobManagerRecord.at(job, "RUNNING");
       Instant submitted = at.get("JobSubmitted");
       Instant noticed = at.get("JobRunning");
       Instant flinkFrom = at.getOrDefault("SchemaRegistered", at.get("TopicCreated"));
@@ -212,22 +206,6 @@ class DeclaredSetBench {
         call,
         flink,
         wall - flink);
-  }
-
-  /** When the JobManager recorded job {@code id} RUNNING. */
-  private static Instant runningAt(String id) throws IOException, InterruptedException {
-    HttpResponse<String> response =
-        HttpClient.newHttpClient()
-            .send(
-                HttpRequest.newBuilder(LocalStack.get().flinkRestUrl().resolve("/jobs/" + id))
-                    .build(),
-                HttpResponse.BodyHandlers.ofString());
-    long at =
-        JsonMapper.shared().readTree(response.body()).path("timestamps").path("RUNNING").asLong();
-    if (at <= 0) {
-      throw new IllegalStateException("job " + id + " has no RUNNING time: " + response.body());
-    }
-    return Instant.ofEpochMilli(at);
   }
 
   /** How many of the database's tables are RUNNING, one page of up to 500. */

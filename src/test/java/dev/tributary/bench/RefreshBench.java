@@ -11,9 +11,6 @@ import dev.tributary.port.FlinkJobs;
 import dev.tributary.port.FlinkSql;
 import dev.tributary.port.Topics;
 import java.io.IOException;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -29,7 +26,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A FULL refresh of a 100,000-row source through the service (ALTER ... REFRESH until the refresh
@@ -158,7 +154,7 @@ class RefreshBench {
                           j -> j.id().equals(job) && j.state() == FlinkJobs.JobState.FINISHED));
       double viaGateway = (System.nanoTime() - start) / 1e6;
       Instant seen = Instant.now();
-      Instant ended = endedAt(job);
+      Instant ended = JobManagerRecord.at(job, "FINISHED");
       r.phase("job, to its end (JobManager)", millis(submitted, ended));
       r.phase("finished seen", millis(ended, seen));
       assertThat(TopicReader.compacted(kafka, rawTopic)).hasSize(CUSTOMERS);
@@ -216,7 +212,7 @@ class RefreshBench {
     if (number <= 0 || at.get("RefreshSubmitted") == null || at.get("RefreshSucceeded") == null) {
       throw new IllegalStateException("refresh " + refresh + " lacks events: " + at);
     }
-    Instant ended = endedAt(refresh.path("jobId").asString());
+    Instant ended = JobManagerRecord.at(refresh.path("jobId").asString(), "FINISHED");
     w.phase("refresh call", call);
     w.phase("wake-up", millis(called, at.get("RefreshStarted")));
     w.phase("bounds+session+submit", millis(at.get("RefreshStarted"), at.get("RefreshSubmitted")));
@@ -234,21 +230,6 @@ class RefreshBench {
 
   private static double millis(Instant from, Instant to) {
     return Duration.between(from, to).toNanos() / 1e6;
-  }
-
-  /** When the job ended, as the JobManager recorded it. */
-  private static Instant endedAt(String jobId) throws IOException, InterruptedException {
-    HttpResponse<String> response =
-        HttpClient.newHttpClient()
-            .send(
-                HttpRequest.newBuilder(LocalStack.get().flinkRestUrl().resolve("/jobs/" + jobId))
-                    .build(),
-                HttpResponse.BodyHandlers.ofString());
-    long ended = JsonMapper.shared().readTree(response.body()).path("end-time").asLong();
-    if (ended <= 0) {
-      throw new IllegalStateException("job " + jobId + " has no end recorded: " + response.body());
-    }
-    return Instant.ofEpochMilli(ended);
   }
 
   /**
