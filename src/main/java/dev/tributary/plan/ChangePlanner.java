@@ -19,6 +19,7 @@ import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.sql.QueryAnalysis;
 import dev.tributary.sql.Statement;
+import dev.tributary.sql.TableOptions;
 import dev.tributary.sql.TableSchema;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
@@ -60,6 +61,11 @@ public class ChangePlanner {
   /** The Kafka cluster {@link #topics} reads: replay counts are given for its topics only. */
   private final String bootstrapServers;
 
+  /**
+   * Checks a table's compute pool at submit; null for a planner with no clusters (tools, tests).
+   */
+  private final Placement placement;
+
   /** Where evolutions' savepoints are. */
   private final String savepointDir;
 
@@ -76,6 +82,7 @@ public class ChangePlanner {
       Topics topics,
       SchemaRegistry registry,
       FlinkJobs jobs,
+      Placement placement,
       TributaryProperties properties) {
     this(
         queries,
@@ -83,7 +90,8 @@ public class ChangePlanner {
         registry,
         properties.flink().savepointDir(),
         jobs::readsSavepoints,
-        properties.kafka().bootstrapServers());
+        properties.kafka().bootstrapServers(),
+        placement);
   }
 
   /** A planner that counts no replays, with savepoints where {@code jobs} may or may not read. */
@@ -93,12 +101,12 @@ public class ChangePlanner {
       SchemaRegistry registry,
       FlinkJobs jobs,
       String savepointDir) {
-    this(queries, topics, registry, savepointDir, jobs::readsSavepoints, null);
+    this(queries, topics, registry, savepointDir, jobs::readsSavepoints, null, null);
   }
 
   /** A planner that counts no replays (tools and tests without a Kafka cluster of their own). */
   public ChangePlanner(QueryPlanner queries, Topics topics, SchemaRegistry registry) {
-    this(queries, topics, registry, null, directory -> true, null);
+    this(queries, topics, registry, null, directory -> true, null, null);
   }
 
   private ChangePlanner(
@@ -107,8 +115,10 @@ public class ChangePlanner {
       SchemaRegistry registry,
       String savepointDir,
       Predicate<String> readsSavepoints,
-      String bootstrapServers) {
+      String bootstrapServers,
+      Placement placement) {
     this.queries = queries;
+    this.placement = placement;
     this.topics = topics;
     this.registry = registry;
     this.savepointDir = savepointDir;
@@ -278,6 +288,11 @@ public class ChangePlanner {
         requireNewTopic(request.topic(), notes); // a flow writes into its table's topic
       }
       boolean full = effective.refreshMode() == Clauses.RefreshMode.FULL;
+      if (placement != null && full) {
+        placement.requirePool(name, TableOptions.pool(effective.options()));
+      } else if (placement != null) {
+        placement.requireRoom(name, TableOptions.pool(effective.options()));
+      }
       return new ChangePlan(
           name.toString(),
           Action.CREATE,
@@ -344,6 +359,15 @@ public class ChangePlanner {
     boolean full = effective.refreshMode() == Clauses.RefreshMode.FULL;
     boolean freshness = !before.freshness().equals(effective.freshness());
     compare(changes, "freshness", before.freshness().sql(), effective.freshness().sql());
+    String poolBefore = TableOptions.pool(before.options());
+    String pool = TableOptions.pool(effective.options());
+    boolean moves = !poolBefore.equals(pool);
+    compare(changes, "computePool", poolBefore, pool);
+    if (placement != null && !full && (moves || wasFull)) {
+      placement.requireRoom(name, pool); // a continuous job starts on the pool
+    } else if (placement != null && moves) {
+      placement.requirePool(name, pool);
+    }
     shape(changes, rejections, oldPlan, newPlan, filled, name);
     topicConfigs(changes, oldPlan, newPlan);
     List<SubjectCheck> subjects =
@@ -384,6 +408,16 @@ public class ChangePlanner {
                           + effective.options().getOrDefault("error-handling.mode", "(none)")
                           + "'; state is kept"
                       : null;
+      if (moves) {
+        restart =
+            restart == null
+                ? "the job stops with a savepoint on compute pool "
+                    + poolBefore
+                    + " and restarts from it on "
+                    + pool
+                    + "; state is kept"
+                : restart + "; the job runs on compute pool " + pool + " from then on";
+      }
     }
     boolean continuousStart = !full && (evolve || wasFull);
     boolean stateDiscarded = evolve && !full && !wasFull;

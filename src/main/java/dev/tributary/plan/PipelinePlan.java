@@ -132,6 +132,11 @@ public record PipelinePlan(
         : List.of();
   }
 
+  /** The compute pool the table's jobs run on: its {@code 'compute-pool'}, else the default. */
+  public String pool() {
+    return TableOptions.pool(effective.options());
+  }
+
   public Topics.TopicSpec topic() {
     Map<String, String> options = effective.options();
     Map<String, String> configs = new LinkedHashMap<>();

@@ -396,31 +396,19 @@ public class QueryPlanner implements AutoCloseable {
   }
 
   /**
-   * Runs {@code work} in a fresh session where the tables the query reads are declared (Kafka
-   * sources with {@code startOptions} applied) and the table's catalog and database are current.
+   * Runs {@code work} in a fresh session on compute pool {@code pool}'s gateway where the tables
+   * the query reads are declared (Kafka sources with {@code startOptions} applied) and the table's
+   * catalog and database are current: the session a job is submitted from.
    */
   public <T> T inSession(
       ObjectName table,
+      String pool,
       String query,
       SourceOptions startOptions,
       Map<String, String> sessionProperties,
-      Function<FlinkSql.Session, T> work) {
-    return inSession(table, query, startOptions, sessionProperties, false, work);
-  }
-
-  /**
-   * As above; {@code withPending}: tables that are not provisioned yet are declared as views of
-   * their queries (to validate a query, never to run a job over them).
-   */
-  private <T> T inSession(
-      ObjectName table,
-      String query,
-      SourceOptions startOptions,
-      Map<String, String> sessionProperties,
-      boolean withPending,
       Function<FlinkSql.Session, T> work) {
     return inSession(
-        table, declarations(table, query, startOptions, withPending), sessionProperties, work);
+        table, pool, declarations(table, query, startOptions, false), sessionProperties, work);
   }
 
   /**
@@ -456,11 +444,13 @@ public class QueryPlanner implements AutoCloseable {
   /** A fresh session of the table's catalog and database that has run {@code declarations}. */
   private <T> T inSession(
       ObjectName table,
+      String pool,
       List<String> declarations,
       Map<String, String> sessionProperties,
       Function<FlinkSql.Session, T> work) {
     FlinkSql.Session session =
-        sql.openSession("tributary-" + table.name(), inTablesDatabase(table, sessionProperties));
+        sql.openSession(
+            pool, "tributary-" + table.name(), inTablesDatabase(table, sessionProperties));
     try {
       for (String statement : declarations) {
         sql.execute(session, statement);

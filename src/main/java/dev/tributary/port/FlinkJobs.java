@@ -6,11 +6,42 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
-/** Jobs on the Flink cluster, through the JobManager REST API. */
+/**
+ * Jobs on the Flink clusters, through their JobManager REST APIs. Each cluster is a compute pool; a
+ * deployment with one cluster has the one pool {@value #DEFAULT_POOL}. Calls naming a job go to the
+ * cluster that runs it (job ids are random 128-bit numbers, unique across clusters).
+ */
 public interface FlinkJobs {
 
-  /** Every job the cluster knows, in one call. */
+  /** The pool of the configured cluster, which every deployment has. */
+  String DEFAULT_POOL = "default";
+
+  /** Every job the clusters know, in one call per cluster. */
   List<JobSummary> overview();
+
+  /** Every job one pool's cluster knows, in one call. */
+  default List<JobSummary> overview(String pool) {
+    requireDefault(pool);
+    return overview();
+  }
+
+  /** The slots of a pool's cluster, and the parallelism a job of ours gets there. */
+  default Slots slots(String pool) {
+    throw new UnsupportedOperationException("slots of pool " + pool);
+  }
+
+  /**
+   * A cluster's task slots: {@code total} and {@code available} as its JobManager counts them, and
+   * the {@code parallelism} each job of ours runs with there (so the slots it takes).
+   */
+  record Slots(int total, int available, int parallelism) {}
+
+  /** For an adapter that knows one cluster: any other pool is a caller's mistake. */
+  static void requireDefault(String pool) {
+    if (!DEFAULT_POOL.equals(pool)) {
+      throw new IllegalArgumentException("No compute pool " + pool + " here, only " + DEFAULT_POOL);
+    }
+  }
 
   /** One job with the cause of its latest failure, empty if the cluster does not know it. */
   Optional<JobDetail> job(String jobId);

@@ -12,7 +12,17 @@ import java.util.Set;
  */
 public interface FlinkSql {
 
+  /** A session on the SQL Gateway of the {@value FlinkJobs#DEFAULT_POOL} pool. */
   Session openSession(String name, Map<String, String> properties);
+
+  /**
+   * A session on the SQL Gateway of compute pool {@code pool}: the jobs its statements submit run
+   * on that pool's cluster. Every later call with the session goes to the same gateway.
+   */
+  default Session openSession(String pool, String name, Map<String, String> properties) {
+    FlinkJobs.requireDefault(pool);
+    return openSession(name, properties);
+  }
 
   /** Runs one statement to completion and returns all its rows (and the job id of an INSERT). */
   StatementResult execute(Session session, String statement);

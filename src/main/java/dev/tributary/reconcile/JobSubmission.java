@@ -136,6 +136,7 @@ final class JobSubmission {
                 p.table.definitionVersion(),
                 interval,
                 plan.effective().options().get("error-handling.mode"))
+            .computePool(plan.pool())
             .submission(submission)
             .failures(failures)
             .build(),
@@ -157,6 +158,7 @@ final class JobSubmission {
       jobId =
           planner.inSession(
               p.table.name(),
+              plan.pool(),
               p.table.spec().definition().query(),
               starts(p, plan, restorePath != null, positions, bounds),
               properties,

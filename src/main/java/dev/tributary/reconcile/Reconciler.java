@@ -370,7 +370,7 @@ public class Reconciler {
 
   /**
    * A live job that no longer matches the plan: another fingerprint evolves it; a new checkpoint
-   * interval or bucket count restarts it from a savepoint.
+   * interval, bucket count or compute pool restarts it from a savepoint.
    */
   private Next restartIfChanged(ReconcilePass p, Optional<JobSummary> live, PipelinePlan plan) {
     if (live.isEmpty()) {
@@ -378,6 +378,12 @@ public class Reconciler {
     }
     if (!live.get().name().equals(plan.pipelineName())) {
       return transitions.evolve(p, live.get());
+    }
+    String runsOn =
+        p.status.computePool() == null ? FlinkJobs.DEFAULT_POOL : p.status.computePool();
+    if (!runsOn.equals(plan.pool())) {
+      // The same job, moved: stopped with a savepoint here, submitted from it on the new pool.
+      return transitions.restart(p, live.get(), "compute pool " + runsOn + " -> " + plan.pool());
     }
     long interval = plan.checkpointInterval().toMillis();
     if (p.status.checkpointIntervalMs() > 0 && p.status.checkpointIntervalMs() != interval) {

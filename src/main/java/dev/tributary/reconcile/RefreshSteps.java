@@ -257,6 +257,7 @@ final class RefreshSteps {
     try {
       planner.inSession(
           p.table.name(),
+          plan.pool(),
           plan.effective().query(),
           options -> bounded(options, bounds),
           properties,

@@ -32,8 +32,22 @@ public final class TableOptions {
 
   private static final Map<String, Function<String, String>> OPTIONS = new LinkedHashMap<>();
 
+  /** The option that places a table's jobs on a compute pool (its Flink cluster). */
+  public static final String COMPUTE_POOL = "compute-pool";
+
+  /** The pool of the configured cluster, where a table without {@link #COMPUTE_POOL} runs. */
+  public static final String DEFAULT_POOL = "default";
+
+  private static final Pattern POOL_NAME = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
+
   static {
     OPTIONS.put("changelog.mode", oneOf("append", "upsert", "retract"));
+    OPTIONS.put(
+        COMPUTE_POOL,
+        v ->
+            POOL_NAME.matcher(v).matches()
+                ? null
+                : "a compute pool's name (lower-case letters, digits and '-', at most 63)");
     OPTIONS.put("connector", TableOptions::notBlank);
     OPTIONS.put("error-handling.log.target", TableOptions::notBlank);
     OPTIONS.put("error-handling.mode", oneOf("fail", "ignore", "log"));
@@ -74,6 +88,11 @@ public final class TableOptions {
     OPTIONS.put("refresh.on-create", oneOf("true", "false"));
     OPTIONS.put("refresh.time-zone", TableOptions::zone);
     OPTIONS.put("resume.offsets", oneOf("exact", "exact-or-committed"));
+  }
+
+  /** The compute pool a table's options place it on. */
+  public static String pool(Map<String, String> options) {
+    return options.getOrDefault(COMPUTE_POOL, DEFAULT_POOL);
   }
 
   /** {@code partition.fields.<column>.date-formatter}: the pattern a scheduled run formats with. */

@@ -8,6 +8,7 @@ import dev.tributary.sql.Defaults;
 import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.sql.Statement;
+import dev.tributary.sql.TableOptions;
 import dev.tributary.sql.TableSchema;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
@@ -45,11 +46,19 @@ class TableQueries {
           "last_refresh",
           "next_refresh",
           "job_id",
-          "job_running_time");
+          "job_running_time",
+          "compute_pool");
 
   /** SHOW MATERIALIZED TABLES: the name first (as Flink's), then how fresh each table is. */
   static final List<String> SHOW_COLUMNS =
-      List.of("table_name", "refresh_mode", "freshness", "status", "last_refresh", "next_refresh");
+      List.of(
+          "table_name",
+          "refresh_mode",
+          "freshness",
+          "status",
+          "last_refresh",
+          "next_refresh",
+          "compute_pool");
 
   /** SHOW FLOWS. */
   static final List<String> FLOW_COLUMNS =
@@ -278,6 +287,12 @@ class TableQueries {
         started == null || !"RUNNING".equals(t.getPhase().name())
             ? null
             : Duration.between(started, Instant.now()).withNanos(0).toString());
+    // Where it is placed; status.job.computePool says where its job was submitted.
+    row.put(
+        "compute_pool",
+        spec.definition() == null
+            ? TableOptions.DEFAULT_POOL
+            : TableOptions.pool(spec.definition().options()));
     return row;
   }
 

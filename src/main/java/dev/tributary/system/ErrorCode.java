@@ -112,6 +112,11 @@ public enum ErrorCode {
       "The change cannot be applied safely",
       "The change plan would lose or repeat rows, or break a downstream table; the plan and its warnings are in the problem.",
       "Change the definition as the plan's warnings say, or accept the named consequence explicitly."),
+  POOL_FULL(
+      409,
+      "The compute pool has no room for the job",
+      "The table's job needs more task slots than its compute pool has free: the cluster's own free slots, or what is left of the pool's maxSlots once the jobs of Tributary there are counted. The problem names the pool, its free slots and the slots the job needs.",
+      "Place the table on another pool (WITH ('compute-pool' = '...')), raise the pool's maxSlots, or stop or drop a table on it."),
   PLAN_STALE(
       409,
       "The plan no longer matches the files or the database",

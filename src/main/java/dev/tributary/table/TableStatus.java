@@ -40,6 +40,7 @@ public record TableStatus(
     long jobVersion,
     long checkpointIntervalMs,
     String errorHandling,
+    String computePool,
     long submission,
     Evolution evolution,
     boolean stopRequested,
@@ -60,8 +61,8 @@ public record TableStatus(
   public static TableStatus initial() {
     return new TableStatus(
         0, 0, 0, List.of(), null, null, null, null, null, null, null, 0, null, null, null, null,
-        null, null, null, null, null, 0, 0, null, 0, null, false, 0, false, null, null, null, 0,
-        null, List.of());
+        null, null, null, null, null, 0, 0, null, null, 0, null, false, 0, false, null, null, null,
+        0, null, List.of());
   }
 
   /** Rows that passed and failed one expectation. */
@@ -316,6 +317,7 @@ public record TableStatus(
     private long jobVersion;
     private long checkpointIntervalMs;
     private String errorHandling;
+    private String computePool;
     private long submission;
     private Evolution evolution;
     private boolean stopRequested;
@@ -353,6 +355,7 @@ public record TableStatus(
       jobVersion = s.jobVersion;
       checkpointIntervalMs = s.checkpointIntervalMs;
       errorHandling = s.errorHandling;
+      computePool = s.computePool;
       submission = s.submission;
       evolution = s.evolution;
       stopRequested = s.stopRequested;
@@ -457,6 +460,15 @@ public record TableStatus(
       return jobRuns(version, intervalMs);
     }
 
+    /**
+     * The compute pool the table's job is submitted to, recorded before the submission (null in
+     * statuses written before pools: the pool {@code default}).
+     */
+    public Builder computePool(String pool) {
+      computePool = pool;
+      return this;
+    }
+
     /** The number of the next submission; with the pipeline it gives the job's fixed id. */
     public Builder submission(long number) {
       submission = number;
@@ -545,6 +557,7 @@ public record TableStatus(
           jobVersion,
           checkpointIntervalMs,
           errorHandling,
+          computePool,
           submission,
           evolution,
           stopRequested,

@@ -130,6 +130,14 @@ public final class LocalStack {
     log.info("Local stack up in {} ms under {}", (System.nanoTime() - started) / 1_000_000, dir);
   }
 
+  /**
+   * Another Flink of this stack's topology, under a directory of its own and on ports of its own: a
+   * second compute pool, sharing this stack's Kafka, registry and storage. The caller closes it.
+   */
+  public LocalFlink startAnotherFlink(String name) throws Exception {
+    return startFlink(flink.topology(), dir.resolve(name));
+  }
+
   /** Flink of the given topology ({@link LocalFlink}), under {@code dir}. */
   static LocalFlink startFlink(String topology, Path dir) throws Exception {
     Files.createDirectories(dir);

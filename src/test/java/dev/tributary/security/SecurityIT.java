@@ -90,6 +90,11 @@ class SecurityIT {
     NEEDS.put("GET /v1/api-keys", Needs.GLOBAL_ADMIN);
     NEEDS.put("DELETE /v1/api-keys/{id}", Needs.GLOBAL_ADMIN);
     NEEDS.put("GET /v1/audit", Needs.GLOBAL_ADMIN);
+    // Pools are shared by every catalog: any caller sees their names and room (not their URLs).
+    NEEDS.put("GET /v1/compute-pools", Needs.ANY_KEY);
+    NEEDS.put("GET /v1/compute-pools/{name}", Needs.ANY_KEY);
+    NEEDS.put("PUT /v1/compute-pools/{name}", Needs.GLOBAL_ADMIN);
+    NEEDS.put("DELETE /v1/compute-pools/{name}", Needs.GLOBAL_ADMIN);
   }
 
   /** A caller and what it holds on examples.marketplace. */

@@ -1,9 +1,13 @@
 package dev.tributary.adapter.flink;
 
-import dev.tributary.system.HttpClients;
+import dev.tributary.port.ComputePoolDirectory;
+import dev.tributary.port.ComputePoolDirectory.Cluster;
+import dev.tributary.port.FlinkJobs;
+import dev.tributary.port.FlinkSql;
 import dev.tributary.system.TributaryProperties;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.function.Function;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
@@ -20,30 +24,43 @@ class FlinkConfiguration {
     return new StateStorage(s3);
   }
 
+  /**
+   * The clients of every compute pool: the configured cluster's (the pool {@code default}) and
+   * those of the pools stored in the directory. Not a port itself: the two routers below are, and
+   * {@code RemoteCallGuard} times each call once, at the router.
+   */
   @Bean
-  GatewayFlinkSql flinkSql(TributaryProperties properties, StateStorage storage) {
+  PoolClients flinkPoolClients(
+      TributaryProperties properties, StateStorage storage, ComputePoolDirectory directory) {
     TributaryProperties.Flink flink = properties.flink();
     String jarDir = flink.formatJarDir();
     FormatJar formatJar =
         jarDir == null || jarDir.isBlank()
             ? null
             : new FormatJar(storage, jarDir, Clock.systemUTC());
-    return new GatewayFlinkSql(
-        HttpClients.restClient(flink.sqlGatewayUrl(), flink.requestTimeout()).build(),
-        flink.statementTimeout(),
-        formatJar);
+    Function<Cluster, PoolClients.Clients> make =
+        PoolClients.maker(flink.requestTimeout(), flink.statementTimeout(), storage, formatJar);
+    PoolClients.Clients configured =
+        make.apply(
+            new Cluster(
+                FlinkJobs.DEFAULT_POOL, flink.restUrl(), flink.sqlGatewayUrl(), null, null));
+    return new PoolClients(directory, configured, make);
   }
 
   @Bean
-  RestFlinkJobs flinkJobs(TributaryProperties properties, StateStorage storage) {
-    TributaryProperties.Flink flink = properties.flink();
-    return new RestFlinkJobs(
-        HttpClients.restClient(flink.restUrl(), flink.requestTimeout()).build(), storage);
+  FlinkSql flinkSql(PoolClients pools) {
+    return new PooledFlinkSql(pools);
   }
 
   @Bean
-  HealthIndicator flinkHealthIndicator(
-      GatewayFlinkSql sql, RestFlinkJobs jobs, TributaryProperties properties) {
+  FlinkJobs flinkJobs(PoolClients pools) {
+    return new PooledFlinkJobs(pools);
+  }
+
+  @Bean
+  HealthIndicator flinkHealthIndicator(PoolClients pools, TributaryProperties properties) {
+    GatewayFlinkSql sql = pools.configured().sql();
+    RestFlinkJobs jobs = pools.configured().jobs();
     // A session and two statements: asked at most once a minute, whatever polls health.
     Cached<String> formatProbe = new Cached<>(Duration.ofMinutes(1), Clock.systemUTC());
     return () -> {

@@ -201,6 +201,29 @@ public class RestFlinkJobs implements FlinkJobs {
   }
 
   /** Cluster overview (task managers and slots), for the health indicator. */
+  /**
+   * This cluster's slots ({@code /overview}) and the parallelism a job gets by default ({@code
+   * parallelism.default} in {@code /jobmanager/config}, 1 when unset).
+   */
+  Slots slots() {
+    JsonNode cluster = clusterOverview();
+    int parallelism = 1;
+    for (JsonNode entry :
+        FlinkHttp.expectOk(http.get().uri("/jobmanager/config"), "read cluster configuration")) {
+      if (entry.path("key").asString().equals("parallelism.default")) {
+        parallelism = Math.max(1, entry.path("value").asInt(1));
+      }
+    }
+    return new Slots(
+        cluster.path("slots-total").asInt(), cluster.path("slots-available").asInt(), parallelism);
+  }
+
+  @Override
+  public Slots slots(String pool) {
+    FlinkJobs.requireDefault(pool);
+    return slots();
+  }
+
   public JsonNode clusterOverview() {
     return FlinkHttp.expectOk(http.get().uri("/overview"), "read cluster overview");
   }

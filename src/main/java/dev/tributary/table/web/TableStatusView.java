@@ -2,6 +2,7 @@ package dev.tributary.table.web;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.tributary.port.FlinkSql;
+import dev.tributary.sql.TableOptions;
 import dev.tributary.table.Freshness;
 import dev.tributary.table.MaterializedTable;
 import dev.tributary.table.Phase;
@@ -107,7 +108,12 @@ record TableStatusView(
       @Schema(description = "The checkpoint interval the job runs with, in seconds")
           Double checkpointIntervalSeconds,
       @Schema(description = "What the job started from: a savepoint, a checkpoint, offsets")
-          String restoredFrom) {}
+          String restoredFrom,
+      @Schema(
+              description =
+                  "The compute pool (Flink cluster) the job was submitted to; the table's"
+                      + " 'compute-pool' option says where it is placed")
+          String computePool) {}
 
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @Schema(name = "SnapshotStatus", description = "A savepoint or checkpoint")
@@ -165,7 +171,8 @@ record TableStatusView(
                 s.pipelineName(),
                 s.jobStartTime(),
                 s.checkpointIntervalMs() > 0 ? s.checkpointIntervalMs() / 1000.0 : null,
-                s.restoredFrom()),
+                s.restoredFrom(),
+                s.computePool() == null ? TableOptions.DEFAULT_POOL : s.computePool()),
         s.savepointPath() == null ? null : new Snapshot(s.savepointPath(), s.savepointAt()),
         s.checkpoint() == null
             ? null

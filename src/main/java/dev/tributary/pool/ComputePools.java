@@ -1,0 +1,297 @@
+package dev.tributary.pool;
+
+import dev.tributary.port.ComputePoolDirectory;
+import dev.tributary.port.FlinkJobs;
+import dev.tributary.security.Access;
+import dev.tributary.security.AuditLog;
+import dev.tributary.system.ApiException;
+import dev.tributary.system.ErrorCode;
+import dev.tributary.system.TributaryProperties;
+import java.net.URI;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.stereotype.Service;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The compute pools: the configured Flink cluster is the pool {@value FlinkJobs#DEFAULT_POOL} (from
+ * {@code tributary.flink.*}, never stored, so a deployment with one cluster has nothing to set up),
+ * the others are rows of {@code compute_pool}, written through the API. The directory the Flink
+ * adapters route by reads them through a cache of a few seconds, so another replica's change
+ * reaches this one that soon.
+ */
+@Service
+public class ComputePools implements ComputePoolDirectory {
+
+  /** DNS-label names, as Confluent Manager for Apache Flink's resources have. */
+  private static final Pattern NAME = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
+
+  private static final Duration CACHED = Duration.ofSeconds(5);
+
+  /** A pool as stored (or configured) and answered. */
+  public record Pool(
+      String name,
+      URI restUrl,
+      URI sqlGatewayUrl,
+      Integer parallelism,
+      Integer maxSlots,
+      boolean configured,
+      String createdBy,
+      Instant createdAt,
+      Instant updatedAt) {
+
+    Cluster cluster() {
+      return new Cluster(name, restUrl, sqlGatewayUrl, parallelism, maxSlots);
+    }
+  }
+
+  /** What a PUT asks for. */
+  public record Definition(URI restUrl, URI sqlGatewayUrl, Integer parallelism, Integer maxSlots) {}
+
+  private record Loaded(Instant at, Map<String, Pool> pools) {}
+
+  private final JdbcTemplate jdbc;
+  private final TransactionTemplate transactions;
+  private final AuditLog audit;
+  private final Pool configured;
+  private final Clock clock;
+  private volatile Loaded loaded;
+
+  public ComputePools(
+      JdbcTemplate jdbc,
+      TransactionTemplate transactions,
+      AuditLog audit,
+      TributaryProperties properties) {
+    this.jdbc = jdbc;
+    this.transactions = transactions;
+    this.audit = audit;
+    this.clock = Clock.systemUTC();
+    TributaryProperties.Flink flink = properties.flink();
+    this.configured =
+        new Pool(
+            FlinkJobs.DEFAULT_POOL,
+            flink.restUrl(),
+            flink.sqlGatewayUrl(),
+            null,
+            null,
+            true,
+            null,
+            null,
+            null);
+  }
+
+  /** Every pool, {@value FlinkJobs#DEFAULT_POOL} first, then by name; read from the store. */
+  public List<Pool> list() {
+    List<Pool> all = new ArrayList<>();
+    all.add(configured);
+    all.addAll(
+        jdbc.query(
+            "SELECT name, rest_url, sql_gateway_url, parallelism, max_slots, created_by,"
+                + " created_at, updated_at FROM compute_pool ORDER BY name",
+            ComputePools::row));
+    return all;
+  }
+
+  /** The pool, read from the store; 404 when there is none of that name. */
+  public Pool get(String name) {
+    return find(name)
+        .orElseThrow(
+            () -> new ApiException(ErrorCode.NOT_FOUND, "Compute pool " + name + " not found"));
+  }
+
+  public Optional<Pool> find(String name) {
+    return list().stream().filter(p -> p.name().equals(name)).findFirst();
+  }
+
+  /** Creates or replaces a pool; answers it and whether it was created. */
+  public Pool put(String name, Definition d) {
+    requireName(name);
+    if (name.equals(FlinkJobs.DEFAULT_POOL)) {
+      throw new ApiException(
+          ErrorCode.CONFLICT,
+          "Compute pool default is the configured cluster (tributary.flink.rest-url and"
+              + " tributary.flink.sql-gateway-url); change it there");
+    }
+    URI rest = requireUrl("restUrl", d.restUrl());
+    URI gateway = requireUrl("sqlGatewayUrl", d.sqlGatewayUrl());
+    requireAtLeast("parallelism", d.parallelism(), 1);
+    requireAtLeast("maxSlots", d.maxSlots(), 0);
+    Pool before = find(name).orElse(null);
+    transactions.executeWithoutResult(
+        tx -> {
+          jdbc.update(
+              "INSERT INTO compute_pool (name, rest_url, sql_gateway_url, parallelism, max_slots,"
+                  + " created_by) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET"
+                  + " rest_url = EXCLUDED.rest_url, sql_gateway_url = EXCLUDED.sql_gateway_url,"
+                  + " parallelism = EXCLUDED.parallelism, max_slots = EXCLUDED.max_slots,"
+                  + " updated_at = now()",
+              name,
+              rest.toString(),
+              gateway.toString(),
+              d.parallelism(),
+              d.maxSlots(),
+              Access.caller().name());
+          audit.changed(
+              before == null ? "CREATE COMPUTE POOL" : "ALTER COMPUTE POOL",
+              "compute-pool " + name,
+              before == null ? null : describe(before),
+              describe(
+                  new Pool(
+                      name,
+                      rest,
+                      gateway,
+                      d.parallelism(),
+                      d.maxSlots(),
+                      false,
+                      null,
+                      null,
+                      null)));
+        });
+    loaded = null;
+    return get(name);
+  }
+
+  /** Deletes a pool no table is placed on or runs on. */
+  public void delete(String name) {
+    Pool pool = get(name);
+    if (pool.configured()) {
+      throw new ApiException(
+          ErrorCode.CONFLICT, "Compute pool default is the configured cluster; it cannot go");
+    }
+    transactions.executeWithoutResult(
+        tx -> {
+          // Locks the row: a table placed on it meanwhile is counted by the planner's check.
+          jdbc.queryForList("SELECT name FROM compute_pool WHERE name = ? FOR UPDATE", name);
+          List<String> tables = tablesOn(name, 5);
+          if (!tables.isEmpty()) {
+            throw new ApiException(
+                ErrorCode.CONFLICT,
+                "Compute pool "
+                    + name
+                    + " still has tables placed on it or running there: "
+                    + String.join(", ", tables)
+                    + (tables.size() == 5 ? ", ..." : "")
+                    + "; move them (ALTER MATERIALIZED TABLE ... SET ('compute-pool' = ...)) or"
+                    + " drop them first",
+                Map.of("pool", name, "tables", tables));
+          }
+          jdbc.update("DELETE FROM compute_pool WHERE name = ?", name);
+          audit.changed("DROP COMPUTE POOL", "compute-pool " + name, describe(pool), null);
+        });
+    loaded = null;
+  }
+
+  /** Up to {@code limit} tables (catalog.database.name) placed on the pool or with a job there. */
+  public List<String> tablesOn(String pool, int limit) {
+    return jdbc.queryForList(
+        "SELECT c.name || '.' || d.name || '.' || t.name FROM materialized_table t"
+            + " JOIN catalog_database d ON d.id = t.database_id JOIN catalog c ON c.id ="
+            + " d.catalog_id WHERE COALESCE(t.spec->'definition'->'options'->>'compute-pool',"
+            + " 'default') = ? OR t.status->>'computePool' = ? ORDER BY 1 LIMIT ?",
+        String.class,
+        pool,
+        pool,
+        limit);
+  }
+
+  @Override
+  public Optional<Cluster> cluster(String pool) {
+    if (pool.equals(FlinkJobs.DEFAULT_POOL)) {
+      return Optional.of(configured.cluster());
+    }
+    return Optional.ofNullable(current().pools().get(pool)).map(Pool::cluster);
+  }
+
+  @Override
+  public List<Cluster> all() {
+    List<Cluster> all = new ArrayList<>();
+    all.add(configured.cluster());
+    current().pools().values().forEach(p -> all.add(p.cluster()));
+    return all;
+  }
+
+  private Loaded current() {
+    Loaded now = loaded;
+    Instant at = clock.instant();
+    if (now == null || now.at().plus(CACHED).isBefore(at)) {
+      Map<String, Pool> pools = new TreeMap<>();
+      list().stream().filter(p -> !p.configured()).forEach(p -> pools.put(p.name(), p));
+      now = new Loaded(at, pools);
+      loaded = now;
+    }
+    return now;
+  }
+
+  private static String describe(Pool p) {
+    return "restUrl="
+        + p.restUrl()
+        + " sqlGatewayUrl="
+        + p.sqlGatewayUrl()
+        + " parallelism="
+        + (p.parallelism() == null ? "(cluster default)" : p.parallelism())
+        + " maxSlots="
+        + (p.maxSlots() == null ? "(cluster's)" : p.maxSlots());
+  }
+
+  private static Pool row(ResultSet rs, int i) throws SQLException {
+    return new Pool(
+        rs.getString("name"),
+        URI.create(rs.getString("rest_url")),
+        URI.create(rs.getString("sql_gateway_url")),
+        (Integer) rs.getObject("parallelism"),
+        (Integer) rs.getObject("max_slots"),
+        false,
+        rs.getString("created_by"),
+        instant(rs.getTimestamp("created_at")),
+        instant(rs.getTimestamp("updated_at")));
+  }
+
+  private static Instant instant(Timestamp t) {
+    return t == null ? null : t.toInstant();
+  }
+
+  /** A pool name: a DNS label (lower-case letters, digits and '-', at most 63). */
+  public static void requireName(String name) {
+    if (name == null || !NAME.matcher(name).matches()) {
+      throw new ApiException(
+          ErrorCode.VALIDATION_FAILED,
+          "A compute pool name is a DNS label: 1 to 63 lower-case letters, digits and '-',"
+              + " starting and ending with a letter or digit; got '"
+              + name
+              + "'");
+    }
+  }
+
+  private static URI requireUrl(String field, URI url) {
+    if (url == null
+        || url.getHost() == null
+        || !List.of("http", "https")
+            .contains(String.valueOf(url.getScheme()).toLowerCase(Locale.ROOT))) {
+      throw new ApiException(
+          ErrorCode.VALIDATION_FAILED,
+          field
+              + " must be an absolute http or https URL; got "
+              + (url == null ? "none" : "'" + url + "'"));
+    }
+    return url;
+  }
+
+  private static void requireAtLeast(String field, Integer value, int least) {
+    if (value != null && value < least) {
+      throw new ApiException(
+          ErrorCode.VALIDATION_FAILED, field + " must be at least " + least + "; got " + value);
+    }
+  }
+}

@@ -1,0 +1,132 @@
+package dev.tributary.plan;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tributary.port.ComputePoolDirectory;
+import dev.tributary.port.FlinkJobs;
+import dev.tributary.port.FlinkJobs.JobState;
+import dev.tributary.port.FlinkJobs.JobSummary;
+import dev.tributary.sql.ObjectName;
+import dev.tributary.system.ApiException;
+import dev.tributary.system.ErrorCode;
+import java.lang.reflect.Proxy;
+import java.net.URI;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** The room a pool has for one more job, against fakes of the JobManager and the directory. */
+class PlacementTest {
+
+  static final ObjectName TABLE = ObjectName.of("c.d.t");
+
+  /** A directory of default (no limit) and blue (maxSlots as given). */
+  static ComputePoolDirectory directory(Integer blueMaxSlots) {
+    ComputePoolDirectory.Cluster def =
+        new ComputePoolDirectory.Cluster(
+            "default", URI.create("http://a:8081"), URI.create("http://a:8083"), null, null);
+    ComputePoolDirectory.Cluster blue =
+        new ComputePoolDirectory.Cluster(
+            "blue", URI.create("http://b:8081"), URI.create("http://b:8083"), 2, blueMaxSlots);
+    return new ComputePoolDirectory() {
+      @Override
+      public Optional<Cluster> cluster(String pool) {
+        return all().stream().filter(c -> c.pool().equals(pool)).findFirst();
+      }
+
+      @Override
+      public List<Cluster> all() {
+        return List.of(def, blue);
+      }
+    };
+  }
+
+  /** A JobManager with these slots and these jobs, whatever the pool. */
+  static FlinkJobs jobs(FlinkJobs.Slots slots, List<JobSummary> overview) {
+    return (FlinkJobs)
+        Proxy.newProxyInstance(
+            FlinkJobs.class.getClassLoader(),
+            new Class<?>[] {FlinkJobs.class},
+            (proxy, method, args) ->
+                switch (method.getName()) {
+                  case "slots" -> slots;
+                  case "overview" -> overview;
+                  default -> throw new UnsupportedOperationException(method.getName());
+                });
+  }
+
+  static JobSummary job(String name, JobState state) {
+    return new JobSummary(name.hashCode() + "", name, state, Instant.EPOCH);
+  }
+
+  @Test
+  void shouldCountOnlyLiveJobsOfOursAgainstMaxSlots() {
+    List<JobSummary> overview =
+        List.of(
+            job("tributary-1-a", JobState.RUNNING),
+            job("tributary-2-b", JobState.FINISHED),
+            job("someone-else", JobState.RUNNING));
+    Placement placement =
+        new Placement(directory(6), jobs(new FlinkJobs.Slots(32, 20, 2), overview));
+
+    Placement.Room room = placement.requireRoom(TABLE, "blue");
+
+    assertThat(room.used()).isEqualTo(2); // one live job of ours, parallelism 2
+    assertThat(room.jobs()).isEqualTo(1);
+    assertThat(room.free()).isEqualTo(4); // maxSlots 6 - 2, fewer than the cluster's 20
+    assertThat(room.needed()).isEqualTo(2);
+  }
+
+  @Test
+  void shouldRefuseAJobThatDoesNotFitNamingThePoolAndItsFreeSlots() {
+    List<JobSummary> overview =
+        List.of(job("tributary-1-a", JobState.RUNNING), job("tributary-2-b", JobState.RUNNING));
+    Placement placement =
+        new Placement(directory(5), jobs(new FlinkJobs.Slots(32, 20, 2), overview));
+
+    assertThatThrownBy(() -> placement.requireRoom(TABLE, "blue"))
+        .isInstanceOfSatisfying(
+            ApiException.class,
+            e -> {
+              assertThat(e.code()).isEqualTo(ErrorCode.POOL_FULL);
+              assertThat(e.getMessage()).contains("blue", "1 free task slot", "needs 2");
+              assertThat(e.properties())
+                  .containsEntry("pool", "blue")
+                  .containsEntry("freeSlots", 1)
+                  .containsEntry("neededSlots", 2);
+            });
+  }
+
+  @Test
+  void shouldRefuseWhenTheClusterItselfIsFullWhateverMaxSlotsLeaves() {
+    Placement placement =
+        new Placement(directory(null), jobs(new FlinkJobs.Slots(4, 0, 1), List.of()));
+
+    assertThatThrownBy(() -> placement.requireRoom(TABLE, "default"))
+        .isInstanceOfSatisfying(
+            ApiException.class,
+            e -> {
+              assertThat(e.code()).isEqualTo(ErrorCode.POOL_FULL);
+              assertThat(e.getMessage()).contains("the cluster has 0 of 4 free");
+            });
+  }
+
+  @Test
+  void shouldRefuseAnUnknownPoolNamingThePoolsThereAre() {
+    Placement placement =
+        new Placement(directory(null), jobs(new FlinkJobs.Slots(4, 4, 1), List.of()));
+
+    assertThatThrownBy(() -> placement.requireRoom(TABLE, "green"))
+        .isInstanceOfSatisfying(
+            ApiException.class,
+            e -> {
+              assertThat(e.code()).isEqualTo(ErrorCode.INVALID_OPTION_VALUE);
+              assertThat(e.getMessage()).contains("'compute-pool' = 'green'", "default, blue");
+              assertThat(e.properties())
+                  .isEqualTo(Map.of("option", "compute-pool", "pool", "green"));
+            });
+  }
+}
