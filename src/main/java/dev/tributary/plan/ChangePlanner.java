@@ -289,7 +289,7 @@ public class ChangePlanner {
       }
       boolean full = effective.refreshMode() == Clauses.RefreshMode.FULL;
       if (placement != null && full) {
-        placement.requirePool(name, TableOptions.pool(effective.options()));
+        placement.requirePlace(name, TableOptions.pool(effective.options()));
       } else if (placement != null) {
         placement.requireRoom(name, TableOptions.pool(effective.options()));
       }
@@ -366,7 +366,7 @@ public class ChangePlanner {
     if (placement != null && !full && (moves || wasFull)) {
       placement.requireRoom(name, pool); // a continuous job starts on the pool
     } else if (placement != null && moves) {
-      placement.requirePool(name, pool);
+      placement.requirePlace(name, pool);
     }
     shape(changes, rejections, oldPlan, newPlan, filled, name);
     topicConfigs(changes, oldPlan, newPlan);

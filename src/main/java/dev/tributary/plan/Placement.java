@@ -10,6 +10,7 @@ import dev.tributary.system.ErrorCode;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.stream.Collectors;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
 
 /**
@@ -23,10 +24,18 @@ public class Placement {
 
   private final ComputePoolDirectory pools;
   private final FlinkJobs jobs;
+  private final PoolQuotas quotas;
 
+  /** Without quotas (tools and tests). */
   public Placement(ComputePoolDirectory pools, FlinkJobs jobs) {
+    this(pools, jobs, (table, pool, slots) -> {});
+  }
+
+  @Autowired
+  public Placement(ComputePoolDirectory pools, FlinkJobs jobs, PoolQuotas quotas) {
     this.pools = pools;
     this.jobs = jobs;
+    this.quotas = quotas;
   }
 
   /**
@@ -51,6 +60,7 @@ public class Placement {
   public Room requireRoom(ObjectName table, String pool) {
     requirePool(table, pool);
     Room room = room(pool);
+    quotas.require(table, pool, room.needed());
     if (room.free() < room.needed()) {
       Map<String, Object> properties = new LinkedHashMap<>();
       properties.put("pool", pool);
@@ -108,6 +118,15 @@ public class Placement {
             : Math.min(slots.available(), Math.max(0, cluster.maxSlots() - used));
     return new Room(
         pool, free, needed, slots.total(), slots.available(), cluster.maxSlots(), used, jobsThere);
+  }
+
+  /**
+   * A table that runs no job of its own (a FULL table, whose refreshes come and go): its pool
+   * exists, and its database may hold one more table there.
+   */
+  public void requirePlace(ObjectName table, String pool) {
+    requirePool(table, pool);
+    quotas.require(table, pool, 0);
   }
 
   /** The pool's cluster; 400 naming the pools there are when no pool has that name. */

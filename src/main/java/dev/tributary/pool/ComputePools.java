@@ -193,13 +193,17 @@ public class ComputePools implements ComputePoolDirectory {
     loaded = null;
   }
 
-  /** Up to {@code limit} tables (catalog.database.name) placed on the pool or with a job there. */
+  /**
+   * Up to {@code limit} tables (catalog.database.name) placed on the pool, or whose job was
+   * submitted there and may still run (a move under way).
+   */
   public List<String> tablesOn(String pool, int limit) {
     return jdbc.queryForList(
         "SELECT c.name || '.' || d.name || '.' || t.name FROM materialized_table t"
             + " JOIN catalog_database d ON d.id = t.database_id JOIN catalog c ON c.id ="
             + " d.catalog_id WHERE COALESCE(t.spec->'definition'->'options'->>'compute-pool',"
-            + " 'default') = ? OR t.status->>'computePool' = ? ORDER BY 1 LIMIT ?",
+            + " 'default') = ? OR (t.status->>'computePool' = ? AND t.phase NOT IN ('STOPPED',"
+            + " 'FAILED', 'SUCCEEDED')) ORDER BY 1 LIMIT ?",
         String.class,
         pool,
         pool,

@@ -1,6 +1,8 @@
 package dev.tributary.port;
 
 import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -18,6 +20,32 @@ public interface FlinkJobs {
 
   /** Every job the clusters know, in one call per cluster. */
   List<JobSummary> overview();
+
+  /**
+   * Every job of every pool that answered, and the pools that did not (by name, with why): one call
+   * per pool, so that a cluster that is down holds up its own tables only. An adapter of one
+   * cluster throws instead.
+   */
+  default Observed observe() {
+    return new Observed(Map.of(DEFAULT_POOL, overview()), Map.of());
+  }
+
+  /**
+   * What {@link #observe()} saw: the jobs of each pool that answered, by pool, and the pools that
+   * did not.
+   */
+  record Observed(
+      Map<String, List<JobSummary>> pools, Map<String, RemoteSystemException> unreachable) {
+    public Observed {
+      pools = Collections.unmodifiableMap(new LinkedHashMap<>(pools)); // in the pools' order
+      unreachable = Map.copyOf(unreachable);
+    }
+
+    /** Every job of the pools that answered. */
+    public List<JobSummary> jobs() {
+      return pools.values().stream().flatMap(List::stream).toList();
+    }
+  }
 
   /** Every job one pool's cluster knows, in one call. */
   default List<JobSummary> overview(String pool) {

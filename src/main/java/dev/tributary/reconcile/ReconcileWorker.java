@@ -3,14 +3,17 @@ package dev.tributary.reconcile;
 import dev.tributary.port.FlinkJobs;
 import dev.tributary.port.RemoteSystemException;
 import dev.tributary.port.Topics;
+import dev.tributary.sql.TableOptions;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
@@ -82,6 +85,13 @@ public class ReconcileWorker implements SmartLifecycle {
 
   private static final Pattern PIPELINE = Pattern.compile("tributary-([0-9a-f-]{36})-[0-9a-f]{8}");
   private final Map<String, FlinkJobs.JobState> lastSeen = new HashMap<>();
+
+  /** The tables with a job in each pool, as the watch last listed them. */
+  private final Map<String, Set<UUID>> poolTables = new HashMap<>();
+
+  /** The pools the watch could not ask last time ({@link #EVERY_POOL}: none could be). */
+  private Set<String> lastUnreachable = Set.of();
+
   private long lastWatch;
   private long lastPrune = System.nanoTime() - Duration.ofHours(1).toNanos();
 
@@ -143,8 +153,12 @@ public class ReconcileWorker implements SmartLifecycle {
       long takenNanos,
       Instant storeTime,
       JobIndex jobs,
-      RemoteSystemException flinkDown,
+      Map<String, RemoteSystemException> unreachable,
       Map<String, Optional<Topics.TopicState>> topics) {
+
+    RemoteSystemException unreachableFor(TableSnapshot table) {
+      return ReconcileWorker.unreachableFor(unreachable, table);
+    }
 
     /**
      * Good for a batch when young enough and taken after each claimed row was last written: what a
@@ -171,6 +185,54 @@ public class ReconcileWorker implements SmartLifecycle {
 
   private volatile Observation observed;
 
+  /** The key of {@link Observation#unreachable} when no pool could be asked. */
+  private static final String EVERY_POOL = "*";
+
+  /**
+   * Why a pass over {@code table} must wait rather than act: a compute pool it is placed on or its
+   * job was submitted to did not answer (its jobs are not in the overview, so the pass would take
+   * them for gone and submit them again), or no pool could be asked at all. Null when it may go
+   * ahead.
+   */
+  static RemoteSystemException unreachableFor(
+      Map<String, RemoteSystemException> unreachable, TableSnapshot table) {
+    if (unreachable.isEmpty()) {
+      return null;
+    }
+    RemoteSystemException every = unreachable.get(EVERY_POOL);
+    if (every != null) {
+      return every;
+    }
+    for (String pool : pools(table)) {
+      RemoteSystemException down = unreachable.get(pool);
+      if (down != null) {
+        return down;
+      }
+    }
+    return null;
+  }
+
+  /** The pools a table's pass looks at: where it is placed, and where its job was submitted. */
+  static Set<String> pools(TableSnapshot table) {
+    Set<String> pools = new HashSet<>();
+    pools.add(
+        table.spec() == null || table.spec().definition() == null
+            ? TableOptions.DEFAULT_POOL
+            : TableOptions.pool(table.spec().definition().options()));
+    String submitted = table.status() == null ? null : table.status().computePool();
+    pools.add(submitted == null ? TableOptions.DEFAULT_POOL : submitted);
+    return pools;
+  }
+
+  /** Every pool's jobs; when not even that could be asked, every table waits. */
+  private FlinkJobs.Observed observeJobs() {
+    try {
+      return jobs.observe();
+    } catch (RemoteSystemException e) {
+      return new FlinkJobs.Observed(Map.of(), Map.of(EVERY_POOL, e));
+    }
+  }
+
   /**
    * When this worker last released each row: a pass may act without writing the row (a refresh's
    * job is recorded in its ledger), so a look taken before a release does not serve that row.
@@ -193,21 +255,14 @@ public class ReconcileWorker implements SmartLifecycle {
     Instant storeTime = store.now();
     long taken = System.nanoTime();
     observations.incrementAndGet();
-    JobIndex index;
-    RemoteSystemException flinkDown = null;
-    try {
-      index = new JobIndex(jobs.overview());
-    } catch (RemoteSystemException e) {
-      index = new JobIndex(List.of());
-      flinkDown = e;
-    }
+    FlinkJobs.Observed flink = observeJobs();
     Map<String, Optional<Topics.TopicState>> seen = describeTopics(store.dueTopics());
     Observation now =
         new Observation(
             taken,
             storeTime,
-            index,
-            flinkDown,
+            new JobIndex(flink.jobs()),
+            flink.unreachable(),
             seen == null ? null : new ConcurrentHashMap<>(seen));
     observed = now;
     return now;
@@ -242,7 +297,7 @@ public class ReconcileWorker implements SmartLifecycle {
       Map<String, Optional<Topics.TopicState>> ownTopic = topicOf(batchTopics, snapshot);
       work.add(
           () -> {
-            reconcileOne(claim, snapshot, own, seen.flinkDown(), ownTopic, releases);
+            reconcileOne(claim, snapshot, own, seen.unreachableFor(snapshot), ownTopic, releases);
             return null;
           });
     }
@@ -337,7 +392,7 @@ public class ReconcileWorker implements SmartLifecycle {
       ReconcileStore.Claim claim,
       TableSnapshot table,
       List<FlinkJobs.JobSummary> overview,
-      RemoteSystemException flinkDown,
+      RemoteSystemException unreachable,
       Map<String, Optional<Topics.TopicState>> batchTopics,
       List<ReconcileStore.Release> releases) {
     UUID id = claim.id();
@@ -353,9 +408,9 @@ public class ReconcileWorker implements SmartLifecycle {
     ReconcileMetrics.Traced span = metrics.passSpan(table.name().toString());
     try {
       Reconciler.Next next =
-          flinkDown == null
+          unreachable == null
               ? reconciler.reconcile(snapshot.get(), overview, batchTopics, token, settings.lease())
-              : reconciler.unavailable(snapshot.get(), flinkDown, token, settings.lease());
+              : reconciler.unavailable(snapshot.get(), unreachable, token, settings.lease());
       if (next == null) {
         outcome = "dropped";
         released.remove(id);
@@ -477,17 +532,24 @@ public class ReconcileWorker implements SmartLifecycle {
     if (tables.isEmpty()) {
       return new Sweep(0, stale.size(), 0, 0, t1 - t0, t2 - t1, 0, 0, 0);
     }
-    List<FlinkJobs.JobSummary> overview;
-    try {
-      overview = jobs.overview();
-    } catch (RemoteSystemException e) {
-      // Flink cannot be looked at: every table is claimed, and its pass says what it waits for.
-      List<UUID> all = tables.stream().map(TableSnapshot::id).toList();
-      store.markDue(all);
-      return new Sweep(tables.size(), stale.size(), all.size(), 0, t1 - t0, t2 - t1, 0, 0, 0);
+    FlinkJobs.Observed flink = observeJobs();
+    int settled = tables.size();
+    // A table whose pool cannot be looked at is claimed, and its pass says what it waits for.
+    List<UUID> waiting =
+        tables.stream()
+            .filter(t -> unreachableFor(flink.unreachable(), t) != null)
+            .map(TableSnapshot::id)
+            .toList();
+    if (!waiting.isEmpty()) {
+      store.markDue(waiting);
+      Set<UUID> marked = Set.copyOf(waiting);
+      tables = tables.stream().filter(t -> !marked.contains(t.id())).toList();
+      if (tables.isEmpty()) {
+        return new Sweep(settled, stale.size(), waiting.size(), 0, t1 - t0, t2 - t1, 0, 0, 0);
+      }
     }
     observations.incrementAndGet();
-    JobIndex index = new JobIndex(overview);
+    JobIndex index = new JobIndex(flink.jobs());
     Map<String, Optional<Topics.TopicState>> seen =
         describeTopics(
             tables.stream()
@@ -538,9 +600,9 @@ public class ReconcileWorker implements SmartLifecycle {
     }
     long t5 = System.nanoTime();
     return new Sweep(
-        tables.size(),
+        settled,
         stale.size(),
-        due.size(),
+        due.size() + waiting.size(),
         written.size(),
         t1 - t0,
         t2 - t1,
@@ -595,12 +657,12 @@ public class ReconcileWorker implements SmartLifecycle {
     List<UUID> changed = new ArrayList<>();
     Map<String, FlinkJobs.JobState> seen = new HashMap<>();
     Observation last = observed;
-    List<FlinkJobs.JobSummary> overview =
+    boolean fresh =
         last != null
-                && last.flinkDown() == null
-                && now - last.takenNanos() < settings.watchInterval().toNanos() / 2
-            ? last.jobs().all()
-            : jobs.overview();
+            && last.unreachable().isEmpty()
+            && now - last.takenNanos() < settings.watchInterval().toNanos() / 2;
+    FlinkJobs.Observed flink = fresh ? null : observeJobs();
+    List<FlinkJobs.JobSummary> overview = fresh ? last.jobs().all() : flink.jobs();
     for (FlinkJobs.JobSummary job : overview) {
       Matcher m = PIPELINE.matcher(job.name());
       if (m.matches()) {
@@ -610,9 +672,52 @@ public class ReconcileWorker implements SmartLifecycle {
         }
       }
     }
-    lastSeen.clear();
+    if (flink == null || flink.unreachable().isEmpty()) {
+      lastSeen.clear(); // a pool that did not answer keeps what was last seen of its jobs
+    }
     lastSeen.putAll(seen);
+    if (flink != null) {
+      changed.addAll(poolsChanged(flink));
+    }
     store.markDue(changed);
+  }
+
+  /**
+   * The tables of each pool that stopped or started answering since the last watch: a pool that
+   * went away puts its tables' passes on hold at once (DEGRADED, naming the pool), and one that
+   * came back has them adopt their jobs at once rather than after their backoff.
+   */
+  private List<UUID> poolsChanged(FlinkJobs.Observed flink) {
+    List<UUID> tables = new ArrayList<>();
+    Set<String> unreachable = flink.unreachable().keySet();
+    for (String pool : unreachable) {
+      if (!lastUnreachable.contains(pool)) {
+        if (pool.equals(EVERY_POOL)) {
+          poolTables.values().forEach(tables::addAll);
+        } else {
+          tables.addAll(poolTables.getOrDefault(pool, Set.of()));
+        }
+      }
+    }
+    flink
+        .pools()
+        .forEach(
+            (pool, jobs) -> {
+              Set<UUID> listed = new HashSet<>();
+              for (FlinkJobs.JobSummary job : jobs) {
+                Matcher m = PIPELINE.matcher(job.name());
+                if (m.matches() && !job.state().terminal()) {
+                  listed.add(UUID.fromString(m.group(1)));
+                }
+              }
+              if (lastUnreachable.contains(pool) || lastUnreachable.contains(EVERY_POOL)) {
+                tables.addAll(listed);
+              }
+              poolTables.put(pool, listed);
+            });
+    poolTables.keySet().removeIf(p -> !flink.pools().containsKey(p) && !unreachable.contains(p));
+    lastUnreachable = Set.copyOf(unreachable);
+    return tables;
   }
 
   private void watchSafely() {

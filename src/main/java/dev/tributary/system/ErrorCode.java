@@ -117,6 +117,11 @@ public enum ErrorCode {
       "The compute pool has no room for the job",
       "The table's job needs more task slots than its compute pool has free: the cluster's own free slots, or what is left of the pool's maxSlots once the jobs of Tributary there are counted. The problem names the pool, its free slots and the slots the job needs.",
       "Place the table on another pool (WITH ('compute-pool' = '...')), raise the pool's maxSlots, or stop or drop a table on it."),
+  QUOTA_EXCEEDED(
+      409,
+      "The database's quota on the compute pool does not allow it",
+      "The change would give the database more tables on a compute pool, or more of its task slots, than the database's quota there allows. The problem names the quota, the use and the request.",
+      "Drop or move a table of the database off the pool, or ask an admin of the catalog to raise the quota (PUT .../databases/{database}/quotas/{pool})."),
   PLAN_STALE(
       409,
       "The plan no longer matches the files or the database",

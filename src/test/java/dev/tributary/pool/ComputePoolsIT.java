@@ -9,11 +9,16 @@ import dev.tributary.TributaryIT;
 import dev.tributary.local.LocalFlink;
 import dev.tributary.local.LocalStack;
 import dev.tributary.local.OrderIds;
+import dev.tributary.local.TcpProxy;
 import dev.tributary.local.TopicReader;
 import java.net.URI;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -206,6 +211,162 @@ class ComputePoolsIT {
     }
   }
 
+  /**
+   * The second cluster cut off behind proxies, its job running on: only its table waits (DEGRADED,
+   * naming the pool, never FAILED), the default pool's tables run on and take new ones, and when
+   * the cluster answers again its job is adopted, not submitted twice.
+   */
+  @Test
+  void shouldHoldUpOnlyTheTablesOfAPoolThatIsCutOffAndAdoptTheirJobWhenItReturns()
+      throws Exception {
+    Api api = new Api(port);
+    TcpProxy rest = new TcpProxy(blue.restUrl().getPort());
+    TcpProxy gateway = new TcpProxy(blue.sqlGatewayUrl().getPort());
+    try {
+      Map<String, Object> spec = new LinkedHashMap<>();
+      spec.put("restUrl", "http://127.0.0.1:" + rest.port());
+      spec.put("sqlGatewayUrl", "http://127.0.0.1:" + gateway.port());
+      Answer put = api.put("/v1/compute-pools/cut", null, spec);
+      assertThat(put.status()).as(put.text()).isEqualTo(200);
+      api.ok(
+          "CREATE MATERIALIZED TABLE pool_cut WITH ('compute-pool' = 'cut')"
+              + " AS SELECT order_id, price FROM orders");
+      api.ok("CREATE MATERIALIZED TABLE pool_stay AS SELECT order_id, price FROM orders");
+      api.awaitPhase("pool_cut", "RUNNING");
+      api.awaitPhase("pool_stay", "RUNNING");
+      String job = jobId(api, "pool_cut");
+
+      rest.cut();
+      gateway.cut();
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(500))
+          .untilAsserted(
+              () -> {
+                JsonNode status = api.get(TABLES + "pool_cut").body().path("status");
+                assertThat(status.path("phase").asString())
+                    .as(status.toString())
+                    .isEqualTo("DEGRADED");
+                assertThat(status.path("message").asString()).contains("Compute pool cut");
+              });
+      assertThat(api.get("/v1/compute-pools/cut").body().path("capacity").path("health").asString())
+          .isEqualTo("UNREACHABLE");
+      // The default pool is untouched: its table runs, and a new one starts there.
+      api.ok("CREATE MATERIALIZED TABLE pool_new AS SELECT order_id FROM orders");
+      api.awaitPhase("pool_new", "RUNNING");
+      assertThat(api.phase("pool_stay")).isEqualTo("RUNNING");
+      assertThat(api.phase("pool_cut")).isEqualTo("DEGRADED");
+
+      rest.restore();
+      gateway.restore();
+      api.awaitPhase("pool_cut", "RUNNING");
+      assertThat(jobId(api, "pool_cut")).as("the job that ran on is adopted").isEqualTo(job);
+      assertThat(state(blue.restUrl(), job)).isEqualTo("RUNNING");
+      assertThat(liveJobsNamedFor(blue.restUrl(), api, "pool_cut")).isEqualTo(1);
+      assertThat(liveJobsNamedFor(LocalStack.get().flinkRestUrl(), api, "pool_cut")).isZero();
+    } finally {
+      // The cut pool's table can only be dropped once its job can be cancelled.
+      rest.restore();
+      gateway.restore();
+      api.dropMaterializedTables("examples", "marketplace");
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .until(
+              () ->
+                  jdbc.queryForObject(
+                          "SELECT count(*) FROM materialized_table WHERE name LIKE 'pool\\_%'",
+                          Long.class)
+                      == 0);
+      jdbc.update("DELETE FROM compute_pool WHERE name = 'cut'");
+      rest.close();
+      gateway.close();
+    }
+  }
+
+  /**
+   * A drain of a pool with three tables: each is moved by an ALTER of its own, the next only once
+   * the last one's job runs on the target, and the drain ends when none is left.
+   */
+  @Test
+  void shouldDrainAPoolOneTableAtATime() {
+    Api api = new Api(port);
+    List<String> names = List.of("pool_drain_a", "pool_drain_b", "pool_drain_c");
+    try {
+      Answer put = api.put("/v1/compute-pools/drained", null, pool(10));
+      assertThat(put.status()).as(put.text()).isEqualTo(200);
+      for (String name : names) {
+        api.ok(
+            "CREATE MATERIALIZED TABLE "
+                + name
+                + " WITH ('compute-pool' = 'drained') AS SELECT order_id FROM orders");
+      }
+      for (String name : names) {
+        api.awaitPhase(name, "RUNNING");
+      }
+
+      Answer started = api.post("/v1/compute-pools/drained/drain", Map.of("to", "default"));
+      assertThat(started.status()).as(started.text()).isEqualTo(202);
+      assertThat(started.body().path("remaining").asInt()).isEqualTo(3);
+      Answer again = api.post("/v1/compute-pools/drained/drain", Map.of("to", "default"));
+      assertThat(again.status()).as(again.text()).isEqualTo(409);
+
+      await()
+          .atMost(Duration.ofSeconds(180))
+          .pollInterval(Duration.ofSeconds(1))
+          .untilAsserted(
+              () -> {
+                JsonNode pool = api.get("/v1/compute-pools/drained").body();
+                assertThat(pool.path("drain").isMissingNode() || pool.path("drain").isNull())
+                    .as(pool.toString())
+                    .isTrue();
+                assertThat(pool.path("tables")).as(pool.toString()).isEmpty();
+              });
+      // One at a time: each ALTER was made after the job of the table before ran on default.
+      Instant previousRunning = null;
+      List<JobMove> moves = new ArrayList<>();
+      for (String name : names) {
+        JsonNode status = api.get(TABLES + name).body().path("status");
+        assertThat(status.path("phase").asString()).isEqualTo("RUNNING");
+        assertThat(status.path("job").path("computePool").asString()).isEqualTo("default");
+        JsonNode versions = api.get(TABLES + name + "/versions").body().path("items");
+        JsonNode last = versions.get(versions.size() - 1);
+        assertThat(last.path("statement").asString()).contains("'compute-pool' = 'default'");
+        moves.add(
+            new JobMove(
+                Instant.parse(last.path("createdAt").asString()),
+                Instant.parse(status.path("job").path("startTime").asString())));
+      }
+      moves.sort(Comparator.comparing(JobMove::altered));
+      for (JobMove move : moves) {
+        if (previousRunning != null) {
+          assertThat(move.altered()).isAfterOrEqualTo(previousRunning);
+        }
+        previousRunning = move.started();
+      }
+      assertThat(
+              jdbc.queryForObject(
+                  "SELECT count(*) FROM audit_event WHERE resource = 'compute-pool drained'"
+                      + " AND action = 'DRAINED COMPUTE POOL'",
+                  Long.class))
+          .isEqualTo(1);
+    } finally {
+      api.dropMaterializedTables("examples", "marketplace");
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .until(
+              () ->
+                  jdbc.queryForObject(
+                          "SELECT count(*) FROM materialized_table WHERE name LIKE 'pool\\_%'",
+                          Long.class)
+                      == 0);
+      jdbc.update("DELETE FROM compute_pool_drain WHERE pool = 'drained'");
+      jdbc.update("DELETE FROM compute_pool WHERE name = 'drained'");
+    }
+  }
+
+  /** When a table's move was asked, and when its job on the new pool started. */
+  record JobMove(Instant altered, Instant started) {}
+
   @Test
   void shouldRefuseToPutTheConfiguredPoolOrABadName() {
     Api api = new Api(port);
@@ -251,6 +412,31 @@ class ComputePoolsIT {
       }
     }
     return null;
+  }
+
+  /** Live jobs on the cluster at {@code restUrl} whose name is the table's. */
+  private static long liveJobsNamedFor(URI restUrl, Api api, String table) {
+    String id = api.get(TABLES + table).body().path("metadata").path("uid").asString();
+    JsonNode jobs =
+        JsonMapper.shared()
+            .readTree(
+                RestClient.create(restUrl.toString())
+                    .get()
+                    .uri("/jobs/overview")
+                    .retrieve()
+                    .body(String.class))
+            .path("jobs");
+    long live = 0;
+    for (JsonNode job : jobs) {
+      String state = job.path("state").asString();
+      if (job.path("name").asString().contains(id)
+          && !state.equals("FINISHED")
+          && !state.equals("CANCELED")
+          && !state.equals("FAILED")) {
+        live++;
+      }
+    }
+    return live;
   }
 
   /** The newest total per customer in pool_totals' topic, read committed. */

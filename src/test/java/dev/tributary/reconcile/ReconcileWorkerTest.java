@@ -59,7 +59,7 @@ class ReconcileWorkerTest {
     Map<String, Long> calls = new TreeMap<>();
     world.calls.forEach((k, v) -> calls.put(k, v.sum()));
     assertThat(calls)
-        .containsExactly(entry("flinkJobs.overview", 1L), entry("kafka.describeAll", 1L));
+        .containsExactly(entry("flinkJobs.observe", 1L), entry("kafka.describeAll", 1L));
   }
 
   @Test
@@ -79,7 +79,7 @@ class ReconcileWorkerTest {
       worker.runOnce();
       worker.runOnce();
       worker.runOnce();
-      assertThat(world.calls("flinkJobs.overview"))
+      assertThat(world.calls("flinkJobs.observe"))
           .as("one overview for three batches of rows nothing wrote since")
           .isEqualTo(1);
       assertThat(world.calls("kafka.describeAll")).isEqualTo(1);
@@ -99,7 +99,7 @@ class ReconcileWorkerTest {
           world.status(ids.get(3)));
       worker.runOnce(); // rows 2 and 3
 
-      assertThat(world.calls("flinkJobs.overview"))
+      assertThat(world.calls("flinkJobs.observe"))
           .as("a row written after the look makes its batch look again")
           .isEqualTo(3);
       assertThat(worker.observations()).isEqualTo(3);

@@ -95,6 +95,11 @@ class SecurityIT {
     NEEDS.put("GET /v1/compute-pools/{name}", Needs.ANY_KEY);
     NEEDS.put("PUT /v1/compute-pools/{name}", Needs.GLOBAL_ADMIN);
     NEEDS.put("DELETE /v1/compute-pools/{name}", Needs.GLOBAL_ADMIN);
+    NEEDS.put("POST /v1/compute-pools/{name}/drain", Needs.GLOBAL_ADMIN);
+    // A database's admin may not raise its own quota: its catalog's admin sets it.
+    NEEDS.put("GET " + db + "/quotas", Needs.VIEWER);
+    NEEDS.put("PUT " + db + "/quotas/{pool}", Needs.CATALOG_ADMIN);
+    NEEDS.put("DELETE " + db + "/quotas/{pool}", Needs.CATALOG_ADMIN);
   }
 
   /** A caller and what it holds on examples.marketplace. */
@@ -153,7 +158,8 @@ class SecurityIT {
         .replace("{flow}", "nosuch_flow")
         .replace("{version}", "1")
         .replace("{id}", UUID.randomUUID().toString())
-        .replace("{code}", "not-found");
+        .replace("{code}", "not-found")
+        .replace("{pool}", "nosuch-pool");
   }
 
   private static Object body(String method, String path) {
@@ -178,6 +184,16 @@ class SecurityIT {
     }
     if (path.endsWith("/connector-policy") && method.equals("PUT")) {
       return Map.of("connectors", List.of("bogus name")); // allowed callers get a 400: unchanged
+    }
+    if (path.endsWith("/drain")) {
+      return Map.of("to", "default"); // of a pool that does not exist: an allowed caller gets 404
+    }
+    if (path.contains("/quotas/")) {
+      return Map.of("maxTables", 1); // on a pool that does not exist: 404, and nothing is set
+    }
+    if (path.startsWith("/v1/compute-pools/")) {
+      // A name no pool may have: an allowed caller gets a 400, and no pool is made.
+      return Map.of("restUrl", "http://nosuch:8081", "sqlGatewayUrl", "http://nosuch:8083");
     }
     if (method.equals("PUT")) {
       return Map.of("spec", Map.of("stopped", true));

@@ -7,6 +7,7 @@ import dev.tributary.port.ExternalSystem;
 import dev.tributary.port.FlinkJobs;
 import dev.tributary.port.FlinkJobs.JobSummary;
 import dev.tributary.port.FlinkSql.Session;
+import dev.tributary.port.RemoteSystemException;
 import dev.tributary.system.HttpClients;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,6 +16,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The JobManager and SQL Gateway clients of every compute pool, and which pool each job and session
@@ -28,6 +31,8 @@ import java.util.function.Function;
  * overview). A session's pool is the one it was opened on.
  */
 final class PoolClients {
+
+  private static final Logger log = LoggerFactory.getLogger(PoolClients.class);
 
   /** One pool's clients, made for its endpoints. */
   record Clients(Cluster cluster, RestFlinkJobs jobs, GatewayFlinkSql sql) {}
@@ -108,12 +113,23 @@ final class PoolClients {
     if (pool != null) {
       return of(pool);
     }
+    RemoteSystemException unreachable = null;
     for (Clients c : all()) {
-      Optional<FlinkJobs.JobDetail> found = c.jobs().job(jobId);
-      if (found.isPresent()) {
-        jobPools.put(jobId, c.cluster().pool());
-        return c;
+      try {
+        Optional<FlinkJobs.JobDetail> found = c.jobs().job(jobId);
+        if (found.isPresent()) {
+          jobPools.put(jobId, c.cluster().pool());
+          return c;
+        }
+      } catch (RemoteSystemException e) {
+        // A job never listed cannot be of a pool that is down for a pass that goes ahead: the
+        // worker holds up the passes of the tables placed or running there.
+        unreachable = e;
       }
+    }
+    if (unreachable != null) {
+      log.debug(
+          "Job {} is in no pool that answered; one did not: {}", jobId, unreachable.getMessage());
     }
     return configured; // no pool knows it: the configured cluster answers "unknown"
   }

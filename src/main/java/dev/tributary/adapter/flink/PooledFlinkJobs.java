@@ -1,7 +1,10 @@
 package dev.tributary.adapter.flink;
 
+import dev.tributary.port.DependencyUnavailableException;
 import dev.tributary.port.FlinkJobs;
+import dev.tributary.port.RemoteSystemException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -10,8 +13,9 @@ import java.util.Set;
 /**
  * The JobManagers of every compute pool as one {@link FlinkJobs}: the overview is every pool's (a
  * pool that cannot be reached fails it, so that no pass takes its jobs for gone and submits them
- * again), a call naming a job goes to the pool that runs it, and a call naming a directory goes to
- * the configured cluster's adapter, since every pool keeps its state in the same storage.
+ * again; {@link #observe} names that pool instead, for the reconciler to hold up its tables only),
+ * a call naming a job goes to the pool that runs it, and a call naming a directory goes to the
+ * configured cluster's adapter, since every pool keeps its state in the same storage.
  */
 public class PooledFlinkJobs implements FlinkJobs {
 
@@ -28,6 +32,26 @@ public class PooledFlinkJobs implements FlinkJobs {
       all.addAll(overview(c));
     }
     return all;
+  }
+
+  @Override
+  public Observed observe() {
+    Map<String, List<JobSummary>> answered = new LinkedHashMap<>();
+    Map<String, RemoteSystemException> unreachable = new LinkedHashMap<>();
+    for (PoolClients.Clients c : pools.all()) {
+      String pool = c.cluster().pool();
+      try {
+        answered.put(pool, overview(c));
+      } catch (RemoteSystemException e) {
+        unreachable.put(
+            pool,
+            new DependencyUnavailableException(
+                e.system(),
+                "Compute pool " + pool + " (" + c.cluster().restUrl() + "): " + e.getMessage(),
+                e));
+      }
+    }
+    return new Observed(answered, unreachable);
   }
 
   @Override

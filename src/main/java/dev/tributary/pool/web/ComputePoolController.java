@@ -1,6 +1,7 @@
 package dev.tributary.pool.web;
 
 import dev.tributary.plan.Placement;
+import dev.tributary.pool.ComputePoolDrains;
 import dev.tributary.pool.ComputePools;
 import dev.tributary.pool.ComputePools.Pool;
 import dev.tributary.security.Access;
@@ -15,6 +16,7 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.PutMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
@@ -35,10 +37,31 @@ class ComputePoolController {
 
   private final ComputePools pools;
   private final Placement placement;
+  private final ComputePoolDrains drains;
 
-  ComputePoolController(ComputePools pools, Placement placement) {
+  ComputePoolController(ComputePools pools, Placement placement, ComputePoolDrains drains) {
     this.pools = pools;
     this.placement = placement;
+    this.drains = drains;
+  }
+
+  @Schema(name = "ComputePoolDrainRequest")
+  record DrainRequest(@Schema(description = "The pool to move the tables to") String to) {}
+
+  @PostMapping("/{name}/drain")
+  @Operation(
+      operationId = "drainComputePool",
+      summary = "Move every table off a compute pool, one at a time (admin of every catalog)",
+      description =
+          "Each table gets ALTER MATERIALIZED TABLE ... SET ('compute-pool' = to): its job stops"
+              + " with a savepoint and starts from it on the new pool; the next table moves once"
+              + " that job runs. GET the pool to follow the drain; it ends when no table is"
+              + " left.")
+  @ApiResponse(responseCode = "202", description = "The drain has started")
+  ResponseEntity<ComputePoolDrains.Drain> drain(
+      @PathVariable String name, @RequestBody DrainRequest request) {
+    Access.requireGlobalAdmin();
+    return ResponseEntity.accepted().body(drains.start(name, request.to()));
   }
 
   @Schema(name = "ComputePoolSpec", description = "What a PUT of a compute pool sets")
@@ -87,6 +110,8 @@ class ComputePoolController {
       @Schema(description = "Tables placed on the pool or running there (up to 100 named)")
           List<String> tables,
       Capacity capacity,
+      @Schema(description = "A drain under way: its target, tables moved and left, the last error")
+          ComputePoolDrains.Drain drain,
       String createdBy,
       Instant createdAt,
       Instant updatedAt) {}
@@ -146,6 +171,7 @@ class ComputePoolController {
         pool.maxSlots(),
         pools.tablesOn(pool.name(), 100).stream().filter(this::visible).toList(),
         capacity(pool),
+        drains.find(pool.name()).orElse(null),
         pool.createdBy(),
         pool.createdAt(),
         pool.updatedAt());

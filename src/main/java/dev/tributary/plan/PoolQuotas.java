@@ -1,0 +1,15 @@
+package dev.tributary.plan;
+
+import dev.tributary.sql.ObjectName;
+
+/** What a database may take of a compute pool, checked when a change is submitted. */
+public interface PoolQuotas {
+
+  /**
+   * Refuses ({@code QUOTA_EXCEEDED}, 409, with the quota, the use and the request) placing {@code
+   * table} on {@code pool} when its database would then hold more tables there, or take more task
+   * slots there ({@code slots} for the table's job, 0 when it runs none), than its quota allows.
+   * The table itself is not counted among what the database uses already.
+   */
+  void require(ObjectName table, String pool, int slots);
+}

@@ -1,0 +1,247 @@
+package dev.tributary.pool;
+
+import dev.tributary.security.Access;
+import dev.tributary.security.AuditLog;
+import dev.tributary.statement.StatementService;
+import dev.tributary.system.ApiException;
+import dev.tributary.system.ErrorCode;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Drains a compute pool: moves every table placed on it to another pool, one table at a time, each
+ * with the statement a user would send ({@code ALTER MATERIALIZED TABLE ... SET ('compute-pool' =
+ * ...)}), so each move is planned, checked for room, versioned and audited as any change, and the
+ * reconciler carries it out (stop with a savepoint, start from it on the new pool). The next table
+ * moves once the last one's job runs on the new pool ({@code observed_generation} caught up).
+ *
+ * <p>The drain's state is a row of {@code compute_pool_drain}; any replica steps it, under a lease,
+ * so a replica that dies mid-drain leaves it to another. A move the target refuses (full, say) is
+ * kept as the drain's {@code lastError} and asked again at the next step.
+ */
+@Component
+public class ComputePoolDrains implements SmartLifecycle {
+
+  private static final Logger log = LoggerFactory.getLogger(ComputePoolDrains.class);
+  private static final Duration LEASE = Duration.ofSeconds(30);
+
+  /** A drain under way, as GET shows it. */
+  public record Drain(
+      String pool,
+      String to,
+      String startedBy,
+      Instant startedAt,
+      int moved,
+      int remaining,
+      String moving,
+      String lastError) {}
+
+  private final JdbcTemplate jdbc;
+  private final TransactionTemplate transactions;
+  private final ComputePools pools;
+  private final StatementService statements;
+  private final AuditLog audit;
+  private final Duration interval;
+  private final String owner = UUID.randomUUID().toString();
+  private ScheduledExecutorService steps;
+  private volatile boolean running;
+
+  ComputePoolDrains(
+      JdbcTemplate jdbc,
+      TransactionTemplate transactions,
+      ComputePools pools,
+      StatementService statements,
+      AuditLog audit,
+      @Value("${tributary.pools.drain-interval:2s}") Duration interval) {
+    this.jdbc = jdbc;
+    this.transactions = transactions;
+    this.pools = pools;
+    this.statements = statements;
+    this.audit = audit;
+    this.interval = interval;
+  }
+
+  /** Starts draining {@code pool} into {@code to}; 409 if a drain of it is under way already. */
+  public Drain start(String pool, String to) {
+    pools.get(pool);
+    if (to == null || to.isBlank()) {
+      throw new ApiException(ErrorCode.VALIDATION_FAILED, "A drain names the pool to move to: to");
+    }
+    pools.get(to);
+    if (to.equals(pool)) {
+      throw new ApiException(
+          ErrorCode.VALIDATION_FAILED, "A pool cannot be drained into itself: " + pool);
+    }
+    transactions.executeWithoutResult(
+        tx -> {
+          int inserted =
+              jdbc.update(
+                  "INSERT INTO compute_pool_drain (pool, to_pool, started_by) VALUES (?, ?, ?)"
+                      + " ON CONFLICT (pool) DO NOTHING",
+                  pool,
+                  to,
+                  Access.caller().name());
+          if (inserted == 0) {
+            throw new ApiException(
+                ErrorCode.CONFLICT, "Compute pool " + pool + " is being drained already");
+          }
+          audit.changed("DRAIN COMPUTE POOL", "compute-pool " + pool, null, "to " + to);
+        });
+    return find(pool).orElseThrow();
+  }
+
+  /** The drain of {@code pool} under way, if any. */
+  public Optional<Drain> find(String pool) {
+    List<Drain> found =
+        jdbc.query(
+            "SELECT pool, to_pool, started_by, started_at, moved, last_error FROM"
+                + " compute_pool_drain WHERE pool = ?",
+            (rs, i) -> {
+              List<Placed> left = placed(pool);
+              return new Drain(
+                  rs.getString("pool"),
+                  rs.getString("to_pool"),
+                  rs.getString("started_by"),
+                  rs.getTimestamp("started_at").toInstant(),
+                  rs.getInt("moved"),
+                  (int) left.stream().filter(t -> t.placedOn().equals(pool)).count(),
+                  moving(left, rs.getString("to_pool")).map(Placed::name).orElse(null),
+                  rs.getString("last_error"));
+            },
+            pool);
+    return found.stream().findFirst();
+  }
+
+  /** A table on the pool or moving off it: its name, where it is placed, whether it is at rest. */
+  record Placed(String name, String placedOn, boolean atRest) {}
+
+  private List<Placed> placed(String pool) {
+    return jdbc.query(
+        "SELECT c.name || '.' || d.name || '.' || t.name AS name,"
+            + " COALESCE(t.spec->'definition'->'options'->>'compute-pool', 'default') AS placed,"
+            + " t.observed_generation >= t.generation AS at_rest FROM materialized_table t"
+            + " JOIN catalog_database d ON d.id = t.database_id JOIN catalog c ON c.id ="
+            + " d.catalog_id WHERE NOT t.deletion_requested AND t.flow_of IS NULL"
+            + " AND jsonb_typeof(t.spec->'definition') = 'object' AND"
+            + " (COALESCE(t.spec->'definition'->'options'->>'compute-pool', 'default') = ? OR"
+            + " (t.status->>'computePool' = ? AND t.phase NOT IN ('STOPPED', 'FAILED',"
+            + " 'SUCCEEDED'))) ORDER BY 1",
+        (rs, i) ->
+            new Placed(rs.getString("name"), rs.getString("placed"), rs.getBoolean("at_rest")),
+        pool,
+        pool);
+  }
+
+  /** A table already placed on the target whose move has not come to rest yet. */
+  private static Optional<Placed> moving(List<Placed> placed, String to) {
+    return placed.stream().filter(t -> t.placedOn().equals(to) && !t.atRest()).findFirst();
+  }
+
+  /** One step of every drain this replica can take: one table moved, or the drain ended. */
+  void step() {
+    List<Map<String, Object>> drains =
+        jdbc.queryForList(
+            "UPDATE compute_pool_drain SET owner = ?, lease_until = now() + ? * interval '1"
+                + " millisecond' WHERE owner IS NULL OR owner = ? OR lease_until < now()"
+                + " RETURNING pool, to_pool, moved",
+            owner,
+            LEASE.toMillis(),
+            owner);
+    for (Map<String, Object> d : drains) {
+      String pool = (String) d.get("pool");
+      String to = (String) d.get("to_pool");
+      step(pool, to, ((Number) d.get("moved")).intValue());
+    }
+  }
+
+  private void step(String pool, String to, int moved) {
+    List<Placed> left = placed(pool);
+    if (moving(left, to).isPresent()) {
+      return; // the last move is under way
+    }
+    Optional<Placed> next = left.stream().filter(t -> t.placedOn().equals(pool)).findFirst();
+    if (next.isEmpty()) {
+      if (left.isEmpty()) {
+        transactions.executeWithoutResult(
+            tx -> {
+              jdbc.update("DELETE FROM compute_pool_drain WHERE pool = ?", pool);
+              audit.changed(
+                  "DRAINED COMPUTE POOL",
+                  "compute-pool " + pool,
+                  null,
+                  moved + " table" + (moved == 1 ? "" : "s") + " moved to " + to);
+            });
+        log.info("Compute pool {} drained: {} tables moved to {}", pool, moved, to);
+      }
+      return;
+    }
+    String[] name = next.get().name().split("\\.", 3);
+    String statement =
+        "ALTER MATERIALIZED TABLE `"
+            + name[2].replace("`", "``")
+            + "` SET ('compute-pool' = '"
+            + to
+            + "')";
+    try {
+      statements.execute(statement, name[0], name[1]);
+      jdbc.update(
+          "UPDATE compute_pool_drain SET moved = moved + 1, last_error = NULL WHERE pool = ?",
+          pool);
+      log.info("Drain of compute pool {}: moving {} to {}", pool, next.get().name(), to);
+    } catch (ApiException e) {
+      jdbc.update(
+          "UPDATE compute_pool_drain SET last_error = ? WHERE pool = ?",
+          next.get().name() + ": " + e.getMessage(),
+          pool);
+    }
+  }
+
+  private void safeStep() {
+    try {
+      step();
+    } catch (RuntimeException e) {
+      log.warn("A drain step failed; the next one tries again: {}", e.toString());
+    }
+  }
+
+  @Override
+  public void start() {
+    running = true;
+    steps =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "pool-drain");
+              t.setDaemon(true);
+              return t;
+            });
+    steps.scheduleWithFixedDelay(
+        this::safeStep, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  @Override
+  public void stop() {
+    running = false;
+    if (steps != null) {
+      steps.shutdownNow();
+    }
+  }
+
+  @Override
+  public boolean isRunning() {
+    return running;
+  }
+}
