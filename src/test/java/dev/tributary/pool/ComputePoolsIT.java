@@ -11,7 +11,12 @@ import dev.tributary.local.LocalStack;
 import dev.tributary.local.OrderIds;
 import dev.tributary.local.TcpProxy;
 import dev.tributary.local.TopicReader;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -70,7 +75,8 @@ class ComputePoolsIT {
     Api api = new Api(port);
     String kafka = LocalStack.get().kafkaBootstrapServers();
     try {
-      Answer put = api.put("/v1/compute-pools/blue", null, pool(2));
+      Answer put =
+          shown("PUT /v1/compute-pools/blue", api.put("/v1/compute-pools/blue", null, pool(2)));
       assertThat(put.status()).as(put.text()).isEqualTo(200);
       assertThat(put.body().path("capacity").path("health").asString()).isEqualTo("UP");
       assertThat(put.body().path("capacity").path("slotsFree").asInt()).isEqualTo(2);
@@ -96,11 +102,13 @@ class ComputePoolsIT {
 
       // Full: two jobs of ours there and maxSlots 2. Refused, and nothing stored.
       Answer full =
-          api.sql(
-              "CREATE MATERIALIZED TABLE pool_third WITH ('compute-pool' = 'blue')"
-                  + " AS SELECT order_id FROM orders",
-              "examples",
-              "marketplace");
+          shown(
+              "POST /v1/statements CREATE MATERIALIZED TABLE pool_third ...",
+              api.sql(
+                  "CREATE MATERIALIZED TABLE pool_third WITH ('compute-pool' = 'blue')"
+                      + " AS SELECT order_id FROM orders",
+                  "examples",
+                  "marketplace"));
       assertThat(full.status()).as(full.text()).isEqualTo(409);
       assertThat(full.body().path("code").asString()).isEqualTo("POOL_FULL");
       assertThat(full.body().path("pool").asString()).isEqualTo("blue");
@@ -117,7 +125,8 @@ class ComputePoolsIT {
       assertThat(unknown.body().path("detail").asString()).contains("green", "default", "blue");
       assertThat(api.get(TABLES + "pool_nowhere").status()).isEqualTo(404);
 
-      JsonNode capacity = api.get("/v1/compute-pools/blue").body();
+      JsonNode capacity =
+          shown("GET /v1/compute-pools/blue", api.get("/v1/compute-pools/blue")).body();
       assertThat(capacity.path("capacity").path("jobs").asInt())
           .as(capacity.toString())
           .isEqualTo(2);
@@ -133,10 +142,14 @@ class ComputePoolsIT {
       Map<String, Long> before = totals(kafka);
       String movedFrom = jobId(api, "pool_totals");
       JsonNode plan =
-          api.sql(
-                  "EXPLAIN ALTER MATERIALIZED TABLE pool_totals SET ('compute-pool' = 'default')",
-                  "examples",
-                  "marketplace")
+          shown(
+                  "POST /v1/statements EXPLAIN ALTER MATERIALIZED TABLE pool_totals SET"
+                      + " ('compute-pool' = 'default')",
+                  api.sql(
+                      "EXPLAIN ALTER MATERIALIZED TABLE pool_totals SET ('compute-pool' ="
+                          + " 'default')",
+                      "examples",
+                      "marketplace"))
               .body();
       assertThat(plan.toString()).contains("on compute pool blue and restarts from it on default");
       api.ok("ALTER MATERIALIZED TABLE pool_totals SET ('compute-pool' = 'default')");
@@ -251,6 +264,13 @@ class ComputePoolsIT {
               });
       assertThat(api.get("/v1/compute-pools/cut").body().path("capacity").path("health").asString())
           .isEqualTo("UNREACHABLE");
+      await()
+          .atMost(Duration.ofSeconds(40))
+          .untilAsserted(
+              () ->
+                  assertThat(api.get("/actuator/prometheus").text())
+                      .contains("tributary_compute_pool_unreachable{pool=\"cut\"} 1.0")
+                      .contains("tributary_compute_pool_unreachable{pool=\"default\"} 0.0"));
       // The default pool is untouched: its table runs, and a new one starts there.
       api.ok("CREATE MATERIALIZED TABLE pool_new AS SELECT order_id FROM orders");
       api.awaitPhase("pool_new", "RUNNING");
@@ -364,6 +384,68 @@ class ComputePoolsIT {
     }
   }
 
+  /** A database's quota on a pool, of tables and of slots, refuses at submit and stores nothing. */
+  @Test
+  void shouldRefuseATableTheDatabasesQuotaOnThePoolDoesNotAllow() {
+    Api api = new Api(port);
+    String quota = "/v1/catalogs/examples/databases/marketplace/quotas/quota";
+    try {
+      assertThat(api.put("/v1/compute-pools/quota", null, pool(10)).status()).isEqualTo(200);
+      Answer set = api.put(quota, null, Map.of("maxTables", 1));
+      assertThat(set.status()).as(set.text()).isEqualTo(200);
+      api.ok(
+          "CREATE MATERIALIZED TABLE pool_quota_a WITH ('compute-pool' = 'quota')"
+              + " AS SELECT order_id FROM orders");
+
+      Answer second =
+          api.sql(
+              "CREATE MATERIALIZED TABLE pool_quota_b WITH ('compute-pool' = 'quota')"
+                  + " AS SELECT order_id FROM orders",
+              "examples",
+              "marketplace");
+      shown("POST /v1/statements CREATE MATERIALIZED TABLE pool_quota_b ...", second);
+      assertThat(second.status()).as(second.text()).isEqualTo(409);
+      assertThat(second.body().path("code").asString()).isEqualTo("QUOTA_EXCEEDED");
+      assertThat(second.body().path("quota").asString()).isEqualTo("maxTables");
+      assertThat(second.body().path("limit").asInt()).isEqualTo(1);
+      assertThat(second.body().path("used").asInt()).isEqualTo(1);
+      assertThat(second.body().path("requested").asInt()).isEqualTo(1);
+      assertThat(api.get(TABLES + "pool_quota_b").status()).isEqualTo(404);
+
+      // Room for tables, one slot: a second continuous job does not fit, a FULL table does.
+      Map<String, Object> slots = new LinkedHashMap<>();
+      slots.put("maxTables", 5);
+      slots.put("maxSlots", 1);
+      assertThat(api.put(quota, null, slots).status()).isEqualTo(200);
+      Answer noSlot =
+          api.sql(
+              "CREATE MATERIALIZED TABLE pool_quota_b WITH ('compute-pool' = 'quota')"
+                  + " AS SELECT order_id FROM orders",
+              "examples",
+              "marketplace");
+      assertThat(noSlot.status()).as(noSlot.text()).isEqualTo(409);
+      assertThat(noSlot.body().path("quota").asString()).isEqualTo("maxSlots");
+      api.ok(
+          "CREATE MATERIALIZED TABLE pool_quota_full (PRIMARY KEY (order_id) NOT ENFORCED)"
+              + " WITH ('compute-pool' = 'quota')"
+              + " FRESHNESS = INTERVAL '1' HOUR REFRESH_MODE = FULL AS SELECT order_id FROM orders");
+      assertThat(api.get("/v1/catalogs/examples/databases/marketplace/quotas").body().toString())
+          .contains("\"maxSlots\":1");
+    } finally {
+      api.dropMaterializedTables("examples", "marketplace");
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .until(
+              () ->
+                  jdbc.queryForObject(
+                          "SELECT count(*) FROM materialized_table WHERE name LIKE 'pool\\_%'",
+                          Long.class)
+                      == 0);
+      api.delete(quota, null);
+      jdbc.update("DELETE FROM compute_pool WHERE name = 'quota'");
+    }
+  }
+
   /** When a table's move was asked, and when its job on the new pool started. */
   record JobMove(Instant altered, Instant started) {}
 
@@ -383,6 +465,30 @@ class ComputePoolsIT {
     assertThat(list.get(0).path("name").asString()).isEqualTo("default");
     assertThat(list.get(0).path("configured").asBoolean()).isTrue();
     assertThat(list.get(0).path("capacity").path("health").asString()).isEqualTo("UP");
+  }
+
+  /**
+   * What the docs page shows: each request and its answer, as this run got them, appended to {@code
+   * target/compute-pools-transcript.txt} (docs/compute-pools.md quotes it).
+   */
+  private static Answer shown(String request, Answer answer) {
+    try {
+      Path file = Path.of("target", "compute-pools-transcript.txt");
+      String body =
+          answer.text() == null || answer.text().isBlank()
+              ? ""
+              : JsonMapper.shared()
+                  .writerWithDefaultPrettyPrinter()
+                  .writeValueAsString(JsonMapper.shared().readTree(answer.text()));
+      Files.writeString(
+          file,
+          "$ " + request + "\n" + answer.status() + "\n" + body + "\n\n",
+          StandardOpenOption.CREATE,
+          StandardOpenOption.APPEND);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return answer;
   }
 
   private static String jobId(Api api, String table) {
