@@ -22,6 +22,8 @@ CREATE TABLE compute_pool_drain (
     started_by  text        NOT NULL,
     started_at  timestamptz NOT NULL DEFAULT now(),
     moved       integer     NOT NULL DEFAULT 0,
+    -- the table moved last (catalog.database.name), until its job runs on to_pool
+    moving      text,
     last_error  text,
     -- the replica stepping it, until when
     owner       text,

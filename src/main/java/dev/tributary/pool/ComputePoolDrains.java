@@ -108,7 +108,7 @@ public class ComputePoolDrains implements SmartLifecycle {
   public Optional<Drain> find(String pool) {
     List<Drain> found =
         jdbc.query(
-            "SELECT pool, to_pool, started_by, started_at, moved, last_error FROM"
+            "SELECT pool, to_pool, started_by, started_at, moved, moving, last_error FROM"
                 + " compute_pool_drain WHERE pool = ?",
             (rs, i) -> {
               List<Placed> left = placed(pool);
@@ -119,36 +119,48 @@ public class ComputePoolDrains implements SmartLifecycle {
                   rs.getTimestamp("started_at").toInstant(),
                   rs.getInt("moved"),
                   (int) left.stream().filter(t -> t.placedOn().equals(pool)).count(),
-                  moving(left, rs.getString("to_pool")).map(Placed::name).orElse(null),
+                  rs.getString("moving"),
                   rs.getString("last_error"));
             },
             pool);
     return found.stream().findFirst();
   }
 
-  /** A table on the pool or moving off it: its name, where it is placed, whether it is at rest. */
-  record Placed(String name, String placedOn, boolean atRest) {}
+  /** A table on the pool or moving off it: its name, and where it is placed. */
+  record Placed(String name, String placedOn) {}
 
   private List<Placed> placed(String pool) {
     return jdbc.query(
         "SELECT c.name || '.' || d.name || '.' || t.name AS name,"
-            + " COALESCE(t.spec->'definition'->'options'->>'compute-pool', 'default') AS placed,"
-            + " t.observed_generation >= t.generation AS at_rest FROM materialized_table t"
+            + " COALESCE(t.spec->'definition'->'options'->>'compute-pool', 'default') AS placed"
+            + " FROM materialized_table t"
             + " JOIN catalog_database d ON d.id = t.database_id JOIN catalog c ON c.id ="
             + " d.catalog_id WHERE NOT t.deletion_requested AND t.flow_of IS NULL"
             + " AND jsonb_typeof(t.spec->'definition') = 'object' AND"
             + " (COALESCE(t.spec->'definition'->'options'->>'compute-pool', 'default') = ? OR"
             + " (t.status->>'computePool' = ? AND t.phase NOT IN ('STOPPED', 'FAILED',"
             + " 'SUCCEEDED'))) ORDER BY 1",
-        (rs, i) ->
-            new Placed(rs.getString("name"), rs.getString("placed"), rs.getBoolean("at_rest")),
+        (rs, i) -> new Placed(rs.getString("name"), rs.getString("placed")),
         pool,
         pool);
   }
 
-  /** A table already placed on the target whose move has not come to rest yet. */
-  private static Optional<Placed> moving(List<Placed> placed, String to) {
-    return placed.stream().filter(t -> t.placedOn().equals(to) && !t.atRest()).findFirst();
+  /**
+   * Whether the table the drain moved last is still under way: not dropped, and the world does not
+   * match its latest generation yet (its job has not run on the new pool).
+   */
+  private boolean underWay(String qualifiedName) {
+    String[] name = qualifiedName.split("\\.", 3);
+    List<Boolean> atRest =
+        jdbc.queryForList(
+            "SELECT t.observed_generation >= t.generation OR t.deletion_requested FROM"
+                + " materialized_table t JOIN catalog_database d ON d.id = t.database_id JOIN"
+                + " catalog c ON c.id = d.catalog_id WHERE c.name = ? AND d.name = ? AND t.name = ?",
+            Boolean.class,
+            name[0],
+            name[1],
+            name[2]);
+    return !atRest.isEmpty() && !atRest.get(0);
   }
 
   /** One step of every drain this replica can take: one table moved, or the drain ended. */
@@ -157,22 +169,22 @@ public class ComputePoolDrains implements SmartLifecycle {
         jdbc.queryForList(
             "UPDATE compute_pool_drain SET owner = ?, lease_until = now() + ? * interval '1"
                 + " millisecond' WHERE owner IS NULL OR owner = ? OR lease_until < now()"
-                + " RETURNING pool, to_pool, moved",
+                + " RETURNING pool, to_pool, moved, moving",
             owner,
             LEASE.toMillis(),
             owner);
     for (Map<String, Object> d : drains) {
       String pool = (String) d.get("pool");
       String to = (String) d.get("to_pool");
-      step(pool, to, ((Number) d.get("moved")).intValue());
+      step(pool, to, ((Number) d.get("moved")).intValue(), (String) d.get("moving"));
     }
   }
 
-  private void step(String pool, String to, int moved) {
-    List<Placed> left = placed(pool);
-    if (moving(left, to).isPresent()) {
+  private void step(String pool, String to, int moved, String moving) {
+    if (moving != null && underWay(moving)) {
       return; // the last move is under way
     }
+    List<Placed> left = placed(pool);
     Optional<Placed> next = left.stream().filter(t -> t.placedOn().equals(pool)).findFirst();
     if (next.isEmpty()) {
       if (left.isEmpty()) {
@@ -199,7 +211,9 @@ public class ComputePoolDrains implements SmartLifecycle {
     try {
       statements.execute(statement, name[0], name[1]);
       jdbc.update(
-          "UPDATE compute_pool_drain SET moved = moved + 1, last_error = NULL WHERE pool = ?",
+          "UPDATE compute_pool_drain SET moved = moved + 1, moving = ?, last_error = NULL"
+              + " WHERE pool = ?",
+          next.get().name(),
           pool);
       log.info("Drain of compute pool {}: moving {} to {}", pool, next.get().name(), to);
     } catch (ApiException e) {

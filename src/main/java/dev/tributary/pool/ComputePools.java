@@ -66,6 +66,7 @@ public class ComputePools implements ComputePoolDirectory {
   private final TransactionTemplate transactions;
   private final AuditLog audit;
   private final Pool configured;
+  private final List<Pool> configuredPools;
   private final Clock clock;
   private volatile Loaded loaded;
 
@@ -90,17 +91,54 @@ public class ComputePools implements ComputePoolDirectory {
             null,
             null,
             null);
+    List<Pool> fromConfiguration = new ArrayList<>();
+    new TreeMap<>(flink.pools())
+        .forEach(
+            (name, p) -> {
+              try {
+                requireName(name);
+                requireUrl("rest-url", p.restUrl());
+                requireUrl("sql-gateway-url", p.sqlGatewayUrl());
+              } catch (ApiException e) {
+                throw new IllegalStateException(
+                    "tributary.flink.pools." + name + ": " + e.getMessage(), e);
+              }
+              fromConfiguration.add(
+                  new Pool(
+                      name,
+                      p.restUrl(),
+                      p.sqlGatewayUrl(),
+                      p.parallelism(),
+                      p.maxSlots(),
+                      true,
+                      null,
+                      null,
+                      null));
+            });
+    this.configuredPools = List.copyOf(fromConfiguration);
   }
 
-  /** Every pool, {@value FlinkJobs#DEFAULT_POOL} first, then by name; read from the store. */
+  private boolean isConfigured(String name) {
+    return name.equals(FlinkJobs.DEFAULT_POOL)
+        || configuredPools.stream().anyMatch(p -> p.name().equals(name));
+  }
+
+  /**
+   * Every pool: {@value FlinkJobs#DEFAULT_POOL} first, then those of the configuration, then those
+   * of the store (a stored pool a configured one has the name of is not served).
+   */
   public List<Pool> list() {
     List<Pool> all = new ArrayList<>();
     all.add(configured);
-    all.addAll(
-        jdbc.query(
+    all.addAll(configuredPools);
+    jdbc
+        .query(
             "SELECT name, rest_url, sql_gateway_url, parallelism, max_slots, created_by,"
                 + " created_at, updated_at FROM compute_pool ORDER BY name",
-            ComputePools::row));
+            ComputePools::row)
+        .stream()
+        .filter(p -> !isConfigured(p.name()))
+        .forEach(all::add);
     return all;
   }
 
@@ -123,6 +161,15 @@ public class ComputePools implements ComputePoolDirectory {
           ErrorCode.CONFLICT,
           "Compute pool default is the configured cluster (tributary.flink.rest-url and"
               + " tributary.flink.sql-gateway-url); change it there");
+    }
+    if (isConfigured(name)) {
+      throw new ApiException(
+          ErrorCode.CONFLICT,
+          "Compute pool "
+              + name
+              + " is configured (tributary.flink.pools."
+              + name
+              + "); change it there");
     }
     URI rest = requireUrl("restUrl", d.restUrl());
     URI gateway = requireUrl("sqlGatewayUrl", d.sqlGatewayUrl());
@@ -168,7 +215,8 @@ public class ComputePools implements ComputePoolDirectory {
     Pool pool = get(name);
     if (pool.configured()) {
       throw new ApiException(
-          ErrorCode.CONFLICT, "Compute pool default is the configured cluster; it cannot go");
+          ErrorCode.CONFLICT,
+          "Compute pool " + name + " is configured (tributary.flink.*); it goes with its settings");
     }
     transactions.executeWithoutResult(
         tx -> {
@@ -231,7 +279,9 @@ public class ComputePools implements ComputePoolDirectory {
     Instant at = clock.instant();
     if (now == null || now.at().plus(CACHED).isBefore(at)) {
       Map<String, Pool> pools = new TreeMap<>();
-      list().stream().filter(p -> !p.configured()).forEach(p -> pools.put(p.name(), p));
+      list().stream()
+          .filter(p -> !p.name().equals(FlinkJobs.DEFAULT_POOL))
+          .forEach(p -> pools.put(p.name(), p));
       now = new Loaded(at, pools);
       loaded = now;
     }

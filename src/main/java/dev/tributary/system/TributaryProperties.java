@@ -2,6 +2,7 @@ package dev.tributary.system;
 
 import java.net.URI;
 import java.time.Duration;
+import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
@@ -38,7 +39,19 @@ public record TributaryProperties(
       @DefaultValue("30s") Duration requestTimeout,
       @DefaultValue("2m") Duration statementTimeout,
       @DefaultValue Storage storage,
-      String formatJarDir) {
+      String formatJarDir,
+      Map<String, Pool> pools) {
+
+    public Flink {
+      pools = pools == null ? Map.of() : Map.copyOf(pools);
+    }
+
+    /**
+     * A compute pool besides the configured cluster ({@code default}), from configuration: {@code
+     * tributary.flink.pools.<name>.rest-url}, {@code .sql-gateway-url}, {@code .parallelism},
+     * {@code .max-slots}. Such a pool cannot be changed or deleted through the API.
+     */
+    public record Pool(URI restUrl, URI sqlGatewayUrl, Integer parallelism, Integer maxSlots) {}
 
     /**
      * How this service reaches the storage Flink keeps checkpoints and savepoints in: a local file
