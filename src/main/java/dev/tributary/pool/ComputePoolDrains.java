@@ -1,5 +1,6 @@
 package dev.tributary.pool;
 
+import dev.tributary.pool.ComputePools.Placed;
 import dev.tributary.security.Access;
 import dev.tributary.security.AuditLog;
 import dev.tributary.statement.StatementService;
@@ -126,23 +127,8 @@ public class ComputePoolDrains implements SmartLifecycle {
     return found.stream().findFirst();
   }
 
-  /** A table on the pool or moving off it: its name, and where it is placed. */
-  record Placed(String name, String placedOn) {}
-
   private List<Placed> placed(String pool) {
-    return jdbc.query(
-        "SELECT c.name || '.' || d.name || '.' || t.name AS name,"
-            + " COALESCE(t.spec->'definition'->'options'->>'compute-pool', 'default') AS placed"
-            + " FROM materialized_table t"
-            + " JOIN catalog_database d ON d.id = t.database_id JOIN catalog c ON c.id ="
-            + " d.catalog_id WHERE NOT t.deletion_requested AND t.flow_of IS NULL"
-            + " AND jsonb_typeof(t.spec->'definition') = 'object' AND"
-            + " (COALESCE(t.spec->'definition'->'options'->>'compute-pool', 'default') = ? OR"
-            + " (t.status->>'computePool' = ? AND t.phase NOT IN ('STOPPED', 'FAILED',"
-            + " 'SUCCEEDED'))) ORDER BY 1",
-        (rs, i) -> new Placed(rs.getString("name"), rs.getString("placed")),
-        pool,
-        pool);
+    return pools.tablesOn(pool, Integer.MAX_VALUE, true);
   }
 
   /**

@@ -76,9 +76,10 @@ class ComputePoolMetrics implements SmartLifecycle {
   void refresh() {
     Map<String, Integer> placed = new HashMap<>();
     jdbc.query(
-        "SELECT COALESCE(spec->'definition'->'options'->>'compute-pool', 'default') AS pool,"
-            + " count(*) AS n FROM materialized_table WHERE flow_of IS NULL AND NOT"
-            + " deletion_requested GROUP BY 1",
+        "SELECT "
+            + ComputePools.PLACED_ON
+            + " AS pool, count(*) AS n FROM materialized_table t WHERE t.flow_of IS NULL AND NOT"
+            + " t.deletion_requested GROUP BY 1",
         rs -> {
           placed.put(rs.getString("pool"), rs.getInt("n"));
         });

@@ -138,7 +138,9 @@ public class ComputePoolQuotas implements PoolQuotas {
             + " JOIN catalog c ON c.id = d.catalog_id WHERE c.name = ? AND d.name = ? AND t.name"
             + " <> ? AND t.flow_of IS NULL AND NOT t.deletion_requested AND"
             + " jsonb_typeof(t.spec->'definition') = 'object' AND"
-            + " COALESCE(t.spec->'definition'->'options'->>'compute-pool', 'default') = ?",
+            + " "
+            + ComputePools.PLACED_ON
+            + " = ?",
         (rs, i) -> new Use(rs.getInt("tables"), rs.getInt("running")),
         table.catalog(),
         table.database(),

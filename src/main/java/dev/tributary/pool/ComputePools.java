@@ -241,21 +241,44 @@ public class ComputePools implements ComputePoolDirectory {
     loaded = null;
   }
 
+  /** A table on a pool: its name (catalog.database.name), and the pool it is placed on. */
+  public record Placed(String name, String placedOn) {}
+
+  /** The SQL of a table's pool: its {@code 'compute-pool'}, else the default. */
+  static final String PLACED_ON =
+      "COALESCE(t.spec->'definition'->'options'->>'compute-pool', 'default')";
+
   /**
-   * Up to {@code limit} tables (catalog.database.name) placed on the pool, or whose job was
-   * submitted there and may still run (a move under way).
+   * Up to {@code limit} tables placed on the pool, or whose job was submitted there and may still
+   * run (a move under way), by name; with {@code movable}, only those a move can take (not being
+   * dropped, not flows, with a definition).
    */
-  public List<String> tablesOn(String pool, int limit) {
-    return jdbc.queryForList(
-        "SELECT c.name || '.' || d.name || '.' || t.name FROM materialized_table t"
-            + " JOIN catalog_database d ON d.id = t.database_id JOIN catalog c ON c.id ="
-            + " d.catalog_id WHERE COALESCE(t.spec->'definition'->'options'->>'compute-pool',"
-            + " 'default') = ? OR (t.status->>'computePool' = ? AND t.phase NOT IN ('STOPPED',"
-            + " 'FAILED', 'SUCCEEDED')) ORDER BY 1 LIMIT ?",
-        String.class,
+  public List<Placed> tablesOn(String pool, int limit, boolean movable) {
+    return jdbc.query(
+        "SELECT c.name || '.' || d.name || '.' || t.name AS name, "
+            + PLACED_ON
+            + " AS placed FROM materialized_table t JOIN catalog_database d ON d.id ="
+            + " t.database_id JOIN catalog c ON c.id = d.catalog_id WHERE ("
+            + PLACED_ON
+            + " = ? OR (t.status->>'computePool' = ? AND t.phase NOT IN ('STOPPED', 'FAILED',"
+            + " 'SUCCEEDED')))"
+            + (movable
+                ? " AND NOT t.deletion_requested AND t.flow_of IS NULL AND"
+                    + " jsonb_typeof(t.spec->'definition') = 'object'"
+                : "")
+            + " ORDER BY 1 LIMIT ?",
+        (rs, i) -> new Placed(rs.getString("name"), rs.getString("placed")),
         pool,
         pool,
         limit);
+  }
+
+  /**
+   * The names of up to {@code limit} tables on the pool (see {@link #tablesOn(String, int,
+   * boolean)}).
+   */
+  public List<String> tablesOn(String pool, int limit) {
+    return tablesOn(pool, limit, false).stream().map(Placed::name).toList();
   }
 
   @Override

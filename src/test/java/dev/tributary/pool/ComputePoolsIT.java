@@ -1,5 +1,8 @@
 package dev.tributary.pool;
 
+import static dev.tributary.pool.PoolClusters.dropTables;
+import static dev.tributary.pool.PoolClusters.jobId;
+import static dev.tributary.pool.PoolClusters.state;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -9,11 +12,9 @@ import dev.tributary.TributaryIT;
 import dev.tributary.local.LocalFlink;
 import dev.tributary.local.LocalStack;
 import dev.tributary.local.OrderIds;
-import dev.tributary.local.TcpProxy;
 import dev.tributary.local.TopicReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -31,7 +32,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.web.client.RestClient;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -210,96 +210,9 @@ class ComputePoolsIT {
                   Long.class))
           .isEqualTo(2);
     } finally {
-      api.dropMaterializedTables("examples", "marketplace");
-      await()
-          .atMost(Duration.ofSeconds(90))
-          .until(
-              () ->
-                  jdbc.queryForObject(
-                          "SELECT count(*) FROM materialized_table WHERE name LIKE 'pool\\_%'",
-                          Long.class)
-                      == 0);
+      dropTables(api, jdbc);
       // Whatever happened above, no later test may find a pool whose cluster is gone.
       jdbc.update("DELETE FROM compute_pool WHERE name = 'blue'");
-    }
-  }
-
-  /**
-   * The second cluster cut off behind proxies, its job running on: only its table waits (DEGRADED,
-   * naming the pool, never FAILED), the default pool's tables run on and take new ones, and when
-   * the cluster answers again its job is adopted, not submitted twice.
-   */
-  @Test
-  void shouldHoldUpOnlyTheTablesOfAPoolThatIsCutOffAndAdoptTheirJobWhenItReturns()
-      throws Exception {
-    Api api = new Api(port);
-    TcpProxy rest = new TcpProxy(blue.restUrl().getPort());
-    TcpProxy gateway = new TcpProxy(blue.sqlGatewayUrl().getPort());
-    try {
-      Map<String, Object> spec = new LinkedHashMap<>();
-      spec.put("restUrl", "http://127.0.0.1:" + rest.port());
-      spec.put("sqlGatewayUrl", "http://127.0.0.1:" + gateway.port());
-      Answer put = api.put("/v1/compute-pools/cut", null, spec);
-      assertThat(put.status()).as(put.text()).isEqualTo(200);
-      api.ok(
-          "CREATE MATERIALIZED TABLE pool_cut WITH ('compute-pool' = 'cut')"
-              + " AS SELECT order_id, price FROM orders");
-      api.ok("CREATE MATERIALIZED TABLE pool_stay AS SELECT order_id, price FROM orders");
-      api.awaitPhase("pool_cut", "RUNNING");
-      api.awaitPhase("pool_stay", "RUNNING");
-      String job = jobId(api, "pool_cut");
-
-      rest.cut();
-      gateway.cut();
-      await()
-          .atMost(Duration.ofSeconds(60))
-          .pollInterval(Duration.ofMillis(500))
-          .untilAsserted(
-              () -> {
-                JsonNode status = api.get(TABLES + "pool_cut").body().path("status");
-                assertThat(status.path("phase").asString())
-                    .as(status.toString())
-                    .isEqualTo("DEGRADED");
-                assertThat(status.path("message").asString()).contains("Compute pool cut");
-              });
-      assertThat(api.get("/v1/compute-pools/cut").body().path("capacity").path("health").asString())
-          .isEqualTo("UNREACHABLE");
-      await()
-          .atMost(Duration.ofSeconds(40))
-          .untilAsserted(
-              () ->
-                  assertThat(api.get("/actuator/prometheus").text())
-                      .contains("tributary_compute_pool_unreachable{pool=\"cut\"} 1.0")
-                      .contains("tributary_compute_pool_unreachable{pool=\"default\"} 0.0"));
-      // The default pool is untouched: its table runs, and a new one starts there.
-      api.ok("CREATE MATERIALIZED TABLE pool_new AS SELECT order_id FROM orders");
-      api.awaitPhase("pool_new", "RUNNING");
-      assertThat(api.phase("pool_stay")).isEqualTo("RUNNING");
-      assertThat(api.phase("pool_cut")).isEqualTo("DEGRADED");
-
-      rest.restore();
-      gateway.restore();
-      api.awaitPhase("pool_cut", "RUNNING");
-      assertThat(jobId(api, "pool_cut")).as("the job that ran on is adopted").isEqualTo(job);
-      assertThat(state(blue.restUrl(), job)).isEqualTo("RUNNING");
-      assertThat(liveJobsNamedFor(blue.restUrl(), api, "pool_cut")).isEqualTo(1);
-      assertThat(liveJobsNamedFor(LocalStack.get().flinkRestUrl(), api, "pool_cut")).isZero();
-    } finally {
-      // The cut pool's table can only be dropped once its job can be cancelled.
-      rest.restore();
-      gateway.restore();
-      api.dropMaterializedTables("examples", "marketplace");
-      await()
-          .atMost(Duration.ofSeconds(90))
-          .until(
-              () ->
-                  jdbc.queryForObject(
-                          "SELECT count(*) FROM materialized_table WHERE name LIKE 'pool\\_%'",
-                          Long.class)
-                      == 0);
-      jdbc.update("DELETE FROM compute_pool WHERE name = 'cut'");
-      rest.close();
-      gateway.close();
     }
   }
 
@@ -370,15 +283,7 @@ class ComputePoolsIT {
                   Long.class))
           .isEqualTo(1);
     } finally {
-      api.dropMaterializedTables("examples", "marketplace");
-      await()
-          .atMost(Duration.ofSeconds(90))
-          .until(
-              () ->
-                  jdbc.queryForObject(
-                          "SELECT count(*) FROM materialized_table WHERE name LIKE 'pool\\_%'",
-                          Long.class)
-                      == 0);
+      dropTables(api, jdbc);
       jdbc.update("DELETE FROM compute_pool_drain WHERE pool = 'drained'");
       jdbc.update("DELETE FROM compute_pool WHERE name = 'drained'");
     }
@@ -432,15 +337,7 @@ class ComputePoolsIT {
       assertThat(api.get("/v1/catalogs/examples/databases/marketplace/quotas").body().toString())
           .contains("\"maxSlots\":1");
     } finally {
-      api.dropMaterializedTables("examples", "marketplace");
-      await()
-          .atMost(Duration.ofSeconds(90))
-          .until(
-              () ->
-                  jdbc.queryForObject(
-                          "SELECT count(*) FROM materialized_table WHERE name LIKE 'pool\\_%'",
-                          Long.class)
-                      == 0);
+      dropTables(api, jdbc);
       api.delete(quota, null);
       jdbc.update("DELETE FROM compute_pool WHERE name = 'quota'");
     }
@@ -491,58 +388,8 @@ class ComputePoolsIT {
     return answer;
   }
 
-  private static String jobId(Api api, String table) {
-    return api.get(TABLES + table).body().path("status").path("job").path("id").asString();
-  }
-
   private static String topic(Api api, String table) {
     return api.get(TABLES + table).body().path("status").path("topic").path("name").asString();
-  }
-
-  /**
-   * The job's state on the cluster at {@code restUrl}, or null when that cluster does not know it.
-   */
-  private static String state(URI restUrl, String jobId) {
-    JsonNode jobs =
-        JsonMapper.shared()
-            .readTree(
-                RestClient.create(restUrl.toString())
-                    .get()
-                    .uri("/jobs/overview")
-                    .retrieve()
-                    .body(String.class))
-            .path("jobs");
-    for (JsonNode job : jobs) {
-      if (job.path("jid").asString().equals(jobId)) {
-        return job.path("state").asString();
-      }
-    }
-    return null;
-  }
-
-  /** Live jobs on the cluster at {@code restUrl} whose name is the table's. */
-  private static long liveJobsNamedFor(URI restUrl, Api api, String table) {
-    String id = api.get(TABLES + table).body().path("metadata").path("uid").asString();
-    JsonNode jobs =
-        JsonMapper.shared()
-            .readTree(
-                RestClient.create(restUrl.toString())
-                    .get()
-                    .uri("/jobs/overview")
-                    .retrieve()
-                    .body(String.class))
-            .path("jobs");
-    long live = 0;
-    for (JsonNode job : jobs) {
-      String state = job.path("state").asString();
-      if (job.path("name").asString().contains(id)
-          && !state.equals("FINISHED")
-          && !state.equals("CANCELED")
-          && !state.equals("FAILED")) {
-        live++;
-      }
-    }
-    return live;
   }
 
   /** The newest total per customer in pool_totals' topic, read committed. */
