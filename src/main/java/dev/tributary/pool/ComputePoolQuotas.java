@@ -172,7 +172,7 @@ public class ComputePoolQuotas implements PoolQuotas {
             + " may hold "
             + limit
             + " "
-            + what
+            + (limit == 1 ? what.substring(0, what.length() - 1) : what)
             + " on compute pool "
             + pool
             + " ("

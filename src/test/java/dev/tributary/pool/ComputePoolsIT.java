@@ -237,7 +237,10 @@ class ComputePoolsIT {
         api.awaitPhase(name, "RUNNING");
       }
 
-      Answer started = api.post("/v1/compute-pools/drained/drain", Map.of("to", "default"));
+      Answer started =
+          shown(
+              "POST /v1/compute-pools/drained/drain {\"to\": \"default\"}",
+              api.post("/v1/compute-pools/drained/drain", Map.of("to", "default")));
       assertThat(started.status()).as(started.text()).isEqualTo(202);
       assertThat(started.body().path("remaining").asInt()).isEqualTo(3);
       Answer again = api.post("/v1/compute-pools/drained/drain", Map.of("to", "default"));
@@ -249,6 +252,9 @@ class ComputePoolsIT {
           .untilAsserted(
               () -> {
                 JsonNode pool = api.get("/v1/compute-pools/drained").body();
+                if (pool.path("drain").path("moved").asInt() == 2) {
+                  shown("GET /v1/compute-pools/drained", api.get("/v1/compute-pools/drained"));
+                }
                 assertThat(pool.path("drain").isMissingNode() || pool.path("drain").isNull())
                     .as(pool.toString())
                     .isTrue();
