@@ -188,6 +188,24 @@ public class ChangePlanner {
     return plan(request(name, topic, current, next));
   }
 
+  /** A note when the pool's cluster has no free slot for the job now: Flink queues it. */
+  private static void waitsForSlots(Placement.Room room, List<String> notes) {
+    if (room.waits()) {
+      notes.add(
+          "Compute pool "
+              + room.pool()
+              + "'s cluster has "
+              + room.available()
+              + " free task slot"
+              + (room.available() == 1 ? "" : "s")
+              + " of "
+              + room.total()
+              + " now and the job needs "
+              + room.needed()
+              + ": Flink queues it until one frees ('Waiting for task slots' in its status)");
+    }
+  }
+
   /** A rejected plan is a 409 that carries the plan; nothing is stored. */
   public static ChangePlan approved(ChangePlan plan) {
     if (plan.rejected()) {
@@ -291,7 +309,7 @@ public class ChangePlanner {
       if (placement != null && full) {
         placement.requirePlace(name, TableOptions.pool(effective.options()));
       } else if (placement != null) {
-        placement.requireRoom(name, TableOptions.pool(effective.options()));
+        waitsForSlots(placement.requireRoom(name, TableOptions.pool(effective.options())), notes);
       }
       return new ChangePlan(
           name.toString(),
@@ -364,7 +382,7 @@ public class ChangePlanner {
     boolean moves = !poolBefore.equals(pool);
     compare(changes, "computePool", poolBefore, pool);
     if (placement != null && !full && (moves || wasFull)) {
-      placement.requireRoom(name, pool); // a continuous job starts on the pool
+      waitsForSlots(placement.requireRoom(name, pool), notes); // a continuous job starts there
     } else if (placement != null && moves) {
       placement.requirePlace(name, pool);
     }

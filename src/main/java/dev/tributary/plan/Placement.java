@@ -14,10 +14,12 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
 
 /**
- * Where a table's job runs, checked when a change is submitted: its compute pool exists, and has
- * room for one more job. Room is the smaller of the cluster's free task slots (its JobManager's
- * count) and what the pool's {@code maxSlots} leaves once the live jobs of Tributary there are
- * counted; a job takes as many slots as its parallelism.
+ * Where a table's job runs, checked when a change is submitted: its compute pool exists, the pool's
+ * budget ({@code maxSlots}, less the slots the live jobs of Tributary there take) has room for one
+ * more job, and so does the database's quota there. A job takes as many slots as its parallelism.
+ * The cluster's own free slots are reported, not enforced: a session cluster that starts
+ * TaskManagers on demand has none free until it needs them, and a static one queues the job until a
+ * slot frees; the plan says so.
  */
 @Component
 public class Placement {
@@ -39,56 +41,63 @@ public class Placement {
   }
 
   /**
-   * A pool's room: {@code free} slots a new job of ours may take, {@code needed} by one, the
-   * cluster's {@code total} and {@code available}, the pool's {@code maxSlots}, the slots {@code
-   * used} by the {@code jobs} of Tributary there.
+   * A pool's room: {@code free} slots a new job of ours may take now (the cluster's free slots,
+   * within the budget), {@code budget} what is left of the pool's {@code maxSlots} (null: none
+   * set), {@code needed} by one job, the cluster's {@code total} and {@code available}, the slots
+   * {@code used} by the {@code jobs} of Tributary there.
    */
   public record Room(
       String pool,
       int free,
+      Integer budget,
       int needed,
       int total,
       int available,
       Integer maxSlots,
       int used,
-      int jobs) {}
+      int jobs) {
+
+    /** Whether the cluster lacks a free slot for the job now (it would wait for one). */
+    public boolean waits() {
+      return available < needed;
+    }
+  }
 
   /**
    * Refuses, before anything is stored, a job its pool cannot take: 400 for a pool that does not
-   * exist, {@link ErrorCode#POOL_FULL} (409) naming the pool, its free slots and the job's need.
+   * exist, {@link ErrorCode#POOL_FULL} (409) naming the pool, its budget left and the job's need,
+   * {@code QUOTA_EXCEEDED} (409) for the database's quota. Answers the room it found.
    */
   public Room requireRoom(ObjectName table, String pool) {
-    requirePool(table, pool);
-    Room room = room(pool);
+    Cluster cluster = requirePool(table, pool);
+    Room room = room(pool, cluster.maxSlots() != null);
     quotas.require(table, pool, room.needed());
-    if (room.free() < room.needed()) {
+    if (room.budget() != null && room.budget() < room.needed()) {
       Map<String, Object> properties = new LinkedHashMap<>();
       properties.put("pool", pool);
-      properties.put("freeSlots", room.free());
+      properties.put("freeSlots", room.budget());
       properties.put("neededSlots", room.needed());
+      properties.put("maxSlots", room.maxSlots());
+      properties.put("usedSlots", room.used());
       properties.put("clusterSlots", room.total());
       properties.put("clusterFreeSlots", room.available());
-      if (room.maxSlots() != null) {
-        properties.put("maxSlots", room.maxSlots());
-        properties.put("usedSlots", room.used());
-      }
       throw new ApiException(
           ErrorCode.POOL_FULL,
           "Compute pool "
               + pool
               + " has "
-              + room.free()
+              + room.budget()
               + " free task slot"
-              + (room.free() == 1 ? "" : "s")
+              + (room.budget() == 1 ? "" : "s")
               + " and the job of "
               + table
               + " needs "
               + room.needed()
-              + " ("
-              + (room.maxSlots() != null
-                  ? "its maxSlots " + room.maxSlots() + ", " + room.used() + " used by Tributary; "
-                  : "")
-              + "the cluster has "
+              + " (its maxSlots "
+              + room.maxSlots()
+              + ", "
+              + room.used()
+              + " used by Tributary; the cluster has "
               + room.available()
               + " of "
               + room.total()
@@ -98,26 +107,40 @@ public class Placement {
     return room;
   }
 
-  /**
-   * The pool's room now: its cluster's slots (one call), and with a {@code maxSlots} the live jobs
-   * of Tributary there (one more). A pool that does not exist or cannot be reached throws.
-   */
+  /** The pool's room now: its cluster's slots and the live jobs of Tributary there. */
   public Room room(String pool) {
+    return room(pool, true);
+  }
+
+  /**
+   * The pool's room: the cluster's slots (one call, its parallelism cached), and, when {@code
+   * countJobs}, the live jobs of Tributary there (one more; a pool without a budget needs none to
+   * admit a job). A pool that does not exist or cannot be reached throws.
+   */
+  private Room room(String pool, boolean countJobs) {
     Cluster cluster = pools.cluster(pool).orElseThrow();
     FlinkJobs.Slots slots = jobs.slots(pool);
     int needed = slots.parallelism();
     int jobsThere =
-        (int)
-            jobs.overview(pool).stream()
-                .filter(j -> j.name().startsWith("tributary-") && !j.state().terminal())
-                .count();
+        !countJobs
+            ? 0
+            : (int)
+                jobs.overview(pool).stream()
+                    .filter(j -> j.name().startsWith("tributary-") && !j.state().terminal())
+                    .count();
     int used = jobsThere * needed;
-    int free =
-        cluster.maxSlots() == null
-            ? slots.available()
-            : Math.min(slots.available(), Math.max(0, cluster.maxSlots() - used));
+    Integer budget = cluster.maxSlots() == null ? null : Math.max(0, cluster.maxSlots() - used);
+    int free = budget == null ? slots.available() : Math.min(slots.available(), budget);
     return new Room(
-        pool, free, needed, slots.total(), slots.available(), cluster.maxSlots(), used, jobsThere);
+        pool,
+        free,
+        budget,
+        needed,
+        slots.total(),
+        slots.available(),
+        cluster.maxSlots(),
+        used,
+        jobsThere);
   }
 
   /**

@@ -101,17 +101,36 @@ class PlacementTest {
   }
 
   @Test
-  void shouldRefuseWhenTheClusterItselfIsFullWhateverMaxSlotsLeaves() {
+  void shouldAdmitAJobTheClusterHasNoFreeSlotForAndSayItWaits() {
+    // A cluster that starts TaskManagers on demand has none free until it needs them.
     Placement placement =
         new Placement(directory(null), jobs(new FlinkJobs.Slots(4, 0, 1), List.of()));
 
-    assertThatThrownBy(() -> placement.requireRoom(TABLE, "default"))
-        .isInstanceOfSatisfying(
-            ApiException.class,
-            e -> {
-              assertThat(e.code()).isEqualTo(ErrorCode.POOL_FULL);
-              assertThat(e.getMessage()).contains("the cluster has 0 of 4 free");
-            });
+    Placement.Room room = placement.requireRoom(TABLE, "default");
+
+    assertThat(room.waits()).isTrue();
+    assertThat(room.budget()).isNull();
+    assertThat(room.free()).isZero();
+  }
+
+  @Test
+  void shouldAskTheJobManagerForItsJobsOnlyWhenThePoolHasABudget() {
+    FlinkJobs noOverview =
+        (FlinkJobs)
+            Proxy.newProxyInstance(
+                FlinkJobs.class.getClassLoader(),
+                new Class<?>[] {FlinkJobs.class},
+                (proxy, method, args) -> {
+                  if (method.getName().equals("slots")) {
+                    return new FlinkJobs.Slots(4, 4, 1);
+                  }
+                  throw new AssertionError("asked " + method.getName());
+                });
+
+    Placement.Room room = new Placement(directory(null), noOverview).requireRoom(TABLE, "default");
+
+    assertThat(room.waits()).isFalse();
+    assertThat(room.free()).isEqualTo(4);
   }
 
   @Test

@@ -1,6 +1,8 @@
 package dev.tributary.adapter.flink;
 
 import dev.tributary.port.FlinkJobs;
+import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -207,15 +209,24 @@ public class RestFlinkJobs implements FlinkJobs {
    */
   Slots slots() {
     JsonNode cluster = clusterOverview();
-    int parallelism = 1;
+    return new Slots(
+        cluster.path("slots-total").asInt(),
+        cluster.path("slots-available").asInt(),
+        defaultParallelism.get(this::readDefaultParallelism));
+  }
+
+  /** The cluster's configuration changes with a restart at most: read once a minute. */
+  private final Cached<Integer> defaultParallelism =
+      new Cached<>(Duration.ofMinutes(1), Clock.systemUTC());
+
+  private int readDefaultParallelism() {
     for (JsonNode entry :
         FlinkHttp.expectOk(http.get().uri("/jobmanager/config"), "read cluster configuration")) {
       if (entry.path("key").asString().equals("parallelism.default")) {
-        parallelism = Math.max(1, entry.path("value").asInt(1));
+        return Math.max(1, entry.path("value").asInt(1));
       }
     }
-    return new Slots(
-        cluster.path("slots-total").asInt(), cluster.path("slots-available").asInt(), parallelism);
+    return 1;
   }
 
   @Override
