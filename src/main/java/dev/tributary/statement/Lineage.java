@@ -7,6 +7,7 @@ import dev.tributary.catalog.CatalogService;
 import dev.tributary.catalog.SourceTable;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.sql.QueryReferences;
+import dev.tributary.sql.TableOptions;
 import dev.tributary.table.MaterializedTable;
 import dev.tributary.table.MaterializedTableService;
 import dev.tributary.table.TableSpec;
@@ -38,10 +39,25 @@ public class Lineage {
     this.catalogs = catalogs;
   }
 
-  /** A node: its qualified name is its id. {@code phase} is null for a source table. */
+  /**
+   * A node: its qualified name is its id. {@code phase} is null for a source table; {@code
+   * computePool}, the pool a materialized table is placed on, is null for the other kinds.
+   */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public record Node(
-      String id, String type, String catalog, String database, String name, String phase) {}
+      String id,
+      String type,
+      String catalog,
+      String database,
+      String name,
+      String phase,
+      String computePool) {
+
+    public Node(
+        String id, String type, String catalog, String database, String name, String phase) {
+      this(id, type, catalog, database, name, phase, null);
+    }
+  }
 
   /** {@code from} is read (or written, for a flow into its table) to make {@code to}. */
   public record Edge(String from, String to) {}
@@ -128,7 +144,17 @@ public class Lineage {
     List<MaterializedTable> rows = new ArrayList<>(tables.all());
     rows.sort((a, b) -> a.qualifiedName().compareTo(b.qualifiedName()));
     for (MaterializedTable table : rows) {
-      put(known, node(table.objectName(), tables.spec(table).kind().name(), phase(table)));
+      TableSpec spec = tables.spec(table);
+      put(
+          known,
+          new Node(
+              table.objectName().toString(),
+              spec.kind().name(),
+              table.objectName().catalog(),
+              table.objectName().database(),
+              table.objectName().name(),
+              phase(table),
+              spec.definition() == null ? null : TableOptions.pool(spec.definition().options())));
     }
     Set<Edge> edges = new LinkedHashSet<>();
     for (MaterializedTable table : rows) {

@@ -5,6 +5,7 @@ import dev.tributary.security.Role;
 import dev.tributary.security.UiCookie;
 import dev.tributary.security.UiSessions;
 import dev.tributary.sql.ObjectName;
+import dev.tributary.sql.TableOptions;
 import dev.tributary.statement.Lineage;
 import dev.tributary.system.Paging;
 import dev.tributary.table.Freshness;
@@ -133,7 +134,7 @@ class StatusPage {
         <section>
           <h2>Tables</h2>
           <table id="tables">
-            <thead><tr><th>Table</th><th>Kind</th><th>Phase</th><th>Mode</th><th>Freshness</th>
+            <thead><tr><th>Table</th><th>Kind</th><th>Phase</th><th>Pool</th><th>Mode</th><th>Freshness</th>
               <th>Lag</th><th>Last refresh</th><th>Next refresh</th></tr></thead>
             <tbody id="rows">%s</tbody>
           </table>
@@ -236,7 +237,7 @@ class StatusPage {
             limit,
             pageToken);
     if (page.items().isEmpty()) {
-      return "<tr><td colspan=\"8\" class=\"empty\">No tables yet.</td></tr>";
+      return "<tr><td colspan=\"9\" class=\"empty\">No tables yet.</td></tr>";
     }
     StringBuilder out = new StringBuilder();
     for (MaterializedTable t : page.items()) {
@@ -255,6 +256,10 @@ class StatusPage {
           .append("</a></td>");
       cell(out, spec.kind() == TableSpec.Kind.PIPELINE_TABLE ? "pipeline" : "materialized", null);
       cell(out, t.getPhase().name(), "phase " + t.getPhase().name().toLowerCase());
+      cell(
+          out,
+          spec.definition() == null ? "" : TableOptions.pool(spec.definition().options()),
+          "pool");
       cell(out, f == null ? "" : f.refreshMode(), null);
       cell(out, f == null ? "" : f.freshness().sql(), null);
       cell(
@@ -270,7 +275,7 @@ class StatusPage {
       out.append("</tr>\n");
     }
     if (page.nextPageToken() != null) {
-      out.append("<tr class=\"more\"><td colspan=\"8\"><a id=\"next-page\" href=\"/ui?")
+      out.append("<tr class=\"more\"><td colspan=\"9\"><a id=\"next-page\" href=\"/ui?")
           .append(limit == null ? "" : "limit=" + Paging.limit(limit) + "&amp;")
           .append("pageToken=")
           .append(escape(page.nextPageToken()))

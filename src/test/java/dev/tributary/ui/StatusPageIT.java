@@ -120,6 +120,12 @@ class StatusPageIT {
     By phase = By.cssSelector("tr[data-table='examples.marketplace." + name + "'] td.phase");
     new WebDriverWait(browser, Duration.ofSeconds(120))
         .until(ExpectedConditions.textToBe(phase, "RUNNING"));
+    assertThat(
+            browser
+                .findElement(
+                    By.cssSelector("tr[data-table='examples.marketplace." + name + "'] td.pool"))
+                .getText())
+        .isEqualTo("default");
 
     browser.findElement(By.cssSelector("a[data-name='" + name + "']")).click();
     new WebDriverWait(browser, Duration.ofSeconds(20))

@@ -37,15 +37,20 @@ class FlinkIT {
   static final String HIGH_VALUE_ORDERS =
       "SELECT order_id, customer_id, price FROM examples.marketplace.orders WHERE price > 50.00";
 
-  @Autowired GatewayFlinkSql sql;
-  @Autowired RestFlinkJobs jobs;
+  /** The configured cluster's adapters themselves, not the routers over every pool. */
+  @Autowired PoolClients pools;
+
   @Autowired KafkaTopics topics;
   @Autowired CatalogService catalogs;
 
+  GatewayFlinkSql sql;
+  RestFlinkJobs jobs;
   Session session;
 
   @BeforeEach
   void declareExampleCatalog() {
+    sql = pools.configured().sql();
+    jobs = pools.configured().jobs();
     session = sql.openSession("it-" + UUID.randomUUID(), Map.of());
     sql.execute(session, "CREATE CATALOG examples WITH ('type' = 'generic_in_memory')");
     sql.execute(session, "CREATE DATABASE examples.marketplace");
