@@ -188,9 +188,20 @@ public class ChangePlanner {
     return plan(request(name, topic, current, next));
   }
 
-  /** A note when the pool's cluster has no free slot for the job now: Flink queues it. */
+  /**
+   * A note when the pool's cluster has no free slot for the job now (Flink queues it), or could not
+   * be asked.
+   */
   private static void waitsForSlots(Placement.Room room, List<String> notes) {
-    if (room.waits()) {
+    if (room.unanswered() != null) {
+      notes.add(
+          "Compute pool "
+              + room.pool()
+              + " did not answer ("
+              + room.unanswered()
+              + "): its budget and free slots were not checked; the job is submitted once it"
+              + " answers");
+    } else if (room.waits()) {
       notes.add(
           "Compute pool "
               + room.pool()

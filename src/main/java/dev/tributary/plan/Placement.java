@@ -3,6 +3,7 @@ package dev.tributary.plan;
 import dev.tributary.port.ComputePoolDirectory;
 import dev.tributary.port.ComputePoolDirectory.Cluster;
 import dev.tributary.port.FlinkJobs;
+import dev.tributary.port.RemoteSystemException;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.sql.TableOptions;
 import dev.tributary.system.ApiException;
@@ -55,11 +56,25 @@ public class Placement {
       int available,
       Integer maxSlots,
       int used,
-      int jobs) {
+      int jobs,
+      String unanswered) {
+
+    public Room(
+        String pool,
+        int free,
+        Integer budget,
+        int needed,
+        int total,
+        int available,
+        Integer maxSlots,
+        int used,
+        int jobs) {
+      this(pool, free, budget, needed, total, available, maxSlots, used, jobs, null);
+    }
 
     /** Whether the cluster lacks a free slot for the job now (it would wait for one). */
     public boolean waits() {
-      return available < needed;
+      return unanswered == null && available < needed;
     }
   }
 
@@ -70,7 +85,19 @@ public class Placement {
    */
   public Room requireRoom(ObjectName table, String pool) {
     Cluster cluster = requirePool(table, pool);
-    Room room = room(pool, cluster.maxSlots() != null);
+    Room room;
+    try {
+      room = room(pool, cluster.maxSlots() != null);
+    } catch (RemoteSystemException e) {
+      if (!e.retryable()) {
+        throw e;
+      }
+      // Accepted while the cluster is down, as the rest of a change is (its query is validated
+      // once Flink is back); the database's quota, kept in the store, still holds.
+      int needed = cluster.parallelism() == null ? 1 : cluster.parallelism();
+      quotas.require(table, pool, needed);
+      return new Room(pool, 0, null, needed, 0, 0, cluster.maxSlots(), 0, 0, e.getMessage());
+    }
     quotas.require(table, pool, room.needed());
     if (room.budget() != null && room.budget() < room.needed()) {
       Map<String, Object> properties = new LinkedHashMap<>();

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tributary.port.ComputePoolDirectory;
+import dev.tributary.port.DependencyUnavailableException;
+import dev.tributary.port.ExternalSystem;
 import dev.tributary.port.FlinkJobs;
 import dev.tributary.port.FlinkJobs.JobState;
 import dev.tributary.port.FlinkJobs.JobSummary;
@@ -13,6 +15,7 @@ import dev.tributary.system.ErrorCode;
 import java.lang.reflect.Proxy;
 import java.net.URI;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -131,6 +134,35 @@ class PlacementTest {
 
     assertThat(room.waits()).isFalse();
     assertThat(room.free()).isEqualTo(4);
+  }
+
+  @Test
+  void shouldAcceptWhileThePoolDoesNotAnswerAndStillHoldTheQuota() {
+    FlinkJobs down =
+        (FlinkJobs)
+            Proxy.newProxyInstance(
+                FlinkJobs.class.getClassLoader(),
+                new Class<?>[] {FlinkJobs.class},
+                (proxy, method, args) -> {
+                  throw new DependencyUnavailableException(
+                      ExternalSystem.FLINK, "read cluster overview: Flink unreachable", null);
+                });
+    List<String> asked = new ArrayList<>();
+    PoolQuotas quotas = (table, pool, slots) -> asked.add(pool + ":" + slots);
+
+    Placement.Room room = new Placement(directory(3), down, quotas).requireRoom(TABLE, "blue");
+
+    assertThat(room.unanswered()).contains("Flink unreachable");
+    assertThat(room.waits()).isFalse();
+    assertThat(asked).containsExactly("blue:2"); // blue's jobs run with parallelism 2
+
+    PoolQuotas full =
+        (table, pool, slots) -> {
+          throw new ApiException(ErrorCode.QUOTA_EXCEEDED, "over");
+        };
+    assertThatThrownBy(() -> new Placement(directory(3), down, full).requireRoom(TABLE, "blue"))
+        .isInstanceOfSatisfying(
+            ApiException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.QUOTA_EXCEEDED));
   }
 
   @Test
