@@ -59,19 +59,6 @@ public class Placement {
       int jobs,
       String unanswered) {
 
-    public Room(
-        String pool,
-        int free,
-        Integer budget,
-        int needed,
-        int total,
-        int available,
-        Integer maxSlots,
-        int used,
-        int jobs) {
-      this(pool, free, budget, needed, total, available, maxSlots, used, jobs, null);
-    }
-
     /** Whether the cluster lacks a free slot for the job now (it would wait for one). */
     public boolean waits() {
       return unanswered == null && available < needed;
@@ -167,7 +154,8 @@ public class Placement {
         slots.available(),
         cluster.maxSlots(),
         used,
-        jobsThere);
+        jobsThere,
+        null);
   }
 
   /**
