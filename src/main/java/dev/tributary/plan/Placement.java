@@ -167,8 +167,27 @@ public class Placement {
     quotas.require(table, pool, 0);
   }
 
-  /** The pool's cluster; 400 naming the pools there are when no pool has that name. */
+  /**
+   * The pool's cluster; 400 naming the pools there are when no pool has that name, 409 while the
+   * pool is being drained (a drain ends when no table is left on it).
+   */
   public Cluster requirePool(ObjectName table, String pool) {
+    pools
+        .drainingTo(pool)
+        .ifPresent(
+            to -> {
+              throw new ApiException(
+                  ErrorCode.CONFLICT,
+                  "Compute pool "
+                      + pool
+                      + " is being drained into "
+                      + to
+                      + ": it takes no new table or job until the drain ends; place "
+                      + table
+                      + " on "
+                      + to,
+                  Map.of("pool", pool, "drainingTo", to));
+            });
     return pools
         .cluster(pool)
         .orElseThrow(

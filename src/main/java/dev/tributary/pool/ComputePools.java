@@ -290,6 +290,14 @@ public class ComputePools implements ComputePoolDirectory {
   }
 
   @Override
+  public Optional<String> drainingTo(String pool) {
+    return jdbc
+        .queryForList("SELECT to_pool FROM compute_pool_drain WHERE pool = ?", String.class, pool)
+        .stream()
+        .findFirst();
+  }
+
+  @Override
   public List<Cluster> all() {
     List<Cluster> all = new ArrayList<>();
     all.add(configured.cluster());

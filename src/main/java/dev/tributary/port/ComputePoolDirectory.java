@@ -13,6 +13,11 @@ public interface ComputePoolDirectory {
   /** The pool's cluster, empty when no such pool exists. */
   Optional<Cluster> cluster(String pool);
 
+  /** The pool a drain of {@code pool} moves its tables to, while one is under way. */
+  default Optional<String> drainingTo(String pool) {
+    return Optional.empty();
+  }
+
   /** Every pool's cluster, {@value FlinkJobs#DEFAULT_POOL} first. */
   List<Cluster> all();
 

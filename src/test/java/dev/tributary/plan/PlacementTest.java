@@ -166,6 +166,38 @@ class PlacementTest {
   }
 
   @Test
+  void shouldRefuseAPoolBeingDrained() {
+    ComputePoolDirectory pools = directory(null);
+    ComputePoolDirectory draining =
+        new ComputePoolDirectory() {
+          @Override
+          public Optional<Cluster> cluster(String pool) {
+            return pools.cluster(pool);
+          }
+
+          @Override
+          public List<Cluster> all() {
+            return pools.all();
+          }
+
+          @Override
+          public Optional<String> drainingTo(String pool) {
+            return pool.equals("blue") ? Optional.of("default") : Optional.empty();
+          }
+        };
+    Placement placement = new Placement(draining, jobs(new FlinkJobs.Slots(4, 4, 1), List.of()));
+
+    assertThatThrownBy(() -> placement.requireRoom(TABLE, "blue"))
+        .isInstanceOfSatisfying(
+            ApiException.class,
+            e -> {
+              assertThat(e.code()).isEqualTo(ErrorCode.CONFLICT);
+              assertThat(e.getMessage()).contains("being drained into default");
+            });
+    assertThat(placement.requireRoom(TABLE, "default").free()).isEqualTo(4);
+  }
+
+  @Test
   void shouldRefuseAnUnknownPoolNamingThePoolsThereAre() {
     Placement placement =
         new Placement(directory(null), jobs(new FlinkJobs.Slots(4, 4, 1), List.of()));

@@ -243,6 +243,15 @@ class ComputePoolsIT {
               api.post("/v1/compute-pools/drained/drain", Map.of("to", "default")));
       assertThat(started.status()).as(started.text()).isEqualTo(202);
       assertThat(started.body().path("remaining").asInt()).isEqualTo(3);
+      Answer placed =
+          api.sql(
+              "CREATE MATERIALIZED TABLE pool_drain_d WITH ('compute-pool' = 'drained')"
+                  + " AS SELECT order_id FROM orders",
+              "examples",
+              "marketplace");
+      assertThat(placed.status()).as(placed.text()).isEqualTo(409);
+      assertThat(placed.body().path("detail").asString()).contains("being drained into default");
+      assertThat(api.get(TABLES + "pool_drain_d").status()).isEqualTo(404);
       Answer again = api.post("/v1/compute-pools/drained/drain", Map.of("to", "default"));
       assertThat(again.status()).as(again.text()).isEqualTo(409);
 
