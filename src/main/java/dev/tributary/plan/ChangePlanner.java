@@ -182,6 +182,17 @@ public class ChangePlanner {
     return new Request(name, topic, current.orElse(null), next, queries.snapshot(name, reads));
   }
 
+  /**
+   * The definition to plan and store when {@code next} replaces a table's whole definition: placed
+   * on a compute pool when it names none (see {@link Placement#placed}).
+   */
+  public MaterializedTableDefinition placed(
+      ObjectName name, Optional<Current> current, MaterializedTableDefinition next) {
+    return placement == null
+        ? next
+        : placement.placed(name, current.map(Current::definition), next);
+  }
+
   /** The plan of a change, read from the store and planned in one go. */
   public ChangePlan plan(
       ObjectName name, String topic, Optional<Current> current, MaterializedTableDefinition next) {

@@ -4,12 +4,14 @@ import dev.tributary.port.ComputePoolDirectory;
 import dev.tributary.port.ComputePoolDirectory.Cluster;
 import dev.tributary.port.FlinkJobs;
 import dev.tributary.port.RemoteSystemException;
+import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.sql.TableOptions;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Collectors;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
@@ -28,17 +30,51 @@ public class Placement {
   private final ComputePoolDirectory pools;
   private final FlinkJobs jobs;
   private final PoolQuotas quotas;
+  private final PoolDefaults defaults;
 
-  /** Without quotas (tools and tests). */
+  /** Without quotas or defaults (tools and tests). */
   public Placement(ComputePoolDirectory pools, FlinkJobs jobs) {
-    this(pools, jobs, (table, pool, slots) -> {});
+    this(pools, jobs, (table, pool, slots) -> {}, PoolDefaults.NONE);
   }
 
   @Autowired
-  public Placement(ComputePoolDirectory pools, FlinkJobs jobs, PoolQuotas quotas) {
+  public Placement(
+      ComputePoolDirectory pools, FlinkJobs jobs, PoolQuotas quotas, PoolDefaults defaults) {
     this.pools = pools;
     this.jobs = jobs;
     this.quotas = quotas;
+    this.defaults = defaults;
+  }
+
+  /**
+   * The definition to plan and store for a whole new definition of {@code table} (CREATE, CREATE OR
+   * ALTER, a PUT): the one given when it names its pool. Otherwise an existing table stays where it
+   * is (a definition applied again unchanged is unchanged), and a new one is placed on its
+   * database's default pool, else its catalog's, else {@value TableOptions#DEFAULT_POOL}; the pool
+   * chosen is written into its options, so that changing a default later moves nothing. A default
+   * pool being drained places it on the drain's target.
+   */
+  public MaterializedTableDefinition placed(
+      ObjectName table,
+      Optional<MaterializedTableDefinition> current,
+      MaterializedTableDefinition next) {
+    if (next.options().containsKey(TableOptions.COMPUTE_POOL)) {
+      return next;
+    }
+    String pool =
+        current.isPresent()
+            ? current.get().options().get(TableOptions.COMPUTE_POOL)
+            : defaults
+                .defaultPool(table.catalog(), table.database())
+                .map(p -> pools.drainingTo(p).orElse(p))
+                .filter(p -> !p.equals(TableOptions.DEFAULT_POOL))
+                .orElse(null);
+    if (pool == null) {
+      return next;
+    }
+    Map<String, String> options = new LinkedHashMap<>(next.options());
+    options.put(TableOptions.COMPUTE_POOL, pool);
+    return next.withOptions(options);
   }
 
   /**

@@ -235,6 +235,24 @@ public class ComputePools implements ComputePoolDirectory {
                     + " drop them first",
                 Map.of("pool", name, "tables", tables));
           }
+          List<String> defaults =
+              jdbc.queryForList(
+                  "SELECT c.name || COALESCE('.' || d.name, '') FROM compute_pool_default f JOIN"
+                      + " catalog c ON c.id = f.catalog_id LEFT JOIN catalog_database d ON d.id ="
+                      + " f.database_id WHERE f.pool = ? ORDER BY 1 LIMIT 5",
+                  String.class,
+                  name);
+          if (!defaults.isEmpty()) {
+            throw new ApiException(
+                ErrorCode.CONFLICT,
+                "Compute pool "
+                    + name
+                    + " is the default pool of "
+                    + String.join(", ", defaults)
+                    + (defaults.size() == 5 ? ", ..." : "")
+                    + "; set another default there first",
+                Map.of("pool", name, "defaultOf", defaults));
+          }
           jdbc.update("DELETE FROM compute_pool WHERE name = ?", name);
           audit.changed("DROP COMPUTE POOL", "compute-pool " + name, describe(pool), null);
         });

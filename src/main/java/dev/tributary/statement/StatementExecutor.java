@@ -163,17 +163,18 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
     }
     ObjectName name = resolve(s.name());
     Optional<MaterializedTable> existing = tables.find(name);
+    MaterializedTableDefinition definition =
+        planner.placed(name, ChangePlanner.Current.of(existing, tables), s.definition());
     ChangePlan plan = null;
     boolean unchanged =
         existing.isPresent()
             && s.orAlter()
-            && tables.spec(existing.get()).definition().equals(s.definition());
+            && tables.spec(existing.get()).definition().equals(definition);
     // An unchanged definition needs no plan: no question to Flink, so a table that the reconciler
     // is working on meanwhile cannot make the script's reads stale.
     if (existing.isEmpty() || (s.orAlter() && !unchanged)) {
-      plan = approved(plan(name, existing, s.definition()));
+      plan = approved(plan(name, existing, definition));
     }
-    MaterializedTableDefinition definition = s.definition();
     if (plan != null && plan.autoFallback() != null) {
       // AUTO could not run the query as a stream: stored as FULL, and the result says why.
       definition = ChangePlanner.asFull(definition);
@@ -212,7 +213,9 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
                 + name
                 + " already exists; EXPLAIN CREATE OR ALTER shows what a change would do");
       }
-      next = create.definition();
+      next =
+          planner.placed(
+              name, ChangePlanner.Current.of(tables.find(name), tables), create.definition());
     } else {
       Statement.AlterMaterializedTable alter = (Statement.AlterMaterializedTable) s.statement();
       name = resolve(alter.name());

@@ -9,7 +9,10 @@ import dev.tributary.port.ExternalSystem;
 import dev.tributary.port.FlinkJobs;
 import dev.tributary.port.FlinkJobs.JobState;
 import dev.tributary.port.FlinkJobs.JobSummary;
+import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.sql.ObjectName;
+import dev.tributary.sql.Parser;
+import dev.tributary.sql.Statement;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
 import java.lang.reflect.Proxy;
@@ -150,7 +153,8 @@ class PlacementTest {
     List<String> asked = new ArrayList<>();
     PoolQuotas quotas = (table, pool, slots) -> asked.add(pool + ":" + slots);
 
-    Placement.Room room = new Placement(directory(3), down, quotas).requireRoom(TABLE, "blue");
+    Placement.Room room =
+        new Placement(directory(3), down, quotas, PoolDefaults.NONE).requireRoom(TABLE, "blue");
 
     assertThat(room.unanswered()).contains("Flink unreachable");
     assertThat(room.waits()).isFalse();
@@ -160,7 +164,10 @@ class PlacementTest {
         (table, pool, slots) -> {
           throw new ApiException(ErrorCode.QUOTA_EXCEEDED, "over");
         };
-    assertThatThrownBy(() -> new Placement(directory(3), down, full).requireRoom(TABLE, "blue"))
+    assertThatThrownBy(
+            () ->
+                new Placement(directory(3), down, full, PoolDefaults.NONE)
+                    .requireRoom(TABLE, "blue"))
         .isInstanceOfSatisfying(
             ApiException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.QUOTA_EXCEEDED));
   }
@@ -211,5 +218,76 @@ class PlacementTest {
               assertThat(e.properties())
                   .isEqualTo(Map.of("option", "compute-pool", "pool", "green"));
             });
+  }
+
+  static MaterializedTableDefinition definition(String with) {
+    return ((Statement.CreateMaterializedTable)
+            Parser.parse("CREATE MATERIALIZED TABLE t " + with + " AS SELECT a FROM s"))
+        .definition();
+  }
+
+  /** Defaults of c.d: the database's when it sets one, else the catalog's. */
+  static final ObjectName IN_D = new ObjectName("c", "d", "t");
+
+  static Placement withDefaults(ComputePoolDirectory pools, String ofDatabase, String ofCatalog) {
+    PoolDefaults defaults =
+        (catalog, database) ->
+            Optional.ofNullable(database.equals("d") ? ofDatabase : null)
+                .or(() -> Optional.ofNullable(ofCatalog));
+    return new Placement(
+        pools, jobs(new FlinkJobs.Slots(4, 4, 1), List.of()), (table, pool, slots) -> {}, defaults);
+  }
+
+  @Test
+  void shouldPlaceANewTableOnItsDatabasesDefaultElseItsCatalogsAndKeepAnExistingOneWhereItIs() {
+    MaterializedTableDefinition bare = definition("");
+    MaterializedTableDefinition named = definition("WITH ('compute-pool' = 'default')");
+
+    Placement both = withDefaults(directory(null), "blue", "green");
+    assertThat(both.placed(IN_D, Optional.empty(), bare).options())
+        .containsEntry("compute-pool", "blue");
+    assertThat(both.placed(IN_D, Optional.empty(), named)).isEqualTo(named); // named wins
+    assertThat(
+            both.placed(new ObjectName("c", "other", "t"), Optional.empty(), bare)
+                .options()
+                .get("compute-pool"))
+        .isEqualTo("green"); // no database default: the catalog's
+
+    // An existing table stays on its pool when a definition names none, whatever the defaults.
+    MaterializedTableDefinition onBlue = definition("WITH ('compute-pool' = 'blue')");
+    Placement none = withDefaults(directory(null), null, null);
+    assertThat(none.placed(IN_D, Optional.of(onBlue), bare)).isEqualTo(onBlue);
+    assertThat(both.placed(IN_D, Optional.of(bare), bare)).isEqualTo(bare);
+
+    // No default, or the default pool 'default': the definition stays as written.
+    assertThat(none.placed(IN_D, Optional.empty(), bare)).isEqualTo(bare);
+    assertThat(
+            withDefaults(directory(null), "default", "blue").placed(IN_D, Optional.empty(), bare))
+        .isEqualTo(bare);
+  }
+
+  @Test
+  void shouldPlaceOnTheDrainsTargetWhenTheDefaultPoolIsBeingDrained() {
+    ComputePoolDirectory pools = directory(null);
+    ComputePoolDirectory draining =
+        new ComputePoolDirectory() {
+          @Override
+          public Optional<Cluster> cluster(String pool) {
+            return pools.cluster(pool);
+          }
+
+          @Override
+          public List<Cluster> all() {
+            return pools.all();
+          }
+
+          @Override
+          public Optional<String> drainingTo(String pool) {
+            return pool.equals("blue") ? Optional.of("default") : Optional.empty();
+          }
+        };
+
+    assertThat(withDefaults(draining, "blue", null).placed(IN_D, Optional.empty(), definition("")))
+        .isEqualTo(definition(""));
   }
 }

@@ -358,6 +358,87 @@ class ComputePoolsIT {
     }
   }
 
+  /**
+   * Defaults: a new table that names no pool runs on its database's default pool, else its
+   * catalog's. It is placed once: applying its statement again, or changing a default, moves it
+   * not.
+   */
+  @Test
+  void shouldPlaceANewTableThatNamesNoPoolOnItsDatabasesDefaultElseItsCatalogs() {
+    Api api = new Api(port);
+    String database = "/v1/catalogs/examples/databases/marketplace";
+    String create =
+        "CREATE OR ALTER MATERIALIZED TABLE pool_defaulted AS SELECT order_id FROM orders";
+    try {
+      assertThat(api.put("/v1/compute-pools/fallback", null, pool(10)).status()).isEqualTo(200);
+      Answer unknown = api.put(database, null, Map.of("defaultComputePool", "nosuch"));
+      assertThat(unknown.status()).as(unknown.text()).isEqualTo(400);
+      assertThat(unknown.body().path("detail").asString()).contains("nosuch", "fallback");
+      JsonNode before = api.get(database).body();
+      assertThat(before.path("newTablesRunOn").asString())
+          .as(before.toString())
+          .isEqualTo("default");
+      assertThat(before.path("from").asString()).isEqualTo("service");
+      assertThat(api.get("/v1/catalogs/examples/databases/nosuch").status()).isEqualTo(404);
+
+      Answer ofCatalog =
+          shown(
+              "PUT /v1/catalogs/examples {\"defaultComputePool\": \"fallback\"}",
+              api.put("/v1/catalogs/examples", null, Map.of("defaultComputePool", "fallback")));
+      assertThat(ofCatalog.status()).as(ofCatalog.text()).isEqualTo(200);
+      JsonNode inherited = shown("GET " + database, api.get(database)).body();
+      assertThat(inherited.path("newTablesRunOn").asString()).isEqualTo("fallback");
+      assertThat(inherited.path("from").asString()).isEqualTo("catalog");
+      assertThat(inherited.path("defaultComputePool").isNull()).isTrue();
+
+      api.ok(create);
+      api.awaitPhase("pool_defaulted", "RUNNING");
+      JsonNode table = api.get(TABLES + "pool_defaulted").body();
+      assertThat(table.path("status").path("job").path("computePool").asString())
+          .isEqualTo("fallback");
+      assertThat(state(blue.restUrl(), jobId(api, "pool_defaulted"))).isEqualTo("RUNNING");
+      JsonNode ddl = api.ok("SHOW CREATE MATERIALIZED TABLE pool_defaulted").get(0);
+      assertThat(ddl.path("rows").toString()).contains("'compute-pool' = 'fallback'");
+      Answer refusedDelete = api.delete("/v1/compute-pools/fallback", null);
+      assertThat(refusedDelete.status()).as(refusedDelete.text()).isEqualTo(409);
+
+      // The database's own default comes first; the table already placed stays, and its
+      // statement applied again (naming no pool) changes nothing.
+      Answer ofDatabase = api.put(database, null, Map.of("defaultComputePool", "default"));
+      assertThat(ofDatabase.status()).as(ofDatabase.text()).isEqualTo(200);
+      assertThat(ofDatabase.body().path("newTablesRunOn").asString()).isEqualTo("default");
+      assertThat(ofDatabase.body().path("from").asString()).isEqualTo("database");
+      long generation = table.path("metadata").path("generation").asLong();
+      api.ok(create);
+      JsonNode after = api.get(TABLES + "pool_defaulted").body();
+      assertThat(after.path("metadata").path("generation").asLong()).isEqualTo(generation);
+      assertThat(after.path("status").path("job").path("computePool").asString())
+          .isEqualTo("fallback");
+      api.ok(
+          "CREATE MATERIALIZED TABLE pool_defaulted_full (PRIMARY KEY (order_id) NOT ENFORCED)"
+              + " FRESHNESS = INTERVAL '1' HOUR REFRESH_MODE = FULL AS SELECT order_id FROM orders");
+      JsonNode rows = api.ok("SHOW MATERIALIZED TABLES LIKE 'pool_defaulted%'").get(0);
+      assertThat(rows.path("rows").toString()).contains("default", "fallback");
+
+      // The catalog's default is a default of the pool too: it is not deleted under it.
+      api.ok("DROP MATERIALIZED TABLE pool_defaulted");
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> api.get(TABLES + "pool_defaulted").status() == 404);
+      Answer stillDefault = api.delete("/v1/compute-pools/fallback", null);
+      assertThat(stillDefault.status()).as(stillDefault.text()).isEqualTo(409);
+      assertThat(stillDefault.body().path("detail").asString())
+          .contains("default pool of examples");
+    } finally {
+      Map<String, Object> clear = new HashMap<>();
+      clear.put("defaultComputePool", null);
+      api.put(database, null, clear);
+      api.put("/v1/catalogs/examples", null, clear);
+      dropTables(api, jdbc);
+      jdbc.update("DELETE FROM compute_pool WHERE name = 'fallback'");
+    }
+  }
+
   /** When a table's move was asked, and when its job on the new pool started. */
   record JobMove(Instant altered, Instant started) {}
 

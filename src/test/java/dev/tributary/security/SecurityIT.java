@@ -100,6 +100,11 @@ class SecurityIT {
     NEEDS.put("GET " + db + "/quotas", Needs.VIEWER);
     NEEDS.put("PUT " + db + "/quotas/{pool}", Needs.CATALOG_ADMIN);
     NEEDS.put("DELETE " + db + "/quotas/{pool}", Needs.CATALOG_ADMIN);
+    // Default pools: a database's admin sets its database's, a catalog's admin the catalog's.
+    NEEDS.put("GET /v1/catalogs/{catalog}", Needs.ANY_KEY);
+    NEEDS.put("PUT /v1/catalogs/{catalog}", Needs.CATALOG_ADMIN);
+    NEEDS.put("GET " + db, Needs.VIEWER);
+    NEEDS.put("PUT " + db, Needs.ADMIN);
   }
 
   /** A caller and what it holds on examples.marketplace. */
@@ -187,6 +192,10 @@ class SecurityIT {
     }
     if (path.endsWith("/drain")) {
       return Map.of("to", "default"); // of a pool that does not exist: an allowed caller gets 404
+    }
+    if (path.equals("/v1/catalogs/{catalog}")
+        || path.equals("/v1/catalogs/{catalog}/databases/{database}")) {
+      return Map.of("defaultComputePool", "nosuch-pool"); // no such pool: 400, nothing is set
     }
     if (path.contains("/quotas/")) {
       return Map.of("maxTables", 1); // on a pool that does not exist: 404, and nothing is set

@@ -81,6 +81,9 @@ class PutTable {
     }
     var existing = tables.find(id);
     requirePreconditions(id, existing, ifMatch, ifNoneMatch, request.metadata());
+    if (definition != null) {
+      definition = planner.placed(id, ChangePlanner.Current.of(existing, tables), definition);
+    }
     if (definition == null && existing.isEmpty()) {
       throw new ApiException(
           ErrorCode.VALIDATION_FAILED, "A new table needs spec.statement or spec.definition");
