@@ -32,7 +32,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  *
  * <p>The drain's state is a row of {@code compute_pool_drain}; any replica steps it, under a lease,
  * so a replica that dies mid-drain leaves it to another. A move the target refuses (full, say) is
- * kept as the drain's {@code lastError} and asked again at the next step.
+ * kept as the drain's {@code lastError} and asked again at the next step. A move the reconciler
+ * rolled back (the target could not start the job) ends the drain, unfinished.
  */
 @Component
 public class ComputePoolDrains implements SmartLifecycle {
@@ -171,6 +172,34 @@ public class ComputePoolDrains implements SmartLifecycle {
       return; // the last move is under way
     }
     List<Placed> left = placed(pool);
+    if (moving != null
+        && left.stream().anyMatch(t -> t.name().equals(moving) && t.placedOn().equals(pool))) {
+      // Its move settled back on this pool: it was rolled back (its events say why). Moving it
+      // again would fail again, and each try stops its job: the drain ends here, unfinished.
+      transactions.executeWithoutResult(
+          tx -> {
+            jdbc.update("DELETE FROM compute_pool_drain WHERE pool = ?", pool);
+            audit.changed(
+                "DRAIN STOPPED",
+                "compute-pool " + pool,
+                null,
+                "the move of "
+                    + moving
+                    + " to "
+                    + to
+                    + " was rolled back; "
+                    + (moved - 1)
+                    + " table"
+                    + (moved - 1 == 1 ? "" : "s")
+                    + " moved before it");
+          });
+      log.warn(
+          "Drain of compute pool {} stopped: the move of {} to {} was rolled back",
+          pool,
+          moving,
+          to);
+      return;
+    }
     Optional<Placed> next = left.stream().filter(t -> t.placedOn().equals(pool)).findFirst();
     if (next.isEmpty()) {
       if (left.isEmpty()) {

@@ -230,8 +230,28 @@ final class JobSteps {
     Next after = running ? p.resync() : Next.soon();
     if (evolution != null && running) {
       Instant since = evolution.runningSince() != null ? evolution.runningSince() : clock.instant();
-      Duration left = Duration.between(clock.instant(), since.plus(settings.readinessWindow()));
-      if (left.isNegative() || left.isZero()) {
+      // A move is done once the same job runs on the new pool: what a move can break (the pool's
+      // gateway refusing it, its cluster unable to read the savepoint or to schedule the job)
+      // shows before that. A new definition must run for the readiness window.
+      Duration left =
+          evolution.move()
+              ? Duration.ZERO
+              : Duration.between(clock.instant(), since.plus(settings.readinessWindow()));
+      if (evolution.move()) {
+        p.event(
+            "NORMAL",
+            "MoveCompleted",
+            "Job "
+                + job.id()
+                + " runs on compute pool "
+                + plan.pool()
+                + " from "
+                + evolution.savepointPath()
+                + "; the move from "
+                + evolution.fromPool()
+                + " is complete");
+        b.evolution(null);
+      } else if (left.isNegative() || left.isZero()) {
         p.event(
             "NORMAL",
             "EvolutionCompleted",
@@ -244,13 +264,7 @@ final class JobSteps {
                 + " is complete");
         b.evolution(null);
       } else {
-        b.evolution(
-            new Evolution(
-                evolution.fromVersion(),
-                evolution.fromPipeline(),
-                evolution.savepointPath(),
-                evolution.startedAt(),
-                since));
+        b.evolution(evolution.runningSince(since));
         after = new Next(left.plusMillis(100), false);
       }
     }

@@ -383,7 +383,7 @@ public class Reconciler {
         p.status.computePool() == null ? FlinkJobs.DEFAULT_POOL : p.status.computePool();
     if (!runsOn.equals(plan.pool())) {
       // The same job, moved: stopped with a savepoint here, submitted from it on the new pool.
-      return transitions.restart(p, live.get(), "compute pool " + runsOn + " -> " + plan.pool());
+      return transitions.move(p, live.get(), runsOn, plan.pool());
     }
     long interval = plan.checkpointInterval().toMillis();
     if (p.status.checkpointIntervalMs() > 0 && p.status.checkpointIntervalMs() != interval) {

@@ -7,6 +7,7 @@ import dev.tributary.port.RemoteSystemException;
 import dev.tributary.port.SchemaRegistry;
 import dev.tributary.port.Topics;
 import dev.tributary.reconcile.Reconciler.Next;
+import dev.tributary.sql.TableOptions;
 import dev.tributary.table.Phase;
 import dev.tributary.table.TableStatus;
 import dev.tributary.table.TableStatus.Evolution;
@@ -99,6 +100,34 @@ final class Transitions {
   }
 
   /**
+   * The same job, moved to another compute pool: stop it with a savepoint, and remember the pool
+   * and version to go back to. The job is then submitted on the new pool from that savepoint; if
+   * the new pool refuses it, or it fails or does not run before the readiness window ends, the
+   * table rolls back to the version naming the old pool (see {@link #rollBack}).
+   */
+  Next move(ReconcilePass p, JobSummary job, String fromPool, String toPool) {
+    if (p.status.evolution() == null || !job.name().equals(p.status.evolution().fromPipeline())) {
+      p.event(
+          "NORMAL",
+          "Moving",
+          "Moving job "
+              + job.id()
+              + " from compute pool "
+              + fromPool
+              + " to "
+              + toPool
+              + ": stopping it with a savepoint");
+      p.status =
+          p.status.toBuilder()
+              .evolution(
+                  new Evolution(
+                      p.status.jobVersion(), job.name(), null, clock.instant(), null, fromPool))
+              .build();
+    }
+    return stopWithSavepoint(p, job, Phase.ALTERING, Reason.Restarting);
+  }
+
+  /**
    * Same job shape, new settings (checkpoint interval, topic partitions): stop with a savepoint;
    * the job is then submitted again and restores it.
    */
@@ -169,13 +198,7 @@ final class Transitions {
               .savepointOf(job.name());
       Evolution evolution = p.status.evolution();
       if (evolution != null && job.name().equals(evolution.fromPipeline())) {
-        s.evolution(
-            new Evolution(
-                evolution.fromVersion(),
-                evolution.fromPipeline(),
-                path,
-                evolution.startedAt(),
-                null));
+        s.evolution(evolution.withSavepoint(path));
       }
       p.event("NORMAL", "SavepointTaken", "Job " + job.id() + " stopped at savepoint " + path);
       // The newest few stay (the one just taken and the one an evolution may roll back to).
@@ -242,8 +265,7 @@ final class Transitions {
         p.status.toBuilder().savepoint(p.status.savepointTriggerId(), path).savepointOf(pipeline);
     Evolution evolution = p.status.evolution();
     if (evolution != null && pipeline.equals(evolution.fromPipeline())) {
-      s.evolution(
-          new Evolution(evolution.fromVersion(), pipeline, path, evolution.startedAt(), null));
+      s.evolution(evolution.withSavepoint(path));
     }
     p.status = s.build();
   }
@@ -256,24 +278,41 @@ final class Transitions {
   Next rollBack(ReconcilePass p, String cause) {
     Evolution evolution = p.status.evolution();
     for (JobSummary job : p.overview) {
+      // A move's new job has the old one's name: the old one ended at its savepoint, so every
+      // live job of the table is on the new pool.
       if (job.name().startsWith("tributary-" + p.table.id() + "-")
-          && !job.name().equals(evolution.fromPipeline())
+          && (evolution.move() || !job.name().equals(evolution.fromPipeline()))
           && !job.state().terminal()) {
         p.step("cancel-new");
         jobs.cancel(job.id());
       }
     }
     String message =
-        "Version "
-            + p.table.definitionVersion()
-            + " did not come up ("
-            + cause
-            + "); rolled back to version "
-            + evolution.fromVersion()
+        (evolution.move()
+                ? "The move to compute pool "
+                    + (p.status.computePool() == null
+                        ? TableOptions.DEFAULT_POOL
+                        : p.status.computePool())
+                    + " failed ("
+                    + cause
+                    + "); rolled back to version "
+                    + evolution.fromVersion()
+                    + " on compute pool "
+                    + evolution.fromPool()
+                : "Version "
+                    + p.table.definitionVersion()
+                    + " did not come up ("
+                    + cause
+                    + "); rolled back to version "
+                    + evolution.fromVersion())
             + (evolution.savepointPath() == null
                 ? ""
-                : ", restarting its job from " + evolution.savepointPath());
-    p.event("WARNING", "EvolutionRolledBack", message);
+                : evolution.move()
+                    ? ", restarting its job from the newest checkpoint the job there completed,"
+                        + " else from "
+                        + evolution.savepointPath()
+                    : ", restarting its job from " + evolution.savepointPath());
+    p.event("WARNING", evolution.move() ? "MoveRolledBack" : "EvolutionRolledBack", message);
     p.save(
         Phase.ALTERING,
         p.status.toBuilder()

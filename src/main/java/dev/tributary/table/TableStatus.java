@@ -146,14 +146,41 @@ public record TableStatus(
   /**
    * An evolution under way: the job of definition version {@code fromVersion} ({@code
    * fromPipeline}) stopped at {@code savepointPath}; the new job must run for the readiness window
-   * from {@code runningSince}, or the table rolls back to the old definition and that savepoint.
+   * from {@code runningSince}, or the table rolls back to the old definition and that savepoint. A
+   * move to another compute pool is one too ({@code fromPool} the pool it leaves, null for a new
+   * definition): the same job must start on the new pool, or it goes back to the old one.
    */
   public record Evolution(
       long fromVersion,
       String fromPipeline,
       String savepointPath,
       Instant startedAt,
-      Instant runningSince) {}
+      Instant runningSince,
+      String fromPool) {
+
+    /** An evolution to a new definition. */
+    public Evolution(
+        long fromVersion,
+        String fromPipeline,
+        String savepointPath,
+        Instant startedAt,
+        Instant runningSince) {
+      this(fromVersion, fromPipeline, savepointPath, startedAt, runningSince, null);
+    }
+
+    public Evolution withSavepoint(String path) {
+      return new Evolution(fromVersion, fromPipeline, path, startedAt, null, fromPool);
+    }
+
+    public Evolution runningSince(Instant since) {
+      return new Evolution(fromVersion, fromPipeline, savepointPath, startedAt, since, fromPool);
+    }
+
+    /** Whether this is a move of the same job to another compute pool. */
+    public boolean move() {
+      return fromPool != null;
+    }
+  }
 
   /**
    * A completed checkpoint (or savepoint) of the job of {@code pipeline}, as the JobManager

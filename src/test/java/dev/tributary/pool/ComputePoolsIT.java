@@ -439,6 +439,53 @@ class ComputePoolsIT {
     }
   }
 
+  /**
+   * A move the new pool cannot carry out goes back: the pool {@code brittle} runs jobs with a
+   * parallelism above the max parallelism the job's savepoint was taken with, so Flink cannot
+   * restore it there. The table returns to {@code default}, from where it was, and runs.
+   */
+  @Test
+  void shouldRollBackAMoveWhoseJobCannotStartOnTheNewPool() {
+    Api api = new Api(port);
+    try {
+      Map<String, Object> brittle = new LinkedHashMap<>(pool(10));
+      brittle.remove("maxSlots");
+      brittle.put("parallelism", 1000);
+      assertThat(api.put("/v1/compute-pools/brittle", null, brittle).status()).isEqualTo(200);
+      api.ok(
+          "CREATE MATERIALIZED TABLE pool_rollback FRESHNESS = INTERVAL '1' SECOND"
+              + " AS SELECT order_id, price FROM orders");
+      api.awaitPhase("pool_rollback", "RUNNING");
+      String before = jobId(api, "pool_rollback");
+
+      Answer move =
+          api.sql(
+              "ALTER MATERIALIZED TABLE pool_rollback SET ('compute-pool' = 'brittle')",
+              "examples",
+              "marketplace");
+      assertThat(move.status()).as(move.text()).isEqualTo(200);
+      await()
+          .atMost(Duration.ofSeconds(150))
+          .untilAsserted(
+              () ->
+                  assertThat(api.get(TABLES + "pool_rollback/events").text())
+                      .contains("MoveRolledBack"));
+      api.awaitPhase("pool_rollback", "RUNNING");
+      JsonNode table = api.get(TABLES + "pool_rollback").body();
+      assertThat(table.path("status").path("job").path("computePool").asString())
+          .isEqualTo("default");
+      String after = table.path("status").path("job").path("id").asString();
+      assertThat(after).isNotEqualTo(before);
+      assertThat(state(LocalStack.get().flinkRestUrl(), after)).isEqualTo("RUNNING");
+      assertThat(PoolClusters.liveJobsNamedFor(blue.restUrl(), api, "pool_rollback")).isZero();
+      JsonNode ddl = api.ok("SHOW CREATE MATERIALIZED TABLE pool_rollback").get(0);
+      assertThat(ddl.path("rows").toString()).doesNotContain("brittle");
+    } finally {
+      dropTables(api, jdbc);
+      jdbc.update("DELETE FROM compute_pool WHERE name = 'brittle'");
+    }
+  }
+
   /** When a table's move was asked, and when its job on the new pool started. */
   record JobMove(Instant altered, Instant started) {}
 

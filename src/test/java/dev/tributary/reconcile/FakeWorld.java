@@ -172,25 +172,33 @@ final class FakeWorld {
   /** Runs passes (a crash ends a pass, as a dead process would) until the table settles. */
   Phase converge(UUID id) {
     for (int i = 0; i < 40; i++) {
-      Optional<TableSnapshot> snapshot = store.load(id);
-      if (snapshot.isEmpty()) {
+      if (!pass(id)) {
         return null;
-      }
-      try {
-        // As ReconcileWorker does: an unobservable Flink makes the table wait, and say so.
-        List<FlinkJobs.JobSummary> overview;
-        try {
-          overview = flink.overview();
-        } catch (RemoteSystemException e) {
-          reconciler.unavailable(snapshot.get(), e);
-          continue;
-        }
-        reconciler.reconcile(snapshot.get(), overview);
-      } catch (Crash crash) {
-        // The next pass starts from what was stored.
       }
     }
     return store.load(id).map(TableSnapshot::phase).orElse(null);
+  }
+
+  /** One pass over the table; false when it is gone. */
+  boolean pass(UUID id) {
+    Optional<TableSnapshot> snapshot = store.load(id);
+    if (snapshot.isEmpty()) {
+      return false;
+    }
+    try {
+      // As ReconcileWorker does: an unobservable Flink makes the table wait, and say so.
+      List<FlinkJobs.JobSummary> overview;
+      try {
+        overview = flink.overview();
+      } catch (RemoteSystemException e) {
+        reconciler.unavailable(snapshot.get(), e);
+        return true;
+      }
+      reconciler.reconcile(snapshot.get(), overview);
+    } catch (Crash crash) {
+      // The next pass starts from what was stored.
+    }
+    return true;
   }
 
   Phase phase(UUID id) {
@@ -495,6 +503,7 @@ final class FakeWorld {
       final String restoredFrom;
       JobState state = JobState.RUNNING;
       String savepoint;
+      String pool;
       final Instant started = Instant.now();
 
       Job(String id, String name, String restoredFrom) {
@@ -519,9 +528,20 @@ final class FakeWorld {
     }
 
     public synchronized Session openSession(String name, Map<String, String> properties) {
+      return openSession(FlinkJobs.DEFAULT_POOL, name, properties);
+    }
+
+    /** Compute pools whose gateway refuses every job (a connector it lacks, say). */
+    final Set<String> refusingPools = new HashSet<>();
+
+    @Override
+    public synchronized Session openSession(
+        String pool, String name, Map<String, String> properties) {
       check();
       String handle = UUID.randomUUID().toString();
-      sessions.put(handle, new HashMap<>(properties));
+      Map<String, String> settings = new HashMap<>(properties);
+      settings.put("$pool", pool);
+      sessions.put(handle, settings);
       return new Session(handle);
     }
 
@@ -563,6 +583,13 @@ final class FakeWorld {
         if (refuseSubmissions != null) {
           throw new StatementFailedException(refuseSubmissions, 0, 0, List.of());
         }
+        if (refusingPools.contains(settings.get("$pool"))) {
+          throw new StatementFailedException(
+              "ValidationException: Could not find any factory for identifier 'kafka'",
+              0,
+              0,
+              List.of());
+        }
         String fixed = settings.get("$internal.pipeline.job-id");
         if (fixed != null && jobs.containsKey(fixed)) {
           // As Flink's Dispatcher: a job id is accepted once.
@@ -571,10 +598,11 @@ final class FakeWorld {
         }
         submissions++;
         String id = fixed != null ? fixed : UUID.randomUUID().toString().replace("-", "");
-        jobs.put(
-            id,
+        Job job =
             new Job(
-                id, settings.get("pipeline.name"), settings.get("execution.state-recovery.path")));
+                id, settings.get("pipeline.name"), settings.get("execution.state-recovery.path"));
+        job.pool = settings.get("$pool");
+        jobs.put(id, job);
         return new StatementResult(List.of("job id"), List.of(List.of(id)), Optional.of(id));
       }
       return new StatementResult(List.of(), List.of(), Optional.empty());

@@ -10,6 +10,7 @@ import dev.tributary.table.Phase;
 import dev.tributary.table.TableStatus;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -321,6 +322,97 @@ class ReconcilerTest {
             job -> {
               assertThat(job.name).isEqualTo(oldPipeline);
               assertThat(job.restoredFrom).isEqualTo(world.flink.jobs.get(old).savepoint);
+            });
+    assertThat(world.phase(id)).isEqualTo(Phase.RUNNING);
+  }
+
+  /** Places the table's definition on {@code pool}, as ALTER ... SET ('compute-pool') does. */
+  private void moveTo(UUID id, String pool) {
+    world.change(
+        id,
+        spec -> {
+          Map<String, String> options = new LinkedHashMap<>(spec.definition().options());
+          options.put("compute-pool", pool);
+          return spec.withDefinition(spec.definition().withOptions(options));
+        },
+        true);
+  }
+
+  @Test
+  void shouldMoveTheSameJobToAnotherPoolFromItsSavepointAndRollBackAMoveTheNewPoolRefuses() {
+    UUID id = world.create(ORDERS);
+    world.converge(id);
+    String old = world.status(id).jobId();
+
+    moveTo(id, "blue");
+    world.converge(id);
+
+    String moved = world.status(id).jobId();
+    assertThat(world.flink.jobs.get(old).state).isEqualTo(JobState.FINISHED);
+    assertThat(world.flink.live())
+        .singleElement()
+        .satisfies(
+            job -> {
+              assertThat(job.id).isEqualTo(moved);
+              assertThat(job.pool).isEqualTo("blue");
+              assertThat(job.name).isEqualTo(world.flink.jobs.get(old).name);
+              assertThat(job.restoredFrom).isEqualTo(world.flink.jobs.get(old).savepoint);
+            });
+    assertThat(world.status(id).computePool()).isEqualTo("blue");
+    assertThat(world.status(id).evolution()).isNull(); // done once it runs there
+    assertThat(world.store.events).contains("Moving", "MoveCompleted");
+    FakeWorld.Row row = world.store.rows.get(id);
+    assertThat(row.observedGeneration).isEqualTo(row.generation);
+
+    // green's gateway refuses the job: back to blue, from the savepoint the move stopped at.
+    world.flink.refusingPools.add("green");
+    moveTo(id, "green");
+    long failedVersion = row.version;
+    world.converge(id);
+
+    assertThat(row.failures).containsKey(failedVersion);
+    assertThat(row.spec.definition().options()).containsEntry("compute-pool", "blue");
+    assertThat(world.store.events).contains("MoveRolledBack");
+    assertThat(world.status(id).computePool()).isEqualTo("blue");
+    assertThat(world.status(id).evolution()).isNull();
+    assertThat(world.flink.live())
+        .singleElement()
+        .satisfies(
+            job -> {
+              assertThat(job.pool).isEqualTo("blue");
+              assertThat(job.restoredFrom).isEqualTo(world.flink.jobs.get(moved).savepoint);
+            });
+    assertThat(world.phase(id)).isEqualTo(Phase.RUNNING);
+  }
+
+  @Test
+  void shouldRollBackAMoveWhoseJobFailsOnTheNewPoolBeforeItRuns() {
+    UUID id = world.create(ORDERS);
+    world.converge(id);
+    String old = world.status(id).jobId();
+    moveTo(id, "blue");
+    // One pass at a time until the job on blue is submitted; it then fails before running.
+    for (int i = 0; i < 40 && !"blue".equals(world.status(id).computePool()); i++) {
+      world.pass(id);
+    }
+    String onBlue = world.status(id).jobId();
+    assertThat(world.flink.jobs.get(onBlue).pool).isEqualTo("blue");
+    world.flink.fail(onBlue);
+    world.converge(id);
+
+    assertThat(world.store.events).contains("MoveRolledBack");
+    assertThat(world.store.rows.get(id).spec.definition().options())
+        .doesNotContainKey("compute-pool");
+    // Back on default from where the job on blue got: its newest checkpoint, so that the rows it
+    // committed are not written again (the move's savepoint when it took none).
+    String resumeAt =
+        world.flink.latestRestorePath(onBlue).orElse(world.flink.jobs.get(old).savepoint);
+    assertThat(world.flink.live())
+        .singleElement()
+        .satisfies(
+            job -> {
+              assertThat(job.pool).isEqualTo("default");
+              assertThat(job.restoredFrom).isEqualTo(resumeAt);
             });
     assertThat(world.phase(id)).isEqualTo(Phase.RUNNING);
   }
