@@ -351,6 +351,19 @@ class ComputePoolsIT {
               + " FRESHNESS = INTERVAL '1' HOUR REFRESH_MODE = FULL AS SELECT order_id FROM orders");
       assertThat(api.get("/v1/catalogs/examples/databases/marketplace/quotas").body().toString())
           .contains("\"maxSlots\":1");
+
+      // A FULL table's refresh is a bounded job submitted to its pool: it runs on blue's cluster.
+      Answer refresh = api.post(TABLES + "pool_quota_full/refreshes", Map.of());
+      assertThat(refresh.status()).as(refresh.text()).isEqualTo(202);
+      JsonNode done =
+          await()
+              .atMost(Duration.ofSeconds(90))
+              .until(
+                  () -> api.get(TABLES + "pool_quota_full/refreshes").body().path("items").get(0),
+                  r -> r != null && "SUCCEEDED".equals(r.path("state").asString()));
+      String refreshJob = done.path("jobId").asString();
+      assertThat(state(blue.restUrl(), refreshJob)).isEqualTo("FINISHED");
+      assertThat(state(LocalStack.get().flinkRestUrl(), refreshJob)).isNull();
     } finally {
       dropTables(api, jdbc);
       api.delete(quota, null);
