@@ -149,8 +149,21 @@ public class ComputePools implements ComputePoolDirectory {
             () -> new ApiException(ErrorCode.NOT_FOUND, "Compute pool " + name + " not found"));
   }
 
+  /** The pool of that name: a configured one, else the stored row (one query, by key). */
   public Optional<Pool> find(String name) {
-    return list().stream().filter(p -> p.name().equals(name)).findFirst();
+    if (isConfigured(name)) {
+      return name.equals(FlinkJobs.DEFAULT_POOL)
+          ? Optional.of(configured)
+          : configuredPools.stream().filter(p -> p.name().equals(name)).findFirst();
+    }
+    return jdbc
+        .query(
+            "SELECT name, rest_url, sql_gateway_url, parallelism, max_slots, created_by,"
+                + " created_at, updated_at FROM compute_pool WHERE name = ?",
+            ComputePools::row,
+            name)
+        .stream()
+        .findFirst();
   }
 
   /** Creates or replaces a pool; answers it and whether it was created. */
