@@ -193,6 +193,17 @@ public class ChangePlanner {
         : placement.placed(name, current.map(Current::definition), next);
   }
 
+  /**
+   * A pipeline table's {@code 'compute-pool'} TBLPROPERTY, checked when the table is created: the
+   * pool exists and is not being drained. Its flows' jobs are checked for room as they come.
+   */
+  public void requirePool(ObjectName name, Map<String, String> properties) {
+    String pool = properties.get(TableOptions.COMPUTE_POOL);
+    if (placement != null && pool != null) {
+      placement.requirePool(name, pool);
+    }
+  }
+
   /** The plan of a change, read from the store and planned in one go. */
   public ChangePlan plan(
       ObjectName name, String topic, Optional<Current> current, MaterializedTableDefinition next) {

@@ -46,7 +46,8 @@ public class FlowPlanner {
           "kafka.retention.size",
           "kafka.max-message-size",
           "error-handling.mode",
-          DeadLetterTable.TARGET);
+          DeadLetterTable.TARGET,
+          TableOptions.COMPUTE_POOL);
 
   private final QueryPlanner queries;
   private final ChangePlanner changes;

@@ -357,6 +357,7 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
       throw new ApiException(ErrorCode.ALREADY_EXISTS, "Table " + name + " already exists");
     }
     pipelines.requireFlowNameFree(name); // the flow of CREATE TABLE ... FLOW is named as its table
+    planner.requirePool(name, s.tableProperties());
     if (s.flow() == null) {
       createdHere.add(name);
       return changed(name, "PIPELINE_TABLE", pipelines.createPipelineTable(name, s, null, null));

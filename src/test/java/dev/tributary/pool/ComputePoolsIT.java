@@ -499,6 +499,51 @@ class ComputePoolsIT {
     }
   }
 
+  /**
+   * A pipeline table names its pool in TBLPROPERTIES: each of its flows' jobs runs there. A pool
+   * that does not exist is refused when the table is declared.
+   */
+  @Test
+  void shouldRunAPipelineTablesFlowsOnThePoolItsPropertiesName() {
+    Api api = new Api(port);
+    try {
+      assertThat(api.put("/v1/compute-pools/flows", null, pool(5)).status()).isEqualTo(200);
+      Answer unknown =
+          api.sql(
+              "CREATE STREAMING TABLE pool_nowhere_flows (order_id STRING)"
+                  + " TBLPROPERTIES ('compute-pool' = 'green')",
+              "examples",
+              "marketplace");
+      assertThat(unknown.status()).as(unknown.text()).isEqualTo(400);
+      assertThat(api.get(TABLES + "pool_nowhere_flows").status()).isEqualTo(404);
+
+      api.ok(
+          "CREATE TABLE pool_flows (order_id STRING, price DOUBLE)"
+              + " TBLPROPERTIES ('compute-pool' = 'flows', 'pipelines.trigger.interval' = '1 s')"
+              + " FLOW INSERT BY NAME SELECT order_id, price FROM STREAM(orders)");
+      api.ok(
+          "CREATE FLOW pool_flows_again AS INSERT INTO pool_flows BY NAME"
+              + " SELECT order_id, price FROM STREAM(orders)");
+      for (String flow : new String[] {"pool_flows", "pool_flows_again"}) {
+        JsonNode job =
+            await()
+                .atMost(Duration.ofSeconds(90))
+                .until(
+                    () -> api.get(TABLES + "pool_flows/flows/" + flow).body(),
+                    f -> "RUNNING".equals(f.path("status").path("phase").asString()))
+                .path("status")
+                .path("job");
+        assertThat(job.path("computePool").asString()).as(job.toString()).isEqualTo("flows");
+        assertThat(state(blue.restUrl(), job.path("id").asString())).isEqualTo("RUNNING");
+        assertThat(state(LocalStack.get().flinkRestUrl(), job.path("id").asString())).isNull();
+      }
+    } finally {
+      api.sql("DROP TABLE IF EXISTS pool_flows", "examples", "marketplace");
+      dropTables(api, jdbc);
+      jdbc.update("DELETE FROM compute_pool WHERE name = 'flows'");
+    }
+  }
+
   /** When a table's move was asked, and when its job on the new pool started. */
   record JobMove(Instant altered, Instant started) {}
 
