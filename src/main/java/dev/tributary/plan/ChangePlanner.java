@@ -204,6 +204,34 @@ public class ChangePlanner {
     }
   }
 
+  /**
+   * In the transaction that stored {@code stored} as planned by {@code plan}: when the plan placed
+   * the table on a pool (a new table, a move, a FULL table turned continuous), the database's quota
+   * there is checked again, serialised with other submits (409 {@code QUOTA_EXCEEDED}; the
+   * transaction rolls back).
+   */
+  public void requireQuotaAtCommit(
+      ObjectName name, ChangePlan plan, MaterializedTableDefinition stored) {
+    if (placement == null || plan == null || plan.rejected()) {
+      return;
+    }
+    boolean placed =
+        plan.action() == Action.CREATE
+            || plan.changes().stream()
+                .anyMatch(
+                    c ->
+                        c.property().equals("computePool")
+                            || (c.property().equals("refreshMode")
+                                && c.before().equals(Clauses.RefreshMode.FULL.name())));
+    if (placed) {
+      MaterializedTableDefinition effective = Defaults.effective(stored);
+      placement.requireQuotaAtCommit(
+          name,
+          TableOptions.pool(effective.options()),
+          effective.refreshMode() != Clauses.RefreshMode.FULL);
+    }
+  }
+
   /** The plan of a change, read from the store and planned in one go. */
   public ChangePlan plan(
       ObjectName name, String topic, Optional<Current> current, MaterializedTableDefinition next) {
@@ -329,6 +357,10 @@ public class ChangePlanner {
     List<String> notes = new ArrayList<>();
     MaterializedTableDefinition effective = Defaults.effective(next);
     requireFreshnessFits(name, effective, notes);
+    if (placement != null) {
+      // The query is validated on the pool's gateway: a pool that does not exist is a 400 first.
+      placement.requireKnown(name, TableOptions.pool(effective.options()));
+    }
     List<FlinkSql.Column> columns = validate(queries, name, next, notes);
     if (columns != null) {
       checkExpectations(queries, name, next);

@@ -12,6 +12,7 @@ import dev.tributary.system.ErrorCode;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Component;
@@ -31,6 +32,9 @@ public class Placement {
   private final FlinkJobs jobs;
   private final PoolQuotas quotas;
   private final PoolDefaults defaults;
+
+  /** The parallelism a job of ours got on each pool when its room was last asked. */
+  private final Map<String, Integer> parallelism = new ConcurrentHashMap<>();
 
   /** Without quotas or defaults (tools and tests). */
   public Placement(ComputePoolDirectory pools, FlinkJobs jobs) {
@@ -171,6 +175,7 @@ public class Placement {
     Cluster cluster = pools.cluster(pool).orElseThrow();
     FlinkJobs.Slots slots = jobs.slots(pool);
     int needed = slots.parallelism();
+    parallelism.put(pool, needed);
     int jobsThere =
         !countJobs
             ? 0
@@ -195,6 +200,22 @@ public class Placement {
   }
 
   /**
+   * The database's quota on the pool checked again once the table's row is written, in the writing
+   * transaction (see {@link PoolQuotas#requireAtCommit}); {@code job} when the table runs a
+   * continuous job, which takes the pool's parallelism in slots.
+   */
+  public void requireQuotaAtCommit(ObjectName table, String pool, boolean job) {
+    int slots = 0;
+    if (job) {
+      // No remote call in a transaction: what the plan's room found, else what the pool says.
+      Cluster cluster = requireKnown(table, pool);
+      slots =
+          cluster.parallelism() != null ? cluster.parallelism() : parallelism.getOrDefault(pool, 1);
+    }
+    quotas.requireAtCommit(table, pool, slots);
+  }
+
+  /**
    * A table that runs no job of its own (a FULL table, whose refreshes come and go): its pool
    * exists, and its database may hold one more table there.
    */
@@ -208,6 +229,7 @@ public class Placement {
    * pool is being drained (a drain ends when no table is left on it).
    */
   public Cluster requirePool(ObjectName table, String pool) {
+    Cluster cluster = requireKnown(table, pool);
     pools
         .drainingTo(pool)
         .ifPresent(
@@ -224,6 +246,11 @@ public class Placement {
                       + to,
                   Map.of("pool", pool, "drainingTo", to));
             });
+    return cluster;
+  }
+
+  /** The pool's cluster; 400 naming the pools there are when no pool has that name. */
+  public Cluster requireKnown(ObjectName table, String pool) {
     return pools
         .cluster(pool)
         .orElseThrow(

@@ -12,4 +12,13 @@ public interface PoolQuotas {
    * The table itself is not counted among what the database uses already.
    */
   void require(ObjectName table, String pool, int slots);
+
+  /**
+   * {@link #require} again in the caller's transaction, once the table's row is written, and the
+   * pool's own budget ({@code maxSlots}) counted from the tables placed there: one transaction at a
+   * time per pool, so that of two submits that both passed the plan's checks for the last room, the
+   * second to commit is refused ({@code QUOTA_EXCEEDED} or {@code POOL_FULL}). Nothing to do
+   * without a quota or a budget.
+   */
+  default void requireAtCommit(ObjectName table, String pool, int slots) {}
 }

@@ -10,6 +10,7 @@ import dev.tributary.sql.Printer;
 import dev.tributary.sql.QueryAnalysis;
 import dev.tributary.sql.QueryReferences;
 import dev.tributary.sql.Statement;
+import dev.tributary.sql.TableOptions;
 import dev.tributary.sql.TableSchema;
 import java.time.Duration;
 import java.time.Instant;
@@ -249,7 +250,9 @@ public class QueryPlanner implements AutoCloseable {
         Defaults.effective(definition).refreshMode() == Clauses.RefreshMode.FULL
             && sourceDeclarations(table, definition.query()).stream()
                 .allMatch(QueryPlanner::insertOnly);
-    return checked(definition, described(table, definition.query(), batch));
+    return checked(
+        definition,
+        described(table, TableOptions.pool(definition.options()), definition.query(), batch));
   }
 
   /**
@@ -257,9 +260,11 @@ public class QueryPlanner implements AutoCloseable {
    * exactly what Flink is given (the session's catalog, database and mode, every declaration it
    * runs, and the query), so that the CREATE's check, the reconciler's validation and every
    * statement of a script that changes only options, freshness or column names ask Flink once,
-   * while a changed source table or upstream query is a new question. A refusal is not kept.
+   * while a changed source table or upstream query is a new question. A refusal is not kept. It is
+   * asked of the SQL Gateway of the compute pool the job will run on, whose connectors and formats
+   * are the ones that count.
    */
-  private QueryShape described(ObjectName table, String query, boolean batch) {
+  private QueryShape described(ObjectName table, String pool, String query, boolean batch) {
     // As a job's sources are given one: a source that starts from group offsets (Kafka's
     // default) needs a consumer group to plan; a refresh bounds them.
     SourceOptions options =
@@ -275,7 +280,9 @@ public class QueryPlanner implements AutoCloseable {
         };
     List<String> declarations = declarations(table, query, options, true);
     String key =
-        table.catalog()
+        pool
+            + "\n"
+            + table.catalog()
             + "\n"
             + table.database()
             + "\n"
@@ -293,6 +300,7 @@ public class QueryPlanner implements AutoCloseable {
       shape =
           inWarmSession(
               table,
+              pool,
               declarations,
               batch ? Map.of("execution.runtime-mode", "batch") : Map.of(),
               session -> {
@@ -418,11 +426,13 @@ public class QueryPlanner implements AutoCloseable {
    */
   private <T> T inWarmSession(
       ObjectName table,
+      String pool,
       List<String> declarations,
       Map<String, String> sessionProperties,
       Function<FlinkSql.Session, T> work) {
     return warm.with(
         new WarmSessions.Key(
+            pool,
             "tributary-validation",
             Map.copyOf(inTablesDatabase(table, sessionProperties)),
             List.copyOf(declarations)),

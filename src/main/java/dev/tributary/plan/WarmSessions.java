@@ -1,5 +1,6 @@
 package dev.tributary.plan;
 
+import dev.tributary.port.FlinkJobs;
 import dev.tributary.port.FlinkSql;
 import java.time.Duration;
 import java.time.Instant;
@@ -37,7 +38,13 @@ final class WarmSessions implements AutoCloseable {
   static final Duration MAX_IDLE = Duration.ofMinutes(1);
 
   /** What a session was opened with; equal keys make equal sessions. */
-  record Key(String name, Map<String, String> properties, List<String> declarations) {}
+  record Key(String pool, String name, Map<String, String> properties, List<String> declarations) {
+
+    /** A session on the {@value FlinkJobs#DEFAULT_POOL} pool's gateway. */
+    Key(String name, Map<String, String> properties, List<String> declarations) {
+      this(FlinkJobs.DEFAULT_POOL, name, properties, declarations);
+    }
+  }
 
   /** A session and how often it served. */
   static final class Warm {
@@ -108,7 +115,7 @@ final class WarmSessions implements AutoCloseable {
   }
 
   private FlinkSql.Session open(Key key) {
-    FlinkSql.Session session = sql.openSession(key.name(), key.properties());
+    FlinkSql.Session session = sql.openSession(key.pool(), key.name(), key.properties());
     try {
       for (String statement : key.declarations()) {
         sql.execute(session, statement);

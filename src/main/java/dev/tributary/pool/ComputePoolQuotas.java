@@ -1,6 +1,7 @@
 package dev.tributary.pool;
 
 import dev.tributary.plan.PoolQuotas;
+import dev.tributary.port.ComputePoolDirectory.Cluster;
 import dev.tributary.security.Access;
 import dev.tributary.security.AuditLog;
 import dev.tributary.sql.ObjectName;
@@ -126,6 +127,71 @@ public class ComputePoolQuotas implements PoolQuotas {
         throw exceeded(table, pool, "maxSlots", quota.maxSlots(), used, slots, "task slots");
       }
     }
+  }
+
+  @Override
+  public void requireAtCommit(ObjectName table, String pool, int slots) {
+    boolean quota =
+        list(table.catalog(), table.database()).stream().anyMatch(q -> q.pool().equals(pool));
+    Integer maxSlots = slots == 0 ? null : pools.cluster(pool).map(Cluster::maxSlots).orElse(null);
+    if (!quota && maxSlots == null) {
+      return; // nothing to count, nothing to serialise
+    }
+    // Held until the caller's transaction ends: a second submit on the pool waits here, then
+    // counts the first one's committed row (each statement reads what was committed before it).
+    jdbc.queryForList("SELECT pg_advisory_xact_lock(hashtext(?))", "compute-pool:" + pool);
+    if (quota) {
+      require(table, pool, slots);
+    }
+    if (maxSlots != null) {
+      int used = jobsOn(pool, table) * slots; // every job of ours there takes as many
+      if (used + slots > maxSlots) {
+        Map<String, Object> properties = new LinkedHashMap<>();
+        properties.put("pool", pool);
+        properties.put("freeSlots", Math.max(0, maxSlots - used));
+        properties.put("neededSlots", slots);
+        properties.put("maxSlots", maxSlots);
+        properties.put("usedSlots", used);
+        throw new ApiException(
+            ErrorCode.POOL_FULL,
+            "Compute pool "
+                + pool
+                + " has "
+                + Math.max(0, maxSlots - used)
+                + " free task slots for "
+                + table
+                + ", which needs "
+                + slots
+                + " (its maxSlots "
+                + maxSlots
+                + ", "
+                + used
+                + " taken by the tables of Tributary placed there and meant to run)",
+            properties);
+      }
+    }
+  }
+
+  /**
+   * Tables and flows of every database placed on the pool and meant to run a continuous job (not
+   * stopped, not FULL, not failed or done), {@code except} one.
+   */
+  private int jobsOn(String pool, ObjectName except) {
+    return jdbc.queryForObject(
+        "SELECT count(*) FROM materialized_table t JOIN catalog_database d ON d.id ="
+            + " t.database_id JOIN catalog c ON c.id = d.catalog_id WHERE NOT (c.name = ? AND"
+            + " d.name = ? AND t.name = ? AND t.flow_of IS NULL) AND NOT t.deletion_requested"
+            + " AND jsonb_typeof(t.spec->'definition') = 'object' AND"
+            + " COALESCE(t.spec->>'kind', '') <> 'PIPELINE_TABLE' AND t.phase NOT IN ('STOPPED',"
+            + " 'FAILED', 'SUCCEEDED') AND NOT (t.spec->>'stopped')::boolean AND"
+            + " COALESCE(t.spec->'definition'->>'refreshMode', 'AUTO') <> 'FULL' AND "
+            + ComputePools.PLACED_ON
+            + " = ?",
+        Integer.class,
+        except.catalog(),
+        except.database(),
+        except.name(),
+        pool);
   }
 
   /** The database's tables on the pool (placed there), and those meant to run a job, but one. */

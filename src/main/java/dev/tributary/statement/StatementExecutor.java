@@ -180,6 +180,7 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
       definition = ChangePlanner.asFull(definition);
     }
     TableChange change = tables.create(name, definition, s.orAlter(), s.ifNotExists());
+    planner.requireQuotaAtCommit(name, plan, definition);
     StatementResult result = changed(name, "MATERIALIZED_TABLE", change).withPlan(plan);
     return plan != null && plan.autoFallback() != null
         ? result.withMessage(result.message() + ". WARNING: " + plan.autoFallback())
@@ -193,11 +194,14 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
     Optional<MaterializedTable> found = tables.find(name);
     MaterializedTable table = found.orElseThrow(() -> MaterializedTableService.notFound(name));
     ChangePlan plan = null;
+    MaterializedTableDefinition next = null;
     if (s.action().effect() == Statement.AlterAction.Effect.DEFINITION) {
-      MaterializedTableDefinition next = tables.applied(table, s.action());
+      next = tables.applied(table, s.action());
       plan = approved(plan(name, found, next));
     }
-    return changed(name, "MATERIALIZED_TABLE", tables.alter(table, s.action())).withPlan(plan);
+    TableChange change = tables.alter(table, s.action());
+    planner.requireQuotaAtCommit(name, plan, next);
+    return changed(name, "MATERIALIZED_TABLE", change).withPlan(plan);
   }
 
   @Override

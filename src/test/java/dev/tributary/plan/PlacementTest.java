@@ -290,4 +290,43 @@ class PlacementTest {
     assertThat(withDefaults(draining, "blue", null).placed(IN_D, Optional.empty(), definition("")))
         .isEqualTo(definition(""));
   }
+
+  @Test
+  void shouldCheckTheQuotaAgainAtCommitWithTheSlotsThePlanFoundAndNoRemoteCall() {
+    List<String> atCommit = new ArrayList<>();
+    PoolQuotas quotas =
+        new PoolQuotas() {
+          @Override
+          public void require(ObjectName table, String pool, int slots) {}
+
+          @Override
+          public void requireAtCommit(ObjectName table, String pool, int slots) {
+            atCommit.add(pool + ":" + slots);
+          }
+        };
+    List<String> asked = new ArrayList<>();
+    FlinkJobs counted =
+        (FlinkJobs)
+            Proxy.newProxyInstance(
+                FlinkJobs.class.getClassLoader(),
+                new Class<?>[] {FlinkJobs.class},
+                (proxy, method, args) -> {
+                  asked.add(method.getName());
+                  return switch (method.getName()) {
+                    case "slots" -> new FlinkJobs.Slots(8, 8, 3);
+                    case "overview" -> List.of();
+                    default -> throw new UnsupportedOperationException(method.getName());
+                  };
+                });
+    Placement placement = new Placement(directory(null), counted, quotas, PoolDefaults.NONE);
+
+    placement.requireRoom(TABLE, "default"); // the plan: default's jobs run with parallelism 3
+    asked.clear();
+    placement.requireQuotaAtCommit(TABLE, "default", true);
+    placement.requireQuotaAtCommit(TABLE, "default", false); // a FULL table takes no slot
+    placement.requireQuotaAtCommit(TABLE, "blue", true); // blue's own parallelism, 2
+
+    assertThat(atCommit).containsExactly("default:3", "default:0", "blue:2");
+    assertThat(asked).isEmpty();
+  }
 }

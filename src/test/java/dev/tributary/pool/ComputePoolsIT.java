@@ -26,6 +26,11 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.IntFunction;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -364,6 +369,48 @@ class ComputePoolsIT {
       String refreshJob = done.path("jobId").asString();
       assertThat(state(blue.restUrl(), refreshJob)).isEqualTo("FINISHED");
       assertThat(state(LocalStack.get().flinkRestUrl(), refreshJob)).isNull();
+
+      // Room for one more table, asked for by six submits at once: one is stored, whichever
+      // commits first; the others are refused, though their plans saw the room.
+      Map<String, Object> oneMore = new LinkedHashMap<>();
+      oneMore.put("maxTables", 3);
+      assertThat(api.put(quota, null, oneMore).status()).isEqualTo(200);
+      List<Answer> tables =
+          race(
+              api,
+              i ->
+                  "CREATE MATERIALIZED TABLE pool_quota_race_"
+                      + i
+                      + " (PRIMARY KEY (order_id) NOT ENFORCED) WITH ('compute-pool' = 'quota')"
+                      + " FRESHNESS = INTERVAL '1' HOUR REFRESH_MODE = FULL AS SELECT order_id,"
+                      + " customer_id FROM orders");
+      assertThat(tables.stream().filter(a -> a.status() == 200).count())
+          .as(tables.stream().map(Answer::text).toList().toString())
+          .isEqualTo(1);
+      assertThat(tables).allMatch(a -> a.status() == 200 || a.text().contains("QUOTA_EXCEEDED"));
+      assertThat(
+              jdbc.queryForObject(
+                  "SELECT count(*) FROM materialized_table WHERE name LIKE 'pool\\_quota\\_race%'",
+                  Long.class))
+          .isEqualTo(1);
+
+      // The pool's own budget, the same way: room for one more job of ours.
+      Map<String, Object> noLimit = new LinkedHashMap<>();
+      noLimit.put("maxTables", 20);
+      assertThat(api.put(quota, null, noLimit).status()).isEqualTo(200);
+      assertThat(api.put("/v1/compute-pools/quota", null, pool(2)).status()).isEqualTo(200);
+      List<Answer> jobs =
+          race(
+              api,
+              i ->
+                  "CREATE MATERIALIZED TABLE pool_quota_job_"
+                      + i
+                      + " WITH ('compute-pool' = 'quota') AS SELECT order_id, customer_id FROM"
+                      + " orders");
+      assertThat(jobs.stream().filter(a -> a.status() == 200).count())
+          .as(jobs.stream().map(Answer::text).toList().toString())
+          .isEqualTo(1);
+      assertThat(jobs).allMatch(a -> a.status() == 200 || a.text().contains("POOL_FULL"));
     } finally {
       dropTables(api, jdbc);
       api.delete(quota, null);
@@ -541,6 +588,33 @@ class ComputePoolsIT {
       api.sql("DROP TABLE IF EXISTS pool_flows", "examples", "marketplace");
       dropTables(api, jdbc);
       jdbc.update("DELETE FROM compute_pool WHERE name = 'flows'");
+    }
+  }
+
+  /** Six statements sent at once (the i-th made by {@code sql}), and their answers. */
+  private static List<Answer> race(Api api, IntFunction<String> sql) {
+    CountDownLatch start = new CountDownLatch(1);
+    ExecutorService workers = Executors.newFixedThreadPool(6);
+    List<CompletableFuture<Answer>> sent = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      String statement = sql.apply(i);
+      sent.add(
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  start.await();
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+                return api.sql(statement, "examples", "marketplace");
+              },
+              workers));
+    }
+    start.countDown();
+    try {
+      return sent.stream().map(CompletableFuture::join).toList();
+    } finally {
+      workers.shutdown();
     }
   }
 

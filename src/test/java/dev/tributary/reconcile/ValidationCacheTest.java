@@ -10,7 +10,9 @@ import dev.tributary.sql.Parser;
 import dev.tributary.sql.Statement;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -27,6 +29,10 @@ class ValidationCacheTest {
   final AtomicInteger asked = new AtomicInteger();
 
   final AtomicInteger sessions = new AtomicInteger();
+
+  /** The compute pools whose gateway each session was opened on. */
+  final List<String> pools = new ArrayList<>();
+
   final Map<ObjectName, Statement.CreateSourceTable> sources = new HashMap<>();
   final ObjectName table = new ObjectName("c", "d", "t");
   QueryPlanner planner;
@@ -41,6 +47,9 @@ class ValidationCacheTest {
                 (proxy, method, args) -> {
                   if (method.getName().equals("openSession")) {
                     sessions.incrementAndGet();
+                    if (args.length == 3) {
+                      pools.add((String) args[0]);
+                    }
                   }
                   if (method.getName().equals("describe")) {
                     asked.incrementAndGet();
@@ -69,6 +78,18 @@ class ValidationCacheTest {
     return ((Statement.CreateMaterializedTable)
             Parser.parse("CREATE MATERIALIZED TABLE t " + clauses + " AS " + query))
         .definition();
+  }
+
+  @Test
+  void shouldAskTheGatewayOfThePoolTheJobRunsOn() {
+    String query = "SELECT order_id FROM orders";
+    planner.validate(table, definition("WITH ('compute-pool' = 'blue')", query));
+    assertThat(pools).containsExactly("blue");
+
+    // The same question on another pool is another question: its gateway may lack a connector.
+    planner.validate(table, definition("", query));
+    assertThat(asked).hasValue(2);
+    assertThat(pools).containsExactly("blue", "default");
   }
 
   @Test

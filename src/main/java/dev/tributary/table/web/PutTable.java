@@ -89,6 +89,7 @@ class PutTable {
           ErrorCode.VALIDATION_FAILED, "A new table needs spec.statement or spec.definition");
     }
     MaterializedTableDefinition stored = definition;
+    ChangePlan approvedPlan = null;
     if (definition != null) {
       // Planned with no transaction open: it asks Flink, Kafka and the registry.
       String topic =
@@ -98,7 +99,7 @@ class PutTable {
       if (Boolean.TRUE.equals(request.dryRun())) {
         return new Result(new PlanResponse(true, plan), false, null);
       }
-      ChangePlanner.approved(plan);
+      approvedPlan = ChangePlanner.approved(plan);
       if (plan.autoFallback() != null) {
         stored = ChangePlanner.asFull(definition); // stored as planned
       }
@@ -109,6 +110,7 @@ class PutTable {
     }
     Long planned = existing.map(MaterializedTable::getResourceVersion).orElse(null);
     MaterializedTableDefinition toStore = stored;
+    ChangePlan approved = approvedPlan;
     // 201 only to the request whose insert made the row; one that raced it and found the row is
     // told what it did to it.
     boolean created =
@@ -128,6 +130,7 @@ class PutTable {
                 inserted =
                     tables.create(id, toStore, true, false).outcome()
                         == TableChange.Outcome.CREATED;
+                planner.requireQuotaAtCommit(id, approved, toStore);
               }
               if (request.spec().stopped() != null) {
                 tables.alter(
