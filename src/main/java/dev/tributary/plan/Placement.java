@@ -70,6 +70,7 @@ public class Placement {
             ? current.get().options().get(TableOptions.COMPUTE_POOL)
             : defaults
                 .defaultPool(table.catalog(), table.database())
+                .map(p -> p.equals(PoolDefaults.LEAST_LOADED) ? leastLoaded(table) : p)
                 .map(p -> pools.drainingTo(p).orElse(p))
                 .filter(p -> !p.equals(TableOptions.DEFAULT_POOL))
                 .orElse(null);
@@ -79,6 +80,34 @@ public class Placement {
     Map<String, String> options = new LinkedHashMap<>(next.options());
     options.put(TableOptions.COMPUTE_POOL, pool);
     return next.withOptions(options);
+  }
+
+  /**
+   * The pool with the most room for one more job of {@code table} now: the most free slots within
+   * its budget and the cluster's free slots, among the pools not being drained on which the
+   * database's quota allows it. A pool that does not answer is passed over; {@value
+   * TableOptions#DEFAULT_POOL} when none answers. Ties go to the first pool, {@value
+   * TableOptions#DEFAULT_POOL} first.
+   */
+  String leastLoaded(ObjectName table) {
+    String best = TableOptions.DEFAULT_POOL;
+    int most = -1;
+    for (Cluster cluster : pools.all()) {
+      if (pools.drainingTo(cluster.pool()).isPresent()) {
+        continue;
+      }
+      try {
+        Room room = room(cluster.pool(), cluster.maxSlots() != null);
+        quotas.require(table, cluster.pool(), room.needed());
+        if (room.free() > most) {
+          most = room.free();
+          best = cluster.pool();
+        }
+      } catch (RemoteSystemException | ApiException e) {
+        // Not answering, or the database may take no more of it: not a candidate.
+      }
+    }
+    return best;
   }
 
   /**
@@ -234,19 +263,22 @@ public class Placement {
         .drainingTo(pool)
         .ifPresent(
             to -> {
-              throw new ApiException(
-                  ErrorCode.CONFLICT,
-                  "Compute pool "
-                      + pool
-                      + " is being drained into "
-                      + to
-                      + ": it takes no new table or job until the drain ends; place "
-                      + table
-                      + " on "
-                      + to,
-                  Map.of("pool", pool, "drainingTo", to));
+              throw beingDrained(pool, to, "place " + table + " on " + to);
             });
     return cluster;
+  }
+
+  /** 409: {@code pool} is being drained into {@code to}; {@code advice} says what to do. */
+  public static ApiException beingDrained(String pool, String to, String advice) {
+    return new ApiException(
+        ErrorCode.CONFLICT,
+        "Compute pool "
+            + pool
+            + " is being drained into "
+            + to
+            + ": it takes no new table or job until the drain ends; "
+            + advice,
+        Map.of("pool", pool, "drainingTo", to));
   }
 
   /** The pool's cluster; 400 naming the pools there are when no pool has that name. */

@@ -2,6 +2,7 @@ package dev.tributary.pool;
 
 import dev.tributary.catalog.CatalogDatabase;
 import dev.tributary.catalog.CatalogService;
+import dev.tributary.plan.Placement;
 import dev.tributary.plan.PoolDefaults;
 import dev.tributary.port.FlinkJobs;
 import dev.tributary.security.Access;
@@ -104,25 +105,27 @@ public class ComputePoolDefaults implements PoolDefaults {
    * and its catalog must exist (404): they are made with their first table.
    */
   public Defaults put(String catalog, String database, String pool) {
-    Optional<ComputePools.Pool> named = pool == null ? Optional.empty() : pools.find(pool);
-    if (pool != null) {
+    boolean choice = PoolDefaults.LEAST_LOADED.equals(pool);
+    Optional<ComputePools.Pool> named =
+        pool == null || choice ? Optional.empty() : pools.find(pool);
+    if (pool != null && !choice) {
       if (named.isEmpty()) {
         throw new ApiException(
             ErrorCode.VALIDATION_FAILED,
             "defaultComputePool "
                 + Problems.cut(pool)
                 + " names no compute pool; the pools are "
-                + String.join(", ", pools.list().stream().map(ComputePools.Pool::name).toList()),
+                + String.join(", ", pools.list().stream().map(ComputePools.Pool::name).toList())
+                + ", and "
+                + PoolDefaults.LEAST_LOADED
+                + " chooses the one with the most room",
             Map.of("field", "defaultComputePool", "pool", pool));
       }
       pools
           .drainingTo(pool)
           .ifPresent(
               to -> {
-                throw new ApiException(
-                    ErrorCode.CONFLICT,
-                    "Compute pool " + pool + " is being drained into " + to + "; name " + to,
-                    Map.of("pool", pool, "drainingTo", to));
+                throw Placement.beingDrained(pool, to, "name " + to);
               });
     }
     Long catalogId = catalogId(catalog);

@@ -23,6 +23,14 @@ import org.springframework.transaction.support.TransactionTemplate;
 @Service
 public class ComputePoolQuotas implements PoolQuotas {
 
+  /**
+   * The SQL of a table row meant to run a continuous job now: not suspended, not FULL, not failed
+   * or done. What a quota's and a pool budget's slots are counted by at commit.
+   */
+  static final String MEANT_TO_RUN =
+      "t.phase NOT IN ('STOPPED', 'FAILED', 'SUCCEEDED') AND NOT (t.spec->>'stopped')::boolean"
+          + " AND COALESCE(t.spec->'definition'->>'refreshMode', 'AUTO') <> 'FULL'";
+
   /** A database's quota on a pool; null limits are not limited. */
   public record Quota(String pool, Integer maxTables, Integer maxSlots) {}
 
@@ -182,9 +190,9 @@ public class ComputePoolQuotas implements PoolQuotas {
             + " t.database_id JOIN catalog c ON c.id = d.catalog_id WHERE NOT (c.name = ? AND"
             + " d.name = ? AND t.name = ? AND t.flow_of IS NULL) AND NOT t.deletion_requested"
             + " AND jsonb_typeof(t.spec->'definition') = 'object' AND"
-            + " COALESCE(t.spec->>'kind', '') <> 'PIPELINE_TABLE' AND t.phase NOT IN ('STOPPED',"
-            + " 'FAILED', 'SUCCEEDED') AND NOT (t.spec->>'stopped')::boolean AND"
-            + " COALESCE(t.spec->'definition'->>'refreshMode', 'AUTO') <> 'FULL' AND "
+            + " COALESCE(t.spec->>'kind', '') <> 'PIPELINE_TABLE' AND "
+            + MEANT_TO_RUN
+            + " AND "
             + ComputePools.PLACED_ON
             + " = ?",
         Integer.class,
@@ -197,10 +205,9 @@ public class ComputePoolQuotas implements PoolQuotas {
   /** The database's tables on the pool (placed there), and those meant to run a job, but one. */
   private Use use(ObjectName table, String pool) {
     return jdbc.queryForObject(
-        "SELECT count(*) AS tables, count(*) FILTER (WHERE t.phase NOT IN ('STOPPED', 'FAILED',"
-            + " 'SUCCEEDED') AND NOT (t.spec->>'stopped')::boolean AND"
-            + " COALESCE(t.spec->'definition'->>'refreshMode', 'AUTO') <> 'FULL') AS running"
-            + " FROM materialized_table t JOIN catalog_database d ON d.id = t.database_id"
+        "SELECT count(*) AS tables, count(*) FILTER (WHERE "
+            + MEANT_TO_RUN
+            + ") AS running FROM materialized_table t JOIN catalog_database d ON d.id = t.database_id"
             + " JOIN catalog c ON c.id = d.catalog_id WHERE c.name = ? AND d.name = ? AND t.name"
             + " <> ? AND t.flow_of IS NULL AND NOT t.deletion_requested AND"
             + " jsonb_typeof(t.spec->'definition') = 'object' AND"

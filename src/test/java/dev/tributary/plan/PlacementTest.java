@@ -329,4 +329,41 @@ class PlacementTest {
     assertThat(atCommit).containsExactly("default:3", "default:0", "blue:2");
     assertThat(asked).isEmpty();
   }
+
+  @Test
+  void shouldPlaceANewTableOnThePoolWithTheMostRoomWhenItsDefaultIsTheChoice() {
+    // default's cluster has 1 free slot; blue has 8 free but a budget of 3 (maxSlots 3).
+    FlinkJobs byPool =
+        (FlinkJobs)
+            Proxy.newProxyInstance(
+                FlinkJobs.class.getClassLoader(),
+                new Class<?>[] {FlinkJobs.class},
+                (proxy, method, args) ->
+                    switch (method.getName()) {
+                      case "slots" ->
+                          args[0].equals("blue")
+                              ? new FlinkJobs.Slots(8, 8, 1)
+                              : new FlinkJobs.Slots(4, 1, 1);
+                      case "overview" -> List.of();
+                      default -> throw new UnsupportedOperationException(method.getName());
+                    });
+    PoolDefaults choice = (catalog, database) -> Optional.of(PoolDefaults.LEAST_LOADED);
+    MaterializedTableDefinition bare = definition("");
+
+    Placement placement = new Placement(directory(3), byPool, (table, pool, slots) -> {}, choice);
+    assertThat(placement.placed(IN_D, Optional.empty(), bare).options())
+        .containsEntry("compute-pool", "blue");
+
+    // The database may take no more of blue: default, though it has less room.
+    PoolQuotas noBlue =
+        (table, pool, slots) -> {
+          if (pool.equals("blue")) {
+            throw new ApiException(ErrorCode.QUOTA_EXCEEDED, "over");
+          }
+        };
+    assertThat(
+            new Placement(directory(3), byPool, noBlue, choice)
+                .placed(IN_D, Optional.empty(), bare))
+        .isEqualTo(bare);
+  }
 }

@@ -485,6 +485,10 @@ class ComputePoolsIT {
       await()
           .atMost(Duration.ofSeconds(60))
           .until(() -> api.get(TABLES + "pool_defaulted").status() == 404);
+      // '*' is a choice, not a pool: each new table goes where there is most room.
+      Answer choice = api.put(database, null, Map.of("defaultComputePool", "*"));
+      assertThat(choice.status()).as(choice.text()).isEqualTo(200);
+      assertThat(choice.body().path("newTablesRunOn").asString()).isEqualTo("*");
       Answer stillDefault = api.delete("/v1/compute-pools/fallback", null);
       assertThat(stillDefault.status()).as(stillDefault.text()).isEqualTo(409);
       assertThat(stillDefault.body().path("detail").asString())

@@ -36,8 +36,9 @@ class DefaultPoolController {
   record SettingsSpec(
       @Schema(
               description =
-                  "The pool new tables run on when their statement names none; null or absent"
-                      + " clears it")
+                  "The pool new tables run on when their statement names none; '*' for the"
+                      + " pool with the most room for each new table's job (among those the"
+                      + " database's quotas allow); null or absent clears it")
           String defaultComputePool) {}
 
   @Schema(name = "ScopeSettings")
@@ -45,7 +46,10 @@ class DefaultPoolController {
       String catalog,
       @Schema(description = "Null for a catalog's settings") String database,
       @Schema(description = "The default set here; null when none is") String defaultComputePool,
-      @Schema(description = "Where a new table that names no pool runs") String newTablesRunOn,
+      @Schema(
+              description =
+                  "Where a new table that names no pool runs; '*': the pool with most room")
+          String newTablesRunOn,
       @Schema(
               description = "Whose default that is",
               allowableValues = {"database", "catalog", "service"})
