@@ -3,6 +3,7 @@ package dev.tributary.reconcile;
 import dev.tributary.plan.PipelinePlan;
 import dev.tributary.plan.QueryPlanner;
 import dev.tributary.port.FlinkJobs;
+import dev.tributary.port.FlinkJobs.JobState;
 import dev.tributary.port.FlinkJobs.JobSummary;
 import dev.tributary.port.FlinkSql;
 import dev.tributary.port.RefreshSchedules;
@@ -382,6 +383,10 @@ public class Reconciler {
     String runsOn =
         p.status.computePool() == null ? FlinkJobs.DEFAULT_POOL : p.status.computePool();
     if (!runsOn.equals(plan.pool())) {
+      if (live.get().state() == JobState.CANCELLING) {
+        // A move rolled back cancels the job on the new pool: it ends before the table goes on.
+        return Next.soon();
+      }
       // The same job, moved: stopped with a savepoint here, submitted from it on the new pool.
       return transitions.move(p, live.get(), runsOn, plan.pool());
     }

@@ -602,6 +602,7 @@ final class FakeWorld {
             new Job(
                 id, settings.get("pipeline.name"), settings.get("execution.state-recovery.path"));
         job.pool = settings.get("$pool");
+        job.state = startsAs;
         jobs.put(id, job);
         return new StatementResult(List.of("job id"), List.of(List.of(id)), Optional.of(id));
       }
@@ -685,9 +686,15 @@ final class FakeWorld {
       check();
       Job j = jobs.get(jobId);
       if (j != null && !j.state.terminal()) {
-        j.state = JobState.CANCELED;
+        j.state = cancelsSlowly ? JobState.CANCELLING : JobState.CANCELED;
       }
     }
+
+    /** The state a submitted job is in until a test changes it (RUNNING: it runs at once). */
+    volatile JobState startsAs = JobState.RUNNING;
+
+    /** Whether a cancelled job stays CANCELLING until a test ends it. */
+    volatile boolean cancelsSlowly;
 
     /** What each savepoint says of its sources' positions, by savepoint path. */
     final Map<String, Map<String, Map<Integer, Long>>> savepointOffsets = new HashMap<>();

@@ -8,13 +8,18 @@ import dev.tributary.port.Topics;
 import dev.tributary.sql.Clauses;
 import dev.tributary.table.Phase;
 import dev.tributary.table.TableStatus;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -328,6 +333,10 @@ class ReconcilerTest {
 
   /** Places the table's definition on {@code pool}, as ALTER ... SET ('compute-pool') does. */
   private void moveTo(UUID id, String pool) {
+    moveTo(world, id, pool);
+  }
+
+  private static void moveTo(FakeWorld world, UUID id, String pool) {
     world.change(
         id,
         spec -> {
@@ -383,6 +392,64 @@ class ReconcilerTest {
               assertThat(job.restoredFrom).isEqualTo(world.flink.jobs.get(moved).savepoint);
             });
     assertThat(world.phase(id)).isEqualTo(Phase.RUNNING);
+  }
+
+  @Test
+  void shouldRollBackAMoveWhoseJobNeverRunsOnTheNewPoolOnceItsCancellationEnds() {
+    AtomicReference<Instant> now = new AtomicReference<>(Instant.now());
+    Clock clock =
+        new Clock() {
+          @Override
+          public ZoneId getZone() {
+            return ZoneOffset.UTC;
+          }
+
+          @Override
+          public Clock withZone(ZoneId zone) {
+            return this;
+          }
+
+          @Override
+          public Instant instant() {
+            return now.get();
+          }
+        };
+    FakeWorld slow = new FakeWorld(null, clock);
+    UUID id = slow.create(ORDERS);
+    slow.converge(id);
+    String old = slow.status(id).jobId();
+
+    // blue takes the job but never runs it (no slot, say), and a cancel takes a while there.
+    slow.flink.startsAs = JobState.CREATED;
+    slow.flink.cancelsSlowly = true;
+    moveTo(slow, id, "blue");
+    slow.converge(id);
+    String stuck = slow.status(id).jobId();
+    assertThat(slow.flink.jobs.get(stuck).pool).isEqualTo("blue");
+    assertThat(slow.store.events).doesNotContain("MoveRolledBack");
+
+    now.set(now.get().plus(Duration.ofMinutes(3))); // past the readiness window
+    slow.converge(id);
+    assertThat(slow.store.events).contains("MoveRolledBack");
+    assertThat(slow.flink.jobs.get(stuck).state).isEqualTo(JobState.CANCELLING);
+    int moves = (int) slow.store.events.stream().filter("Moving"::equals).count();
+    slow.converge(id);
+    // While it is cancelled, the table waits: no move back from blue is started.
+    assertThat(slow.store.events.stream().filter("Moving"::equals).count()).isEqualTo(moves);
+
+    slow.flink.jobs.get(stuck).state = JobState.CANCELED;
+    slow.flink.startsAs = JobState.RUNNING;
+    slow.converge(id);
+    assertThat(slow.flink.live())
+        .singleElement()
+        .satisfies(
+            job -> {
+              assertThat(job.pool).isEqualTo("default");
+              assertThat(job.restoredFrom).isEqualTo(slow.flink.jobs.get(old).savepoint);
+            });
+    assertThat(slow.store.rows.get(id).spec.definition().options())
+        .doesNotContainKey("compute-pool");
+    assertThat(slow.phase(id)).isEqualTo(Phase.RUNNING);
   }
 
   @Test
