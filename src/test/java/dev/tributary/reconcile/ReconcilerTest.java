@@ -2,24 +2,21 @@ package dev.tributary.reconcile;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tributary.adapter.flink.SteppedClock;
 import dev.tributary.port.FlinkJobs.JobState;
 import dev.tributary.port.FlinkSql;
 import dev.tributary.port.Topics;
 import dev.tributary.sql.Clauses;
 import dev.tributary.table.Phase;
 import dev.tributary.table.TableStatus;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -396,24 +393,7 @@ class ReconcilerTest {
 
   @Test
   void shouldRollBackAMoveWhoseJobNeverRunsOnTheNewPoolOnceItsCancellationEnds() {
-    AtomicReference<Instant> now = new AtomicReference<>(Instant.now());
-    Clock clock =
-        new Clock() {
-          @Override
-          public ZoneId getZone() {
-            return ZoneOffset.UTC;
-          }
-
-          @Override
-          public Clock withZone(ZoneId zone) {
-            return this;
-          }
-
-          @Override
-          public Instant instant() {
-            return now.get();
-          }
-        };
+    SteppedClock clock = new SteppedClock(Instant.now());
     FakeWorld slow = new FakeWorld(null, clock);
     UUID id = slow.create(ORDERS);
     slow.converge(id);
@@ -428,7 +408,7 @@ class ReconcilerTest {
     assertThat(slow.flink.jobs.get(stuck).pool).isEqualTo("blue");
     assertThat(slow.store.events).doesNotContain("MoveRolledBack");
 
-    now.set(now.get().plus(Duration.ofMinutes(3))); // past the readiness window
+    clock.advance(Duration.ofMinutes(3)); // past the readiness window
     slow.converge(id);
     assertThat(slow.store.events).contains("MoveRolledBack");
     assertThat(slow.flink.jobs.get(stuck).state).isEqualTo(JobState.CANCELLING);

@@ -7,15 +7,15 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 
 /** A UTC clock that stands still until a test moves it. */
-final class SteppedClock extends Clock {
+public final class SteppedClock extends Clock {
 
   private Instant now;
 
-  SteppedClock(Instant start) {
+  public SteppedClock(Instant start) {
     this.now = start;
   }
 
-  void advance(Duration by) {
+  public void advance(Duration by) {
     now = now.plus(by);
   }
 
