@@ -50,6 +50,27 @@ class PlacementTest {
     };
   }
 
+  /** {@link #directory} with no budget, blue being drained into default. */
+  static ComputePoolDirectory blueDrainingIntoDefault() {
+    ComputePoolDirectory pools = directory(null);
+    return new ComputePoolDirectory() {
+      @Override
+      public Optional<Cluster> cluster(String pool) {
+        return pools.cluster(pool);
+      }
+
+      @Override
+      public List<Cluster> all() {
+        return pools.all();
+      }
+
+      @Override
+      public Optional<String> drainingTo(String pool) {
+        return pool.equals("blue") ? Optional.of("default") : Optional.empty();
+      }
+    };
+  }
+
   /** A JobManager with these slots and these jobs, whatever the pool. */
   static FlinkJobs jobs(FlinkJobs.Slots slots, List<JobSummary> overview) {
     return (FlinkJobs)
@@ -174,24 +195,7 @@ class PlacementTest {
 
   @Test
   void shouldRefuseAPoolBeingDrained() {
-    ComputePoolDirectory pools = directory(null);
-    ComputePoolDirectory draining =
-        new ComputePoolDirectory() {
-          @Override
-          public Optional<Cluster> cluster(String pool) {
-            return pools.cluster(pool);
-          }
-
-          @Override
-          public List<Cluster> all() {
-            return pools.all();
-          }
-
-          @Override
-          public Optional<String> drainingTo(String pool) {
-            return pool.equals("blue") ? Optional.of("default") : Optional.empty();
-          }
-        };
+    ComputePoolDirectory draining = blueDrainingIntoDefault();
     Placement placement = new Placement(draining, jobs(new FlinkJobs.Slots(4, 4, 1), List.of()));
 
     assertThatThrownBy(() -> placement.requireRoom(TABLE, "blue"))
@@ -268,24 +272,7 @@ class PlacementTest {
 
   @Test
   void shouldPlaceOnTheDrainsTargetWhenTheDefaultPoolIsBeingDrained() {
-    ComputePoolDirectory pools = directory(null);
-    ComputePoolDirectory draining =
-        new ComputePoolDirectory() {
-          @Override
-          public Optional<Cluster> cluster(String pool) {
-            return pools.cluster(pool);
-          }
-
-          @Override
-          public List<Cluster> all() {
-            return pools.all();
-          }
-
-          @Override
-          public Optional<String> drainingTo(String pool) {
-            return pool.equals("blue") ? Optional.of("default") : Optional.empty();
-          }
-        };
+    ComputePoolDirectory draining = blueDrainingIntoDefault();
 
     assertThat(withDefaults(draining, "blue", null).placed(IN_D, Optional.empty(), definition("")))
         .isEqualTo(definition(""));
