@@ -36,6 +36,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -183,6 +184,25 @@ public class ChangePlanner {
   }
 
   /**
+   * Captures the plan of giving a flow's job, stored as {@code stored} with {@code status}, the
+   * definition {@code next}: a job that writes into its table's topic, which it does not own.
+   */
+  public Request flowRequest(
+      ObjectName flow,
+      String topic,
+      MaterializedTableDefinition stored,
+      TableStatus status,
+      MaterializedTableDefinition next) {
+    return new Request(
+        flow,
+        topic,
+        Current.of(stored, status),
+        next,
+        queries.snapshot(flow, List.of(stored.query(), next.query())),
+        true);
+  }
+
+  /**
    * The definition to plan and store when {@code next} replaces a table's whole definition: placed
    * on a compute pool when it names none (see {@link Placement#placed}).
    */
@@ -191,6 +211,25 @@ public class ChangePlanner {
     return placement == null
         ? next
         : placement.placed(name, current.map(Current::definition), next);
+  }
+
+  /**
+   * A new pipeline table's TBLPROPERTIES, placed as a new materialized table is: when they name no
+   * {@code 'compute-pool'}, the database's or catalog's default pool is written into them.
+   */
+  public Map<String, String> placedProperties(ObjectName name, Map<String, String> properties) {
+    if (placement == null || properties.containsKey(TableOptions.COMPUTE_POOL)) {
+      return properties;
+    }
+    return placement
+        .defaultFor(name)
+        .map(
+            pool -> {
+              Map<String, String> placed = new TreeMap<>(properties);
+              placed.put(TableOptions.COMPUTE_POOL, pool);
+              return (Map<String, String>) placed;
+            })
+        .orElse(properties);
   }
 
   /**

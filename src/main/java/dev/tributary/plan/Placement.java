@@ -68,18 +68,26 @@ public class Placement {
     String pool =
         current.isPresent()
             ? current.get().options().get(TableOptions.COMPUTE_POOL)
-            : defaults
-                .defaultPool(table.catalog(), table.database())
-                .map(p -> p.equals(PoolDefaults.LEAST_LOADED) ? leastLoaded(table) : p)
-                .map(p -> pools.drainingTo(p).orElse(p))
-                .filter(p -> !p.equals(TableOptions.DEFAULT_POOL))
-                .orElse(null);
+            : defaultFor(table).orElse(null);
     if (pool == null) {
       return next;
     }
     Map<String, String> options = new LinkedHashMap<>(next.options());
     options.put(TableOptions.COMPUTE_POOL, pool);
     return next.withOptions(options);
+  }
+
+  /**
+   * The pool a new table of {@code table}'s database that names none is placed on: its database's
+   * default, else its catalog's (the least loaded for {@code "*"}, the drain's target for a pool
+   * being drained); empty for {@value TableOptions#DEFAULT_POOL}.
+   */
+  public Optional<String> defaultFor(ObjectName table) {
+    return defaults
+        .defaultPool(table.catalog(), table.database())
+        .map(p -> p.equals(PoolDefaults.LEAST_LOADED) ? leastLoaded(table) : p)
+        .map(p -> pools.drainingTo(p).orElse(p))
+        .filter(p -> !p.equals(TableOptions.DEFAULT_POOL));
   }
 
   /**

@@ -26,9 +26,11 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * Drains a compute pool: moves every table placed on it to another pool, one table at a time, each
  * with the statement a user would send ({@code ALTER MATERIALIZED TABLE ... SET ('compute-pool' =
- * ...)}), so each move is planned, checked for room, versioned and audited as any change, and the
- * reconciler carries it out (stop with a savepoint, start from it on the new pool). The next table
- * moves once the last one's job runs on the new pool ({@code observed_generation} caught up).
+ * ...)}, or {@code ALTER TABLE ... SET TBLPROPERTIES ('compute-pool' = ...)} for a pipeline table,
+ * whose flows all move), so each move is planned, checked for room, versioned and audited as any
+ * change, and the reconciler carries it out (stop with a savepoint, start from it on the new pool).
+ * The next table moves once the last one's jobs run on the new pool ({@code observed_generation}
+ * caught up, of the table and its flows).
  *
  * <p>The drain's state is a row of {@code compute_pool_drain}; any replica steps it, under a lease,
  * so a replica that dies mid-drain leaves it to another. A move the target refuses (full, say) is
@@ -133,21 +135,53 @@ public class ComputePoolDrains implements SmartLifecycle {
   }
 
   /**
+   * A query of {@code select} over the rows of the table named by the first three parameters
+   * (catalog, database, name) and of its flows; {@code where} narrows them.
+   */
+  private static String overTableAndFlows(String select, String where) {
+    return "WITH target AS (SELECT m.id FROM materialized_table m JOIN catalog_database d ON d.id ="
+        + " m.database_id JOIN catalog c ON c.id = d.catalog_id WHERE c.name = ? AND d.name = ?"
+        + " AND m.name = ? AND m.flow_of IS NULL) SELECT "
+        + select
+        + " FROM materialized_table t WHERE (t.id IN (SELECT id FROM target) OR t.flow_of IN"
+        + " (SELECT id FROM target))"
+        + where;
+  }
+
+  /**
    * Whether the table the drain moved last is still under way: not dropped, and the world does not
-   * match its latest generation yet (its job has not run on the new pool).
+   * match its latest generation yet (its job, or a pipeline table's flows' jobs, have not run on
+   * the new pool).
    */
   private boolean underWay(String qualifiedName) {
     String[] name = qualifiedName.split("\\.", 3);
-    List<Boolean> atRest =
-        jdbc.queryForList(
-            "SELECT t.observed_generation >= t.generation OR t.deletion_requested FROM"
-                + " materialized_table t JOIN catalog_database d ON d.id = t.database_id JOIN"
-                + " catalog c ON c.id = d.catalog_id WHERE c.name = ? AND d.name = ? AND t.name = ?",
+    Boolean atRest =
+        jdbc.queryForObject(
+            overTableAndFlows(
+                "bool_and(t.observed_generation >= t.generation OR t.deletion_requested)", ""),
             Boolean.class,
             name[0],
             name[1],
             name[2]);
-    return !atRest.isEmpty() && !atRest.get(0);
+    return atRest != null && !atRest;
+  }
+
+  /**
+   * Whether the table the drain moved last, or one of its flows, settled back on {@code pool}: its
+   * move was rolled back.
+   */
+  private boolean settledBack(String qualifiedName, String pool) {
+    String[] name = qualifiedName.split("\\.", 3);
+    Long back =
+        jdbc.queryForObject(
+            overTableAndFlows(
+                "count(*)", " AND NOT t.deletion_requested AND " + ComputePools.PLACED_ON + " = ?"),
+            Long.class,
+            name[0],
+            name[1],
+            name[2],
+            pool);
+    return back != null && back > 0;
   }
 
   /** One step of every drain this replica can take: one table moved, or the drain ended. */
@@ -172,8 +206,7 @@ public class ComputePoolDrains implements SmartLifecycle {
       return; // the last move is under way
     }
     List<Placed> left = placed(pool);
-    if (moving != null
-        && left.stream().anyMatch(t -> t.name().equals(moving) && t.placedOn().equals(pool))) {
+    if (moving != null && settledBack(moving, pool)) {
       // Its move settled back on this pool: it was rolled back (its events say why). Moving it
       // again would fail again, and each try stops its job: the drain ends here, unfinished.
       transactions.executeWithoutResult(
@@ -217,12 +250,11 @@ public class ComputePoolDrains implements SmartLifecycle {
       return;
     }
     String[] name = next.get().name().split("\\.", 3);
+    String quoted = "`" + name[2].replace("`", "``") + "`";
     String statement =
-        "ALTER MATERIALIZED TABLE `"
-            + name[2].replace("`", "``")
-            + "` SET ('compute-pool' = '"
-            + to
-            + "')";
+        next.get().pipelineTable()
+            ? "ALTER TABLE " + quoted + " SET TBLPROPERTIES ('compute-pool' = '" + to + "')"
+            : "ALTER MATERIALIZED TABLE " + quoted + " SET ('compute-pool' = '" + to + "')";
     try {
       statements.execute(statement, name[0], name[1]);
       jdbc.update(

@@ -244,7 +244,8 @@ public class ComputePools implements ComputePoolDirectory {
                     + " still has tables placed on it or running there: "
                     + String.join(", ", tables)
                     + (tables.size() == 5 ? ", ..." : "")
-                    + "; move them (ALTER MATERIALIZED TABLE ... SET ('compute-pool' = ...)) or"
+                    + "; move them (ALTER MATERIALIZED TABLE ... SET ('compute-pool' = ...), or ALTER"
+                    + " TABLE ... SET TBLPROPERTIES for a pipeline table), or drain the pool, or"
                     + " drop them first",
                 Map.of("pool", name, "tables", tables));
           }
@@ -273,7 +274,7 @@ public class ComputePools implements ComputePoolDirectory {
   }
 
   /** A table on a pool: its name (catalog.database.name), and the pool it is placed on. */
-  public record Placed(String name, String placedOn) {}
+  public record Placed(String name, String placedOn, boolean pipelineTable) {}
 
   /** The SQL of a table's pool: its {@code 'compute-pool'}, else the default. */
   static final String PLACED_ON =
@@ -288,7 +289,7 @@ public class ComputePools implements ComputePoolDirectory {
     return jdbc.query(
         "SELECT c.name || '.' || d.name || '.' || t.name AS name, "
             + PLACED_ON
-            + " AS placed FROM materialized_table t JOIN catalog_database d ON d.id ="
+            + " AS placed, COALESCE(t.spec->>'kind', '') = 'PIPELINE_TABLE' AS pipeline FROM materialized_table t JOIN catalog_database d ON d.id ="
             + " t.database_id JOIN catalog c ON c.id = d.catalog_id WHERE ("
             + PLACED_ON
             + " = ? OR (t.status->>'computePool' = ? AND t.phase NOT IN ('STOPPED', 'FAILED',"
@@ -298,7 +299,8 @@ public class ComputePools implements ComputePoolDirectory {
                     + " jsonb_typeof(t.spec->'definition') = 'object'"
                 : "")
             + " ORDER BY 1 LIMIT ?",
-        (rs, i) -> new Placed(rs.getString("name"), rs.getString("placed")),
+        (rs, i) ->
+            new Placed(rs.getString("name"), rs.getString("placed"), rs.getBoolean("pipeline")),
         pool,
         pool,
         limit);

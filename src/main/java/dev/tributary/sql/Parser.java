@@ -270,6 +270,10 @@ public final class Parser {
         }
         throw in.expected("SUSPEND or RESUME");
       }
+      if (in.acceptWord("STREAMING") || in.atWord("TABLE")) {
+        in.expectWord("TABLE");
+        return alterPipelineTable();
+      }
       in.expectWords("MATERIALIZED", "TABLE");
       return alter();
     }
@@ -304,6 +308,48 @@ public final class Parser {
       return use();
     }
     throw in.expected("a statement (CREATE, ALTER, DROP, SHOW, DESCRIBE, SELECT, REFRESH or USE)");
+  }
+
+  /**
+   * ALTER [STREAMING] TABLE name SET TBLPROPERTIES ('compute-pool' = 'p'): the one property of a
+   * pipeline table that changes in place (its flows move); any other is refused at its key.
+   */
+  private Statement alterPipelineTable() {
+    ObjectName name = in.objectName("table name");
+    in.expectWord("SET");
+    if (!in.atWord("TBLPROPERTIES")) {
+      throw in.expected("TBLPROPERTIES (a pipeline table changes its 'compute-pool' in place)");
+    }
+    in.expectWord("TBLPROPERTIES");
+    clauses.put("TBLPROPERTIES", in.previous());
+    int mark = in.mark();
+    Map<String, String> properties = parts.options();
+    for (Token t : in.tokensSince(mark)) {
+      if (t.kind() == Token.Kind.STRING && properties.containsKey(t.value())) {
+        parts.positions.put("option:" + t.value(), t);
+        if (!t.value().equals(TableOptions.COMPUTE_POOL)) {
+          throw in.error(
+              ErrorCode.UNSUPPORTED_OPTION,
+              "TBLPROPERTIES '"
+                  + t.value()
+                  + "' is fixed when a pipeline table is created; only '"
+                  + TableOptions.COMPUTE_POOL
+                  + "' changes in place (its flows move to that pool)",
+              t,
+              "'" + TableOptions.COMPUTE_POOL + "'");
+        }
+      }
+    }
+    if (properties.isEmpty()) {
+      throw in.error(
+          ErrorCode.INVALID_DEFINITION,
+          "SET TBLPROPERTIES names the property to change: ('"
+              + TableOptions.COMPUTE_POOL
+              + "' = 'pool')",
+          in.previous(),
+          "'" + TableOptions.COMPUTE_POOL + "'");
+    }
+    return new Statement.AlterPipelineTable(name, properties.get(TableOptions.COMPUTE_POOL));
   }
 
   private Statement create() {

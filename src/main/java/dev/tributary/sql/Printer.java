@@ -184,6 +184,14 @@ public final class Printer implements Statement.Visitor<String> {
   }
 
   @Override
+  public String alterPipelineTable(Statement.AlterPipelineTable s) {
+    return "ALTER TABLE "
+        + s.name().sql()
+        + " SET TBLPROPERTIES "
+        + options(Map.of(TableOptions.COMPUTE_POOL, s.computePool()), false);
+  }
+
+  @Override
   public String alterFlow(Statement.AlterFlow s) {
     return "ALTER FLOW " + s.name().sql() + (s.suspend() ? " SUSPEND" : " RESUME");
   }

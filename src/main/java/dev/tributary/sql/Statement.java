@@ -40,6 +40,8 @@ public sealed interface Statement {
 
     R alterFlow(AlterFlow s);
 
+    R alterPipelineTable(AlterPipelineTable s);
+
     R showFlows(ShowFlows s);
 
     R refreshTable(RefreshTable s);
@@ -654,6 +656,12 @@ public sealed interface Statement {
       return v.createPipelineTable(this);
     }
 
+    /** The same statement with {@code properties} for its TBLPROPERTIES. */
+    public CreatePipelineTable withTableProperties(Map<String, String> properties) {
+      return new CreatePipelineTable(
+          name, schema, partitionedBy, clusterBy, location, comment, properties, rowFilter, flow);
+    }
+
     public String kind() {
       return "CREATE_PIPELINE_TABLE";
     }
@@ -837,6 +845,20 @@ public sealed interface Statement {
 
     public String kind() {
       return suspend ? "ALTER_FLOW_SUSPEND" : "ALTER_FLOW_RESUME";
+    }
+  }
+
+  /**
+   * ALTER [STREAMING] TABLE name SET TBLPROPERTIES ('compute-pool' = 'p'): a pipeline table's flows
+   * move to another compute pool, each stopped with a savepoint and started from it there.
+   */
+  record AlterPipelineTable(ObjectName name, String computePool) implements Statement {
+    public <R> R accept(Visitor<R> v) {
+      return v.alterPipelineTable(this);
+    }
+
+    public String kind() {
+      return "ALTER_PIPELINE_TABLE";
     }
   }
 

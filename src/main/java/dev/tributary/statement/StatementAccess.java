@@ -88,6 +88,9 @@ final class StatementAccess {
     if (s instanceof Statement.AlterFlow a) {
       return new Target(Role.DEVELOPER, a.name().resolve(catalog, database), null);
     }
+    if (s instanceof Statement.AlterPipelineTable a) {
+      return new Target(Role.DEVELOPER, a.name().resolve(catalog, database), null);
+    }
     if (s instanceof Statement.RefreshTable r) {
       return new Target(Role.DEVELOPER, r.name().resolve(catalog, database), null);
     }

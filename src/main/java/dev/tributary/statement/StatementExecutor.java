@@ -14,6 +14,7 @@ import dev.tributary.sql.Parser;
 import dev.tributary.sql.Printer;
 import dev.tributary.sql.Secrets;
 import dev.tributary.sql.Statement;
+import dev.tributary.sql.TableOptions;
 import dev.tributary.statement.StatementResult.Resource;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
@@ -25,10 +26,12 @@ import dev.tributary.table.TableSpec;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
 import org.springframework.stereotype.Component;
 
 /**
@@ -351,8 +354,21 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
     Optional<MaterializedTable> existing = tables.find(name);
     if (declarative && existing.isPresent()) {
       TableSpec spec = tables.spec(existing.get());
-      if (spec.kind() == TableSpec.Kind.PIPELINE_TABLE && sameTable(spec.pipeline(), s)) {
-        return unchanged(name, "PIPELINE_TABLE", "Pipeline table " + name + " is unchanged");
+      if (spec.kind() == TableSpec.Kind.PIPELINE_TABLE) {
+        // A declaration that names no pool keeps the table on its own; one that names another
+        // pool, and changes nothing else, moves its flows.
+        String pool = TableOptions.pool(spec.pipeline().tableProperties());
+        Statement.CreatePipelineTable given = s;
+        if (!s.tableProperties().containsKey(TableOptions.COMPUTE_POOL)) {
+          given = onPool(s, pool);
+        }
+        if (sameTable(onPool(spec.pipeline(), pool), given)) {
+          return unchanged(name, "PIPELINE_TABLE", "Pipeline table " + name + " is unchanged");
+        }
+        String declaredPool = TableOptions.pool(given.tableProperties());
+        if (sameTable(onPool(spec.pipeline(), declaredPool), given)) {
+          return alterPipelineTable(new Statement.AlterPipelineTable(name, declaredPool));
+        }
       }
       throw notInPlace(
           "Pipeline table", name, "drop it (DROP TABLE) or remove its file and apply with --prune");
@@ -361,6 +377,7 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
       throw new ApiException(ErrorCode.ALREADY_EXISTS, "Table " + name + " already exists");
     }
     pipelines.requireFlowNameFree(name); // the flow of CREATE TABLE ... FLOW is named as its table
+    s = s.withTableProperties(planner.placedProperties(name, s.tableProperties()));
     planner.requirePool(name, s.tableProperties());
     if (s.flow() == null) {
       createdHere.add(name);
@@ -438,6 +455,45 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
   public StatementResult alterFlow(Statement.AlterFlow s) {
     ObjectName name = resolve(s.name());
     return changed(name, "FLOW", pipelines.suspendFlow(name, s.suspend()));
+  }
+
+  /**
+   * ALTER TABLE t SET TBLPROPERTIES ('compute-pool' = 'q'): each flow's job is planned on the new
+   * pool (validated on its gateway, checked for room and quota), then the table and every flow get
+   * a new version there; the reconciler moves each flow's job as it moves a materialized table's.
+   */
+  @Override
+  public StatementResult alterPipelineTable(Statement.AlterPipelineTable s) {
+    ObjectName name = resolve(s.name());
+    if (catalogs.findSourceTable(name).isPresent()) {
+      throw new ApiException(
+          ErrorCode.CONFLICT,
+          name
+              + " is a source table, which runs no job; a pipeline table's flows move with its"
+              + " 'compute-pool'");
+    }
+    MaterializedTable table = pipelines.pipelineTable(name);
+    String pool = s.computePool();
+    if (pool.equals(pipelines.pool(table))) {
+      return unchanged(
+          name, "PIPELINE_TABLE", "Pipeline table " + name + " is on compute pool " + pool);
+    }
+    planner.requirePool(name, Map.of(TableOptions.COMPUTE_POOL, pool));
+    record Move(ObjectName flow, MaterializedTableDefinition next, ChangePlan plan) {}
+    Map<UUID, Move> moves = new LinkedHashMap<>();
+    for (MaterializedTable flow : pipelines.movableFlows(table)) {
+      MaterializedTableDefinition stored = tables.spec(flow).definition();
+      MaterializedTableDefinition next = PipelineTables.onPool(stored, pool);
+      ChangePlanner.Request request =
+          planner.flowRequest(flow.objectName(), flow.getTopicName(), stored, flow.status(), next);
+      ChangePlan plan = approved(remote.ask(current, request, planner::plan));
+      moves.put(flow.getId(), new Move(flow.objectName(), next, plan));
+    }
+    Map<UUID, MaterializedTableDefinition> next = new LinkedHashMap<>();
+    moves.forEach((id, move) -> next.put(id, move.next()));
+    TableChange change = pipelines.moveTo(table, pool, next);
+    moves.values().forEach(m -> planner.requireQuotaAtCommit(m.flow(), m.plan(), m.next()));
+    return changed(name, "PIPELINE_TABLE", change);
   }
 
   @Override
@@ -552,6 +608,14 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
   private static boolean sameTable(
       Statement.CreatePipelineTable stored, Statement.CreatePipelineTable given) {
     return stored != null && Printer.print(renamed(stored)).equals(Printer.print(renamed(given)));
+  }
+
+  /** The statement with its {@code 'compute-pool'} TBLPROPERTY set to {@code pool}. */
+  private static Statement.CreatePipelineTable onPool(
+      Statement.CreatePipelineTable s, String pool) {
+    Map<String, String> properties = new LinkedHashMap<>(s.tableProperties());
+    properties.put(TableOptions.COMPUTE_POOL, pool);
+    return s.withTableProperties(properties);
   }
 
   private static Statement.CreatePipelineTable renamed(Statement.CreatePipelineTable s) {

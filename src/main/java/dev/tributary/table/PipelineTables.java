@@ -5,11 +5,15 @@ import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.sql.Printer;
 import dev.tributary.sql.Statement;
+import dev.tributary.sql.TableOptions;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
 import dev.tributary.system.Json;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.UUID;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
@@ -283,6 +287,93 @@ public class PipelineTables {
             + "; the other flows of "
             + table.objectName()
             + " run on");
+  }
+
+  /** The compute pool a pipeline table's flows are placed on. */
+  public String pool(MaterializedTable table) {
+    return TableOptions.pool(tables.spec(table).pipeline().tableProperties());
+  }
+
+  /** The flows of {@code table} a change of its properties carries to: those not being dropped. */
+  @Transactional(readOnly = true)
+  public List<MaterializedTable> movableFlows(MaterializedTable table) {
+    return tables.flows(table).stream()
+        .filter(f -> !f.isDeletionRequested())
+        .sorted(Comparator.comparing(MaterializedTable::getName))
+        .toList();
+  }
+
+  /** A definition with its {@code 'compute-pool'} set to {@code pool}. */
+  public static MaterializedTableDefinition onPool(
+      MaterializedTableDefinition definition, String pool) {
+    Map<String, String> options = new TreeMap<>(definition.options());
+    options.put(TableOptions.COMPUTE_POOL, pool);
+    return definition.withOptions(options);
+  }
+
+  /**
+   * ALTER TABLE t SET TBLPROPERTIES ('compute-pool' = 'q'): the table's properties, and each flow's
+   * job as planned ({@code flows}, by row id), get a new version on {@code pool}. 409 when the
+   * flows changed since they were planned, or a full refresh is under way.
+   */
+  @Transactional
+  public TableChange moveTo(
+      MaterializedTable table, String pool, Map<UUID, MaterializedTableDefinition> flows) {
+    MaterializedTable row = pipelineTable(table.objectName());
+    TableSpec spec = tables.spec(row);
+    if (spec.fullRefresh() > row.status().fullRefreshed()) {
+      throw new ApiException(
+          ErrorCode.CONFLICT,
+          "Full refresh #"
+              + spec.fullRefresh()
+              + " of "
+              + row.objectName()
+              + " is under way; move its flows once it is done");
+    }
+    List<MaterializedTable> current = movableFlows(row);
+    if (!current.stream()
+        .map(MaterializedTable::getId)
+        .toList()
+        .equals(List.copyOf(flows.keySet()))) {
+      throw new ApiException(
+          ErrorCode.CONFLICT,
+          "The flows of " + row.objectName() + " changed while the move was planned; try again");
+    }
+    Map<String, String> properties = new TreeMap<>(spec.pipeline().tableProperties());
+    properties.put(TableOptions.COMPUTE_POOL, pool);
+    TableSpec moved =
+        new TableSpec(
+                spec.kind(),
+                spec.definition() == null ? null : onPool(spec.definition(), pool),
+                spec.pipeline().withTableProperties(properties),
+                spec.flows(),
+                spec.stopped())
+            .withFullRefresh(spec.fullRefresh());
+    String from = pool(row);
+    for (MaterializedTable flow : current) {
+      tables.write(
+          flow,
+          tables.spec(flow).withDefinition(flows.get(flow.getId())),
+          true,
+          "ComputePoolChanged",
+          "Moving from compute pool " + from + " to " + pool + " with its table");
+    }
+    TableChange change =
+        tables.write(
+            row,
+            moved,
+            true,
+            "ComputePoolChanged",
+            "Flows move from compute pool "
+                + from
+                + " to "
+                + pool
+                + " ("
+                + current.size()
+                + " flow"
+                + (current.size() == 1 ? "" : "s")
+                + ", each stopped with a savepoint and started from it there)");
+    return change;
   }
 
   /** The flow named {@code flow} of pipeline table {@code table}. */

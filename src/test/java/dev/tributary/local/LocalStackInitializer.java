@@ -38,6 +38,9 @@ public class LocalStackInitializer
     if (!database.equals("tributary")) {
       // Tests refuse what production only counts: a remote call inside a database transaction.
       properties.put("tributary.guard.remote-calls-in-transaction", "fail");
+      // Counts (expectations, skipped records) and drift are read at each resync: tests wait on
+      // them, so they resync every 10 s rather than the service's 30 s.
+      properties.put("tributary.reconciler.resync", "10s");
     }
     var stack = new MapPropertySource("localStack", properties);
     if (sources.contains(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME)) {

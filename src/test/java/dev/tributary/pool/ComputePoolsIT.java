@@ -461,6 +461,13 @@ class ComputePoolsIT {
       assertThat(ddl.path("rows").toString()).contains("'compute-pool' = 'fallback'");
       Answer refusedDelete = api.delete("/v1/compute-pools/fallback", null);
       assertThat(refusedDelete.status()).as(refusedDelete.text()).isEqualTo(409);
+      // A pipeline table is placed the same way: the pool is written into its TBLPROPERTIES.
+      Map<String, Object> streaming =
+          Map.of("spec", Map.of("statement", "CREATE STREAMING TABLE pool_defaulted_stream"));
+      Answer declared = api.put(TABLES + "pool_defaulted_stream", null, streaming);
+      assertThat(declared.status()).as(declared.text()).isEqualTo(201);
+      assertThat(api.get(TABLES + "pool_defaulted_stream").text())
+          .contains("'compute-pool' = 'fallback'");
 
       // The database's own default comes first; the table already placed stays, and its
       // statement applied again (naming no pool) changes nothing.
@@ -474,6 +481,10 @@ class ComputePoolsIT {
       assertThat(after.path("metadata").path("generation").asLong()).isEqualTo(generation);
       assertThat(after.path("status").path("job").path("computePool").asString())
           .isEqualTo("fallback");
+      Answer redeclared = api.put(TABLES + "pool_defaulted_stream", null, streaming);
+      assertThat(redeclared.status()).as(redeclared.text()).isEqualTo(200);
+      assertThat(api.get(TABLES + "pool_defaulted_stream").text())
+          .contains("'compute-pool' = 'fallback'");
       api.ok(
           "CREATE MATERIALIZED TABLE pool_defaulted_full (PRIMARY KEY (order_id) NOT ENFORCED)"
               + " FRESHNESS = INTERVAL '1' HOUR REFRESH_MODE = FULL AS SELECT order_id FROM orders");
@@ -498,6 +509,7 @@ class ComputePoolsIT {
       clear.put("defaultComputePool", null);
       api.put(database, null, clear);
       api.put("/v1/catalogs/examples", null, clear);
+      api.sql("DROP TABLE IF EXISTS pool_defaulted_stream", "examples", "marketplace");
       dropTables(api, jdbc);
       jdbc.update("DELETE FROM compute_pool WHERE name = 'fallback'");
     }
@@ -552,11 +564,15 @@ class ComputePoolsIT {
 
   /**
    * A pipeline table names its pool in TBLPROPERTIES: each of its flows' jobs runs there. A pool
-   * that does not exist is refused when the table is declared.
+   * that does not exist is refused when the table is declared. The flows move with the table's
+   * property (ALTER TABLE ... SET TBLPROPERTIES) and with a drain of their pool, each from its
+   * savepoint, and the table's topic holds every order once.
    */
   @Test
-  void shouldRunAPipelineTablesFlowsOnThePoolItsPropertiesName() {
+  void shouldRunAPipelineTablesFlowsOnThePoolItsPropertiesNameAndMoveThem() {
     Api api = new Api(port);
+    String kafka = LocalStack.get().kafkaBootstrapServers();
+    String[] flows = {"pool_flows", "pool_flows_again"};
     try {
       assertThat(api.put("/v1/compute-pools/flows", null, pool(5)).status()).isEqualTo(200);
       Answer unknown =
@@ -568,31 +584,94 @@ class ComputePoolsIT {
       assertThat(unknown.status()).as(unknown.text()).isEqualTo(400);
       assertThat(api.get(TABLES + "pool_nowhere_flows").status()).isEqualTo(404);
 
+      // Two flows that split the orders between them: together, every order once.
       api.ok(
           "CREATE TABLE pool_flows (order_id STRING, price DOUBLE)"
               + " TBLPROPERTIES ('compute-pool' = 'flows', 'pipelines.trigger.interval' = '1 s')"
-              + " FLOW INSERT BY NAME SELECT order_id, price FROM STREAM(orders)");
+              + " FLOW INSERT BY NAME SELECT order_id, price FROM STREAM(orders)"
+              + " WHERE price < 50");
       api.ok(
           "CREATE FLOW pool_flows_again AS INSERT INTO pool_flows BY NAME"
-              + " SELECT order_id, price FROM STREAM(orders)");
-      for (String flow : new String[] {"pool_flows", "pool_flows_again"}) {
-        JsonNode job =
-            await()
-                .atMost(Duration.ofSeconds(90))
-                .until(
-                    () -> api.get(TABLES + "pool_flows/flows/" + flow).body(),
-                    f -> "RUNNING".equals(f.path("status").path("phase").asString()))
-                .path("status")
-                .path("job");
-        assertThat(job.path("computePool").asString()).as(job.toString()).isEqualTo("flows");
+              + " SELECT order_id, price FROM STREAM(orders) WHERE price >= 50 OR price IS NULL");
+      for (String flow : flows) {
+        JsonNode job = awaitFlowOn(api, flow, "flows");
         assertThat(state(blue.restUrl(), job.path("id").asString())).isEqualTo("RUNNING");
         assertThat(state(LocalStack.get().flinkRestUrl(), job.path("id").asString())).isNull();
       }
+
+      Answer fixed =
+          api.sql(
+              "ALTER TABLE pool_flows SET TBLPROPERTIES ('value.format' = 'avro')",
+              "examples",
+              "marketplace");
+      assertThat(fixed.status()).as(fixed.text()).isEqualTo(400);
+      assertThat(fixed.body().path("detail").asString()).contains("'value.format' is fixed");
+
+      Map<String, String> movedFrom = new HashMap<>();
+      for (String flow : flows) {
+        movedFrom.put(flow, awaitFlowOn(api, flow, "flows").path("id").asString());
+      }
+      shown(
+          "POST /v1/statements ALTER TABLE pool_flows SET TBLPROPERTIES ('compute-pool' ="
+              + " 'default')",
+          api.sql(
+              "ALTER TABLE pool_flows SET TBLPROPERTIES ('compute-pool' = 'default')",
+              "examples",
+              "marketplace"));
+      for (String flow : flows) {
+        JsonNode job = awaitFlowOn(api, flow, "default");
+        assertThat(job.path("restoredFrom").asString())
+            .as("restored from the savepoint taken on the first pool")
+            .contains("savepoint");
+        assertThat(state(blue.restUrl(), movedFrom.get(flow))).isEqualTo("FINISHED");
+      }
+      assertThat(api.get(TABLES + "pool_flows").text()).contains("'compute-pool' = 'default'");
+
+      // Back, then off again with a drain: one ALTER moves both flows.
+      api.ok("ALTER STREAMING TABLE pool_flows SET TBLPROPERTIES ('compute-pool' = 'flows')");
+      for (String flow : flows) {
+        awaitFlowOn(api, flow, "flows");
+      }
+      Answer drain = api.post("/v1/compute-pools/flows/drain", Map.of("to", "default"));
+      assertThat(drain.status()).as(drain.text()).isEqualTo(202);
+      assertThat(drain.body().path("remaining").asInt()).isEqualTo(1);
+      await()
+          .atMost(Duration.ofSeconds(120))
+          .pollInterval(Duration.ofSeconds(1))
+          .untilAsserted(
+              () -> {
+                JsonNode pool = api.get("/v1/compute-pools/flows").body();
+                assertThat(pool.path("drain").isMissingNode() || pool.path("drain").isNull())
+                    .as(pool.toString())
+                    .isTrue();
+                assertThat(pool.path("tables")).as(pool.toString()).isEmpty();
+              });
+      for (String flow : flows) {
+        awaitFlowOn(api, flow, "default");
+      }
+      OrderIds.awaitExactlyOnce(kafka, topic(api, "pool_flows"));
     } finally {
       api.sql("DROP TABLE IF EXISTS pool_flows", "examples", "marketplace");
       dropTables(api, jdbc);
+      jdbc.update("DELETE FROM compute_pool_drain WHERE pool = 'flows'");
       jdbc.update("DELETE FROM compute_pool WHERE name = 'flows'");
     }
+  }
+
+  /** The job of the flow (of pool_flows) once it runs on {@code pool}. */
+  private static JsonNode awaitFlowOn(Api api, String flow, String pool) {
+    return await()
+        .atMost(Duration.ofSeconds(120))
+        .pollInterval(Duration.ofMillis(500))
+        .until(
+            () -> api.get(TABLES + "pool_flows/flows/" + flow).body(),
+            f ->
+                "RUNNING".equals(f.path("status").path("phase").asString())
+                    && pool.equals(f.path("status").path("job").path("computePool").asString())
+                    && f.path("status").path("observedGeneration").asLong()
+                        >= f.path("metadata").path("generation").asLong())
+        .path("status")
+        .path("job");
   }
 
   /** Six statements sent at once (the i-th made by {@code sql}), and their answers. */

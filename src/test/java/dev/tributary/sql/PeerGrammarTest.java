@@ -296,6 +296,32 @@ class PeerGrammarTest {
   }
 
   @Test
+  void shouldParseAMoveOfAPipelineTablesFlowsAndRefuseOtherPropertiesAtTheirKey() {
+    Statement move =
+        Parser.parse("ALTER STREAMING TABLE db.sales SET TBLPROPERTIES ('compute-pool' = 'blue')");
+    assertThat(move)
+        .isEqualTo(new Statement.AlterPipelineTable(new ObjectName(null, "db", "sales"), "blue"));
+    assertThat(move.kind()).isEqualTo("ALTER_PIPELINE_TABLE");
+    assertRoundTrip(move);
+    assertThat(Parser.parse("alter table sales set tblproperties ('compute-pool' = 'blue')"))
+        .isEqualTo(new Statement.AlterPipelineTable(new ObjectName(null, null, "sales"), "blue"));
+
+    SqlException other =
+        refused(
+            "ALTER TABLE sales SET TBLPROPERTIES (\n  'compute-pool' = 'blue',"
+                + " 'value.format' = 'avro')");
+    assertThat(other.code()).isEqualTo(ErrorCode.UNSUPPORTED_OPTION);
+    assertThat(other.getMessage()).contains("'value.format' is fixed", "'compute-pool'");
+    assertThat(other.line()).isEqualTo(2);
+    assertThat(other.column()).isEqualTo(28);
+    assertThat(refused("ALTER TABLE sales SET TBLPROPERTIES ()").code())
+        .isEqualTo(ErrorCode.INVALID_DEFINITION);
+    assertThat(refused("ALTER TABLE sales SUSPEND").getMessage()).startsWith("Expected SET");
+    assertThat(refused("ALTER TABLE sales SET ('compute-pool' = 'blue')").getMessage())
+        .startsWith("Expected TBLPROPERTIES");
+  }
+
+  @Test
   void shouldRefuseReplaceFlowsAtTheirClause() {
     SqlException using =
         refused(

@@ -280,6 +280,22 @@ class StatementsIT {
     assertThat(dropRead.body().path("detail").asString())
         .contains("is read by " + catalog + ".db.events");
     assertThat(secondFlow.body().path("code").asString()).isEqualTo("ALREADY_EXISTS");
+
+    // Only the compute pool of a pipeline table changes in place, and only to a pool there is.
+    Answer nowhere = sql("ALTER TABLE events SET TBLPROPERTIES ('compute-pool' = 'nosuch')");
+    assertThat(nowhere.status()).as(nowhere.text()).isEqualTo(400);
+    assertThat(nowhere.body().path("detail").asString()).contains("nosuch", "default");
+    JsonNode same = ok("ALTER TABLE events SET TBLPROPERTIES ('compute-pool' = 'default')");
+    assertThat(same.path(0).path("outcome").asString()).isEqualTo("UNCHANGED");
+    Answer format = sql("ALTER TABLE events SET TBLPROPERTIES ('value.format' = 'avro')");
+    assertThat(format.status()).isEqualTo(400);
+    assertThat(format.body().path("line").asInt()).isEqualTo(1);
+    assertThat(format.body().path("column").asInt()).isEqualTo(39);
+    Answer ofSource = sql("ALTER TABLE clicks SET TBLPROPERTIES ('compute-pool' = 'default')");
+    assertThat(ofSource.status()).as(ofSource.text()).isEqualTo(409);
+    assertThat(ofSource.body().path("detail").asString()).contains("is a source table");
+    assertThat(ok("SHOW CREATE MATERIALIZED TABLE events").toString())
+        .doesNotContain("compute-pool");
   }
 
   @Test
