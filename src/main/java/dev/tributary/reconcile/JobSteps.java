@@ -198,6 +198,28 @@ final class JobSteps {
     }
   }
 
+  /** How long a job that is being created or initialised may take before it is polled slower. */
+  static final Duration STARTING = Duration.ofSeconds(2);
+
+  /** While a job starts, how often a pass looks at it: the user waits for RUNNING. */
+  static final Duration STARTING_POLL = Duration.ofMillis(50);
+
+  /**
+   * When to look again at a job that does not run yet: every {@link #STARTING_POLL} while it is
+   * being created or initialised within {@link #STARTING} of its start time (the JobManager's
+   * clock; a skewed one only turns this off), else {@link Next#soon()}. A job that takes longer (a
+   * slow restore, say) is not polled fast for as long as it takes.
+   */
+  private Next untilItRuns(JobSummary job) {
+    Instant now = clock.instant();
+    boolean starting =
+        (job.state() == JobState.CREATED || job.state() == JobState.INITIALIZING)
+            && job.startTime() != null
+            && !job.startTime().isAfter(now)
+            && job.startTime().isAfter(now.minus(STARTING));
+    return starting ? new Next(STARTING_POLL, false) : Next.soon();
+  }
+
   private Next observeRunning(ReconcilePass p, PipelinePlan plan, JobSummary job) {
     Phase next =
         switch (job.state()) {
@@ -227,7 +249,7 @@ final class JobSteps {
         .stopRequested(false)
         .savepoint(null, null)
         .savepointOf(null);
-    Next after = running ? p.resync() : Next.soon();
+    Next after = running ? p.resync() : untilItRuns(job);
     if (evolution != null && running) {
       Instant since = evolution.runningSince() != null ? evolution.runningSince() : clock.instant();
       // A move is done once the same job runs on the new pool: what a move can break (the pool's

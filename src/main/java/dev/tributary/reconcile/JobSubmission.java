@@ -273,7 +273,8 @@ final class JobSubmission {
             .build()
             .with(
                 TableStatus.JOB_RUNNING, false, Reason.JobSubmitted, "Job " + jobId + " submitted");
-    return p.save(Phase.CREATING, s, new Next(Duration.ofMillis(100), false));
+    // Looked at again while it starts (JobSteps.untilItRuns): the user waits for RUNNING.
+    return p.save(Phase.CREATING, s, new Next(JobSteps.STARTING_POLL, false));
   }
 
   /**

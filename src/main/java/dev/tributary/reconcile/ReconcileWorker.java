@@ -22,6 +22,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
@@ -316,8 +317,31 @@ public class ReconcileWorker implements SmartLifecycle {
       long now = System.nanoTime();
       releases.forEach(r -> released.put(r.id(), now));
       store.releaseAll(List.copyOf(releases));
+      releases.stream()
+          .map(ReconcileStore.Release::after)
+          .filter(after -> after.compareTo(settings.pollInterval()) < 0)
+          .min(Duration::compareTo)
+          .ifPresent(this::wakeIn);
     }
     return claimed.size();
+  }
+
+  /** The shortest wait between two rounds that a pass's short next look brings about. */
+  static final Duration SHORTEST_WAIT = Duration.ofMillis(20);
+
+  /**
+   * A pass asked to be looked at again sooner than the next poll (a job starting, say): a round
+   * then, rather than at the poll.
+   */
+  private void wakeIn(Duration after) {
+    if (loop != null && running) {
+      long millis = Math.max(SHORTEST_WAIT.toMillis(), after.toMillis());
+      try {
+        loop.schedule(this::safeRun, millis, TimeUnit.MILLISECONDS);
+      } catch (RejectedExecutionException e) {
+        // Shutting down: no more rounds.
+      }
+    }
   }
 
   private void extend(List<ReconcileStore.Claim> claims) {

@@ -392,6 +392,32 @@ class ReconcilerTest {
   }
 
   @Test
+  void shouldLookAgainSoonAtAJobThatIsStartingAndNotFastForLong() {
+    SteppedClock clock = new SteppedClock(Instant.now());
+    FakeWorld starting = new FakeWorld(null, clock);
+    starting.flink.startsAs = JobState.CREATED;
+    UUID id = starting.create(ORDERS);
+    starting.converge(id);
+    String job = starting.status(id).jobId();
+    assertThat(starting.flink.jobs.get(job).state).isEqualTo(JobState.CREATED);
+
+    clock.advance(Duration.ofSeconds(1)); // within JobSteps.STARTING of the job's start
+    assertThat(nextLook(starting, id)).isEqualTo(JobSteps.STARTING_POLL);
+    clock.advance(Duration.ofSeconds(2)); // a job still not running is looked at as before
+    assertThat(nextLook(starting, id)).isEqualTo(Duration.ofMillis(200));
+    starting.flink.jobs.get(job).state = JobState.RUNNING;
+    assertThat(nextLook(starting, id)).isGreaterThan(Duration.ofSeconds(1));
+    assertThat(starting.phase(id)).isEqualTo(Phase.RUNNING);
+  }
+
+  private static Duration nextLook(FakeWorld world, UUID id) {
+    return world
+        .reconciler
+        .reconcile(world.store.load(id).orElseThrow(), world.flink.overview())
+        .after();
+  }
+
+  @Test
   void shouldRollBackAMoveWhoseJobNeverRunsOnTheNewPoolOnceItsCancellationEnds() {
     SteppedClock clock = new SteppedClock(Instant.now());
     FakeWorld slow = new FakeWorld(null, clock);
