@@ -7,6 +7,7 @@ import dev.tributary.local.LocalStack;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
@@ -94,6 +95,17 @@ public final class Api {
   /** The phase of a table of the example database. */
   public String phase(String name) {
     return get(EXAMPLE_TABLES + name).body().path("status").path("phase").asString();
+  }
+
+  /** The messages of the example database's table's events with that reason, oldest first. */
+  public List<String> eventMessages(String name, String reason) {
+    return get(EXAMPLE_TABLES + name + "/events?limit=200")
+        .body()
+        .path("items")
+        .valueStream()
+        .filter(e -> e.path("reason").asString().equals(reason))
+        .map(e -> e.path("message").asString())
+        .toList();
   }
 
   /** Waits (up to 90 s) until the example database's table is in the phase. */

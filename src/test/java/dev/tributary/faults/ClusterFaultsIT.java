@@ -527,23 +527,11 @@ class ClusterFaultsIT {
   }
 
   private static long events(String name, String reason) {
-    return api.get(TABLES + name + "/events")
-        .body()
-        .path("items")
-        .valueStream()
-        .filter(e -> e.path("reason").asString().equals(reason))
-        .count();
+    return api.eventMessages(name, reason).size();
   }
 
   private static String lastEvent(String name, String reason) {
-    List<String> messages =
-        api.get(TABLES + name + "/events")
-            .body()
-            .path("items")
-            .valueStream()
-            .filter(e -> e.path("reason").asString().equals(reason))
-            .map(e -> e.path("message").asString())
-            .toList();
+    List<String> messages = api.eventMessages(name, reason);
     return messages.isEmpty() ? "" : messages.get(messages.size() - 1);
   }
 

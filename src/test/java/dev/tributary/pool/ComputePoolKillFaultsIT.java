@@ -156,23 +156,11 @@ class ComputePoolKillFaultsIT {
   }
 
   private static long events(Api api, String name, String reason) {
-    return api.get(TABLES + name + "/events?limit=200")
-        .body()
-        .path("items")
-        .valueStream()
-        .filter(e -> e.path("reason").asString().equals(reason))
-        .count();
+    return api.eventMessages(name, reason).size();
   }
 
   private static String lastEvent(Api api, String name, String reason) {
-    List<String> messages =
-        api.get(TABLES + name + "/events?limit=200")
-            .body()
-            .path("items")
-            .valueStream()
-            .filter(e -> e.path("reason").asString().equals(reason))
-            .map(e -> e.path("message").asString())
-            .toList();
+    List<String> messages = api.eventMessages(name, reason);
     return messages.isEmpty() ? "" : messages.get(messages.size() - 1);
   }
 }
