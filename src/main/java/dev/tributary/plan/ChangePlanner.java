@@ -221,15 +221,13 @@ public class ChangePlanner {
     if (placement == null || properties.containsKey(TableOptions.COMPUTE_POOL)) {
       return properties;
     }
-    return placement
-        .defaultFor(name)
-        .map(
-            pool -> {
-              Map<String, String> placed = new TreeMap<>(properties);
-              placed.put(TableOptions.COMPUTE_POOL, pool);
-              return (Map<String, String>) placed;
-            })
-        .orElse(properties);
+    Optional<String> pool = placement.defaultFor(name);
+    if (pool.isEmpty()) {
+      return properties;
+    }
+    Map<String, String> placed = new TreeMap<>(properties);
+    placed.put(TableOptions.COMPUTE_POOL, pool.get());
+    return placed;
   }
 
   /**

@@ -13,8 +13,10 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.stream.Collectors;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
@@ -331,10 +333,8 @@ public class PipelineTables {
               + " is under way; move its flows once it is done");
     }
     List<MaterializedTable> current = movableFlows(row);
-    if (!current.stream()
-        .map(MaterializedTable::getId)
-        .toList()
-        .equals(List.copyOf(flows.keySet()))) {
+    Set<UUID> ids = current.stream().map(MaterializedTable::getId).collect(Collectors.toSet());
+    if (!ids.equals(flows.keySet())) {
       throw new ApiException(
           ErrorCode.CONFLICT,
           "The flows of " + row.objectName() + " changed while the move was planned; try again");
