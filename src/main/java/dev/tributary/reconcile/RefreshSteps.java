@@ -239,10 +239,41 @@ final class RefreshSteps {
     // The refresh job is the refresh's (table_refresh.job_id), never the table's continuous job:
     // status.jobId stays empty, so that no continuous-job step (stop, evolve) touches it.
     TableStatus s = p.status.with(TableStatus.JOB_RUNNING, true, Reason.Refreshing, message);
+    Optional<Duration> last =
+        ledger
+            .lastSucceeded(p.table.id())
+            .filter(x -> x.startedAt() != null && x.endedAt() != null)
+            .map(x -> Duration.between(x.startedAt(), x.endedAt()));
     return p.save(
         p.phase == Phase.PENDING ? Phase.CREATING : p.phase,
         s,
-        Next.resync(Duration.ofMillis(200)));
+        Next.resync(untilItEnds(r.startedAt(), last, clock.instant())));
+  }
+
+  /** How often a pass looks at a refresh's running job. */
+  static final Duration RUNNING_POLL = Duration.ofMillis(200);
+
+  /** How often, around the time the table's last refresh ended, so its end is seen soon. */
+  static final Duration ENDING_POLL = Duration.ofMillis(50);
+
+  /** How far either side of the last refresh's length that is. */
+  static final Duration ENDING_WINDOW = Duration.ofMillis(1500);
+
+  /**
+   * When to look again at a refresh started at {@code started}: every {@link #ENDING_POLL} within
+   * {@link #ENDING_WINDOW} of the length of the table's {@code last} successful refresh (runs of
+   * one table take about as long as each other), else every {@link #RUNNING_POLL}. A long refresh
+   * is looked at fast for those 3 s only, however long it runs.
+   */
+  static Duration untilItEnds(Instant started, Optional<Duration> last, Instant now) {
+    if (started == null || last.isEmpty()) {
+      return RUNNING_POLL;
+    }
+    Duration elapsed = Duration.between(started, now);
+    boolean near =
+        elapsed.compareTo(last.get().minus(ENDING_WINDOW)) >= 0
+            && elapsed.compareTo(last.get().plus(ENDING_WINDOW)) <= 0;
+    return near ? ENDING_POLL : RUNNING_POLL;
   }
 
   private Next submit(ReconcilePass p, PipelinePlan plan, TableRefresh r) {
