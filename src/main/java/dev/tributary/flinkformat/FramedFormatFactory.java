@@ -28,8 +28,10 @@ import org.apache.flink.table.types.logical.RowType;
  *
  * <p>Writing needs {@code url}, {@code subject} and {@code schema}: the writer resolves the
  * schema's id under the subject when it opens (registering it if the subject lacks it, as
- * Confluent's serializers do) and writes that id in front of every record. Reading needs none: it
- * checks the header and decodes what follows.
+ * Confluent's serializers do) and writes that id in front of every record. A submitter that
+ * resolved the id itself just before passes it as {@code schema-id}, and the writer opens without
+ * asking the registry (two round trips on the job's own time). Reading needs none: it checks the
+ * header and decodes what follows.
  */
 abstract class FramedFormatFactory
     implements SerializationFormatFactory, DeserializationFormatFactory {
@@ -49,6 +51,13 @@ abstract class FramedFormatFactory
           .stringType()
           .noDefaultValue()
           .withDescription("The JSON Schema of the records, as registered (writing).");
+  static final ConfigOption<Integer> SCHEMA_ID =
+      ConfigOptions.key("schema-id")
+          .intType()
+          .noDefaultValue()
+          .withDescription(
+              "The registry's id of 'schema' under 'subject', resolved by the submitter (writing);"
+                  + " without it the writer resolves it when it opens.");
 
   private final SerializationFormatFactory innerWriter;
   private final DeserializationFormatFactory innerReader;
@@ -71,7 +80,7 @@ abstract class FramedFormatFactory
   public Set<ConfigOption<?>> optionalOptions() {
     Set<ConfigOption<?>> options = new HashSet<>(innerWriter.optionalOptions());
     options.addAll(innerReader.optionalOptions());
-    options.addAll(Set.of(URL, SUBJECT, SCHEMA));
+    options.addAll(Set.of(URL, SUBJECT, SCHEMA, SCHEMA_ID));
     return options;
   }
 
@@ -82,6 +91,7 @@ abstract class FramedFormatFactory
     String url = required(options, URL);
     String subject = required(options, SUBJECT);
     String schema = required(options, SCHEMA);
+    Integer schemaId = options.getOptional(SCHEMA_ID).orElse(null);
     EncodingFormat<SerializationSchema<RowData>> inner =
         innerWriter.createEncodingFormat(context, options);
     return new EncodingFormat<>() {
@@ -94,7 +104,8 @@ abstract class FramedFormatFactory
             envelope,
             url,
             subject,
-            schema);
+            schema,
+            schemaId);
       }
 
       @Override

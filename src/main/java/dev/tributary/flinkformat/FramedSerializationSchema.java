@@ -11,10 +11,10 @@ import org.apache.flink.table.types.logical.RowType;
 
 /**
  * The inner format's bytes behind the Confluent header: byte 0, then the schema id as 4 big-endian
- * bytes. The id is the registry's for {@code schema} under {@code subject}, resolved once when the
- * writer opens. A schema whose properties are not the row's fields, or whose required properties
- * are not its NOT NULL fields, fails the job there, instead of labelling records with a schema they
- * do not match.
+ * bytes. The id is the registry's for {@code schema} under {@code subject}: the one the submitter
+ * resolved, else resolved once when the writer opens. A schema whose properties are not the row's
+ * fields, or whose required properties are not its NOT NULL fields, fails the job there, instead of
+ * labelling records with a schema they do not match.
  */
 final class FramedSerializationSchema implements SerializationSchema<RowData> {
 
@@ -27,6 +27,7 @@ final class FramedSerializationSchema implements SerializationSchema<RowData> {
   private final String url;
   private final String subject;
   private final String schema;
+  private final Integer schemaId;
   private transient int id;
 
   FramedSerializationSchema(
@@ -35,20 +36,22 @@ final class FramedSerializationSchema implements SerializationSchema<RowData> {
       boolean envelope,
       String url,
       String subject,
-      String schema) {
+      String schema,
+      Integer schemaId) {
     this.inner = inner;
     this.rowType = rowType;
     this.envelope = envelope;
     this.url = url;
     this.subject = subject;
     this.schema = schema;
+    this.schemaId = schemaId;
   }
 
   @Override
   public void open(InitializationContext context) throws Exception {
     inner.open(context);
     requireSchemaOfRow(schema, rowType, envelope);
-    id = new SchemaIds(url).idOf(subject, schema);
+    id = schemaId != null ? schemaId : new SchemaIds(url).idOf(subject, schema);
   }
 
   @Override

@@ -204,7 +204,7 @@ public record PipelinePlan(
    * a restart does not abort them (the plan refuses an interval that cannot fit).
    */
   public List<String> jobStatements(Duration transactionMaxTimeout) {
-    return jobStatements(transactionMaxTimeout, pipelineName);
+    return jobStatements(transactionMaxTimeout, pipelineName, Map.of());
   }
 
   /**
@@ -215,16 +215,51 @@ public record PipelinePlan(
    * reader of the topic back until its transaction times out.
    */
   public List<String> jobStatements(Duration transactionMaxTimeout, String transactionalIdPrefix) {
+    return jobStatements(transactionMaxTimeout, transactionalIdPrefix, Map.of());
+  }
+
+  /**
+   * As {@link #jobStatements(Duration, String)}, with the registry's ids of the subjects' schemas
+   * resolved by the caller ({@link #idsPassed}), by subject: the writers of those subjects open
+   * without asking the registry. A subject without an id is resolved by its writer.
+   */
+  public List<String> jobStatements(
+      Duration transactionMaxTimeout,
+      String transactionalIdPrefix,
+      Map<String, Integer> schemaIds) {
+    String sink = sinkTable(transactionMaxTimeout, transactionalIdPrefix, schemaIds);
     if (expectations().isEmpty()) {
-      return List.of(sinkTable(transactionMaxTimeout, transactionalIdPrefix));
+      return List.of(sink);
     }
     return List.of(
-        sinkTable(transactionMaxTimeout, transactionalIdPrefix),
+        sink,
         "CREATE TEMPORARY SYSTEM FUNCTION "
             + EXPECTATIONS_FUNCTION
             + " AS "
             + Printer.string(EXPECTATIONS_CLASS)
             + " LANGUAGE JAVA");
+  }
+
+  /**
+   * The subjects whose writers take a resolved schema id (the service's JSON formats; Flink's
+   * avro-confluent resolves its own).
+   */
+  public List<Subject> idsPassed() {
+    return subjects().stream()
+        .filter(
+            s ->
+                ID_TAKING_FORMATS.contains(
+                    ALL_FLINK_FORMATS.get(formatOf(s.name().endsWith("-key") ? "key" : "value"))))
+        .toList();
+  }
+
+  private static final Set<String> ID_TAKING_FORMATS =
+      Set.of("json-confluent", "debezium-json-confluent");
+
+  private String formatOf(String part) {
+    return part.equals("value") && "retract".equals(changelogMode())
+        ? RETRACT_FORMAT
+        : format(part + ".format");
   }
 
   /**
@@ -469,7 +504,8 @@ public record PipelinePlan(
         .toList();
   }
 
-  private String sinkTable(Duration transactionTimeout, String transactionalIdPrefix) {
+  private String sinkTable(
+      Duration transactionTimeout, String transactionalIdPrefix, Map<String, Integer> schemaIds) {
     String mode = changelogMode();
     List<String> key = keyColumns();
     Map<String, String> options = new LinkedHashMap<>();
@@ -478,10 +514,10 @@ public record PipelinePlan(
     options.put("properties.bootstrap.servers", bootstrapServers);
     String valueFormat = "retract".equals(mode) ? RETRACT_FORMAT : format("value.format");
     options.put("value.format", ALL_FLINK_FORMATS.get(valueFormat));
-    registryOptions(options, "value", valueFormat);
+    registryOptions(options, "value", valueFormat, schemaIds);
     if (!key.isEmpty()) {
       options.put("key.format", FLINK_FORMATS.get(format("key.format")));
-      registryOptions(options, "key", format("key.format"));
+      registryOptions(options, "key", format("key.format"), schemaIds);
       if (!"upsert".equals(mode)) {
         options.put("key.fields", String.join(";", key));
       }
@@ -525,7 +561,8 @@ public record PipelinePlan(
    * the subject we register, with exactly the schema we register, which the format checks against
    * the row type it writes when the job starts (Flink's avro-confluent, and ours for JSON).
    */
-  private void registryOptions(Map<String, String> options, String part, String format) {
+  private void registryOptions(
+      Map<String, String> options, String part, String format, Map<String, Integer> schemaIds) {
     String flinkFormat = ALL_FLINK_FORMATS.get(format);
     if ("raw".equals(flinkFormat)) {
       return;
@@ -538,6 +575,10 @@ public record PipelinePlan(
     options.put(part + "." + flinkFormat + ".url", registryUrl);
     options.put(part + "." + flinkFormat + ".subject", subject.name());
     options.put(part + "." + flinkFormat + ".schema", subject.schema().text());
+    Integer id = schemaIds.get(subject.name());
+    if (id != null && ID_TAKING_FORMATS.contains(flinkFormat)) {
+      options.put(part + "." + flinkFormat + ".schema-id", String.valueOf(id));
+    }
   }
 
   /** The Flink format for a registry format option, or an error naming what is supported. */

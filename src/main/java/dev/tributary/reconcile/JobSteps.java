@@ -42,6 +42,7 @@ final class JobSteps {
       Topics topics,
       QueryPlanner planner,
       Transitions transitions,
+      SchemaIdLookup schemaIds,
       Reconciler.Settings settings,
       Clock clock) {
     this.jobs = jobs;
@@ -50,7 +51,8 @@ final class JobSteps {
     this.clock = clock;
     this.onceRuns = new OnceRuns(jobs, topics, planner, clock);
     this.counts = new ExpectationCounts(jobs, clock);
-    this.submission = new JobSubmission(sql, jobs, topics, planner, transitions, onceRuns, clock);
+    this.submission =
+        new JobSubmission(sql, jobs, topics, planner, transitions, onceRuns, schemaIds, clock);
   }
 
   Next ensureJob(ReconcilePass p, PipelinePlan plan, Optional<JobSummary> live) {

@@ -31,6 +31,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Submitting a table's job: wait for upstream tables to be provisioned, record the pipeline name
@@ -45,6 +46,7 @@ final class JobSubmission {
   private final QueryPlanner planner;
   private final Transitions transitions;
   private final OnceRuns onceRuns;
+  private final SchemaIdLookup schemaIds;
   private final Clock clock;
 
   JobSubmission(
@@ -54,8 +56,10 @@ final class JobSubmission {
       QueryPlanner planner,
       Transitions transitions,
       OnceRuns onceRuns,
+      SchemaIdLookup schemaIds,
       Clock clock) {
     this.sql = sql;
+    this.schemaIds = schemaIds;
     this.jobs = jobs;
     this.topics = topics;
     this.planner = planner;
@@ -152,6 +156,8 @@ final class JobSubmission {
       // Unchained, the sink's writer is a vertex of its own, whose input count is the rows written.
       properties.put("pipeline.operator-chaining.enabled", "false");
     }
+    // Asked while the session is prepared, instead of by the writer on the job's time.
+    CompletableFuture<Map<String, Integer>> ids = schemaIds.of(plan);
     Map<String, String> positions = new LinkedHashMap<>();
     String jobId;
     try {
@@ -163,7 +169,7 @@ final class JobSubmission {
               starts(p, plan, restorePath != null, positions, bounds),
               properties,
               session -> {
-                List<String> statements = statements(p, plan);
+                List<String> statements = statements(p, plan, SchemaIdLookup.await(ids));
                 for (String statement : statements.subList(0, statements.size() - 1)) {
                   sql.execute(session, statement);
                 }
@@ -203,8 +209,11 @@ final class JobSubmission {
    * is a statement set that also writes the records its Kafka sources could not read into the
    * dead-letter topic.
    */
-  private List<String> statements(ReconcilePass p, PipelinePlan plan) {
-    List<String> statements = new ArrayList<>(plan.jobStatements(topics.transactionMaxTimeout()));
+  private List<String> statements(
+      ReconcilePass p, PipelinePlan plan, Map<String, Integer> schemaIds) {
+    List<String> statements =
+        new ArrayList<>(
+            plan.jobStatements(topics.transactionMaxTimeout(), plan.pipelineName(), schemaIds));
     if (!DeadLetterTable.logs(plan.effective().options())) {
       statements.add(plan.insert());
       return statements;

@@ -113,7 +113,9 @@ public class Reconciler {
     this.faults = faults;
     this.provisioning = new Provisioning(planner, topics, registry);
     this.transitions = new Transitions(store, topics, registry, jobs, settings, clock);
-    this.jobSteps = new JobSteps(sql, jobs, topics, planner, transitions, settings, clock);
+    this.jobSteps =
+        new JobSteps(
+            sql, jobs, topics, planner, transitions, new SchemaIdLookup(registry), settings, clock);
     this.refreshSteps =
         new RefreshSteps(sql, jobs, topics, registry, planner, ledger, schedules, clock);
     this.pipelineSteps = new PipelineSteps(store, jobs, topics);

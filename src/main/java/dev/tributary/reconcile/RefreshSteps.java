@@ -30,6 +30,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * A FULL table: its schedule, and each refresh from start to end. A refresh takes its sources' end
@@ -58,6 +59,7 @@ final class RefreshSteps {
   private final FlinkJobs jobs;
   private final Topics topics;
   private final SchemaRegistry registry;
+  private final SchemaIdLookup schemaIds;
   private final QueryPlanner planner;
   private final RefreshLedger ledger;
   private final RefreshSchedules schedules;
@@ -76,6 +78,7 @@ final class RefreshSteps {
     this.jobs = jobs;
     this.topics = topics;
     this.registry = registry;
+    this.schemaIds = new SchemaIdLookup(registry);
     this.planner = planner;
     this.ledger = ledger;
     this.schedules = schedules;
@@ -277,6 +280,8 @@ final class RefreshSteps {
   }
 
   private Next submit(ReconcilePass p, PipelinePlan plan, TableRefresh r) {
+    // Asked while the session is prepared, instead of by the writer on the job's time.
+    CompletableFuture<Map<String, Integer>> ids = schemaIds.of(plan);
     List<Statement.CreateSourceTable> sources =
         planner.sourceDeclarations(p.table.name(), plan.effective().query());
     boolean batch = sources.stream().allMatch(QueryPlanner::insertOnly);
@@ -294,7 +299,10 @@ final class RefreshSteps {
           properties,
           session -> {
             for (String statement :
-                job.jobStatements(topics.transactionMaxTimeout(), transactionalIdPrefix(p.table))) {
+                job.jobStatements(
+                    topics.transactionMaxTimeout(),
+                    transactionalIdPrefix(p.table),
+                    SchemaIdLookup.await(ids))) {
               sql.execute(session, statement);
             }
             return sql.execute(session, job.refreshInsert(r.partition())).jobId().orElseThrow();

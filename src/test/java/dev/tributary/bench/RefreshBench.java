@@ -155,7 +155,7 @@ class RefreshBench {
       double viaGateway = (System.nanoTime() - start) / 1e6;
       Instant seen = Instant.now();
       Instant ended = JobManagerRecord.at(job, "FINISHED");
-      r.phase("job, to its end (JobManager)", millis(submitted, ended));
+      jobPhases(r, job, submitted, ended);
       r.phase("finished seen", millis(ended, seen));
       assertThat(TopicReader.compacted(kafka, rawTopic)).hasSize(CUSTOMERS);
       if (run >= 0) {
@@ -212,11 +212,12 @@ class RefreshBench {
     if (number <= 0 || at.get("RefreshSubmitted") == null || at.get("RefreshSucceeded") == null) {
       throw new IllegalStateException("refresh " + refresh + " lacks events: " + at);
     }
-    Instant ended = JobManagerRecord.at(refresh.path("jobId").asString(), "FINISHED");
+    String job = refresh.path("jobId").asString();
+    Instant ended = JobManagerRecord.at(job, "FINISHED");
     w.phase("refresh call", call);
     w.phase("wake-up", millis(called, at.get("RefreshStarted")));
     w.phase("bounds+session+submit", millis(at.get("RefreshStarted"), at.get("RefreshSubmitted")));
-    w.phase("job, to its end (JobManager)", millis(at.get("RefreshSubmitted"), ended));
+    jobPhases(w, job, at.get("RefreshSubmitted"), ended);
     w.phase(
         "after the job (tombstone scan, observation)", millis(ended, at.get("RefreshSucceeded")));
     w.phase(
@@ -226,6 +227,19 @@ class RefreshBench {
       throw new IllegalStateException(
           "refresh " + refresh + " has no RefreshSucceeded event: " + at);
     }
+  }
+
+  /**
+   * The job's run as the JobManager recorded it, split at RUNNING (scheduling and deployment
+   * before, the vertices' work after); each vertex's duration printed for the round.
+   */
+  private static void jobPhases(Waterfall w, String job, Instant submitted, Instant ended)
+      throws IOException, InterruptedException {
+    Instant running = JobManagerRecord.at(job, "RUNNING");
+    w.phase("job, to RUNNING (JobManager)", millis(submitted, running));
+    w.phase("job, RUNNING to its end (JobManager)", millis(running, ended));
+    System.out.printf(
+        Locale.ROOT, "BENCH %s job %s vertices (ms): %s%n", w, job, JobManagerRecord.vertices(job));
   }
 
   private static double millis(Instant from, Instant to) {

@@ -30,6 +30,12 @@ public final class Waterfall {
     this.name = name;
   }
 
+  /** The name it prints under. */
+  @Override
+  public String toString() {
+    return name;
+  }
+
   /** Starts a round. */
   public void round() {
     current = new LinkedHashMap<>();

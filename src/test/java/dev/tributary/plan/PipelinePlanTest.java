@@ -15,6 +15,7 @@ import dev.tributary.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class PipelinePlanTest {
@@ -78,6 +79,36 @@ class PipelinePlanTest {
         .containsEntry("pipeline.name", "tributary-x-v1")
         .containsEntry("execution.state-recovery.path", "file:///sp")
         .containsEntry("restart-strategy.type", "none");
+  }
+
+  @Test
+  void shouldPassTheResolvedSchemaIdsToTheServicesOwnWritersOnly() {
+    PipelinePlan json =
+        plan(
+            "CREATE MATERIALIZED TABLE t (customer_id INT, orders BIGINT NOT NULL, PRIMARY KEY (customer_id) NOT ENFORCED)"
+                + " AS SELECT customer_id, COUNT(*) AS orders FROM o GROUP BY customer_id");
+    assertThat(json.idsPassed())
+        .extracting(PipelinePlan.Subject::name)
+        .containsExactly("t-key", "t-value");
+    assertThat(
+            json.jobStatements(Duration.ofMinutes(15), "p", Map.of("t-key", 7, "t-value", 8))
+                .get(0))
+        .contains("'key.json-confluent.schema-id' = '7'", "'value.json-confluent.schema-id' = '8'");
+    assertThat(json.jobStatements(Duration.ofMinutes(15), "p", Map.of("t-value", 8)).get(0))
+        .contains("'value.json-confluent.schema-id' = '8'")
+        .doesNotContain("key.json-confluent.schema-id");
+    assertThat(json.jobStatements(Duration.ofMinutes(15)).get(0)).doesNotContain("schema-id");
+
+    PipelinePlan avro =
+        plan("CREATE MATERIALIZED TABLE t WITH ('value.format' = 'avro-registry') AS SELECT 1");
+    assertThat(avro.idsPassed()).isEmpty();
+    assertThat(avro.jobStatements(Duration.ofMinutes(15), "p", Map.of("t-value", 8)).get(0))
+        .doesNotContain("schema-id");
+
+    PipelinePlan retract =
+        plan("CREATE MATERIALIZED TABLE t WITH ('changelog.mode' = 'retract') AS SELECT 1 AS a");
+    assertThat(retract.jobStatements(Duration.ofMinutes(15), "p", Map.of("t-value", 9)).get(0))
+        .contains("'value.debezium-json-confluent.schema-id' = '9'");
   }
 
   @Test
