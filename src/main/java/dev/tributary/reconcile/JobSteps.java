@@ -42,7 +42,7 @@ final class JobSteps {
       Topics topics,
       QueryPlanner planner,
       Transitions transitions,
-      SchemaIdLookup schemaIds,
+      SubjectIds schemaIds,
       Reconciler.Settings settings,
       Clock clock) {
     this.jobs = jobs;

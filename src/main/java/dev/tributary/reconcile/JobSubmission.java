@@ -46,7 +46,7 @@ final class JobSubmission {
   private final QueryPlanner planner;
   private final Transitions transitions;
   private final OnceRuns onceRuns;
-  private final SchemaIdLookup schemaIds;
+  private final SubjectIds schemaIds;
   private final Clock clock;
 
   JobSubmission(
@@ -56,7 +56,7 @@ final class JobSubmission {
       QueryPlanner planner,
       Transitions transitions,
       OnceRuns onceRuns,
-      SchemaIdLookup schemaIds,
+      SubjectIds schemaIds,
       Clock clock) {
     this.sql = sql;
     this.schemaIds = schemaIds;
@@ -169,7 +169,7 @@ final class JobSubmission {
               starts(p, plan, restorePath != null, positions, bounds),
               properties,
               session -> {
-                List<String> statements = statements(p, plan, SchemaIdLookup.await(ids));
+                List<String> statements = statements(p, plan, SubjectIds.await(ids));
                 for (String statement : statements.subList(0, statements.size() - 1)) {
                   sql.execute(session, statement);
                 }

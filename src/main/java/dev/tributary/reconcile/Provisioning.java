@@ -17,18 +17,19 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /** The steps that give a table its place in the world: a validated query, a topic, subjects. */
 final class Provisioning {
 
   private final QueryPlanner planner;
   private final Topics topics;
-  private final SchemaRegistry registry;
+  private final SubjectIds ids;
 
-  Provisioning(QueryPlanner planner, Topics topics, SchemaRegistry registry) {
+  Provisioning(QueryPlanner planner, Topics topics, SubjectIds ids) {
     this.planner = planner;
     this.topics = topics;
-    this.registry = registry;
+    this.ids = ids;
   }
 
   Next validate(ReconcilePass p, MaterializedTableDefinition effective) {
@@ -38,7 +39,8 @@ final class Provisioning {
             TableStatus.READY, false, Reason.Provisioning, "Validating the query with Flink"),
         null);
     try {
-      QueryPlanner.QueryShape shape = planner.validate(p.table.name(), p.table.spec().definition());
+      QueryPlanner.QueryShape shape =
+          planner.validate(p.table.name(), p.table.spec().definition());
       String mode = effective.options().get("changelog.mode");
       TableStatus next =
           p.status.toBuilder()
@@ -68,7 +70,13 @@ final class Provisioning {
     }
   }
 
-  Next ensureTopic(ReconcilePass p, PipelinePlan plan) {
+  /**
+   * The table's topic and its subjects. Once the topic is known to be absent or the table's own,
+   * the key's and the value's subjects are registered on threads of their own (each a lookup, then
+   * a registration when the subject lacks the schema) while the topic is created: the three take
+   * the time of the longest, where they took the sum.
+   */
+  Next ensureTopicAndSubjects(ReconcilePass p, PipelinePlan plan) {
     Topics.TopicSpec spec = plan.topic();
     Optional<Topics.TopicState> existing =
         p.batchTopic(spec.name()).orElseGet(() -> topics.describe(spec.name()));
@@ -86,6 +94,17 @@ final class Provisioning {
               .with(TableStatus.TOPIC_READY, false, Reason.TopicConflict, message),
           p.resync());
     }
+    Registrations subjects = startSubjects(p, plan);
+    Next next = ensureTopic(p, spec, existing);
+    if (next != null) {
+      return next; // the registrations end on their own: asking again is harmless
+    }
+    ensureSubjects(p, plan, subjects);
+    return null;
+  }
+
+  private Next ensureTopic(
+      ReconcilePass p, Topics.TopicSpec spec, Optional<Topics.TopicState> existing) {
     if (existing.isEmpty()) {
       // Intent first: a topic named in our status is ours, even if the create below never returns.
       p.save(
@@ -164,7 +183,15 @@ final class Provisioning {
         "Created empty topic " + spec.name() + " again with " + spec.partitions() + " partitions");
   }
 
-  void ensureSubjects(ReconcilePass p, PipelinePlan plan) {
+  /** The subjects being registered, or null when they are registered for this definition. */
+  private record Registrations(
+      PipelinePlan.Subject key,
+      CompletableFuture<SubjectIds.Registration> keyId,
+      PipelinePlan.Subject value,
+      CompletableFuture<SubjectIds.Registration> valueId) {}
+
+  /** Records the subjects' names (intent first), then starts registering them. */
+  private Registrations startSubjects(ReconcilePass p, PipelinePlan plan) {
     List<PipelinePlan.Subject> subjects = plan.subjects();
     PipelinePlan.Subject value = subjects.get(subjects.size() - 1);
     PipelinePlan.Subject key = subjects.size() > 1 ? subjects.get(0) : null;
@@ -172,7 +199,7 @@ final class Provisioning {
         && (key == null || p.status.keySchemaId() != null)
         && p.status.subjectsVersion() == p.table.definitionVersion()) {
       // Registered for this very definition: a pass with nothing to do asks the registry nothing.
-      return;
+      return null;
     }
     if (p.status.valueSubject() == null || (key != null && p.status.keySubject() == null)) {
       p.save(
@@ -182,9 +209,19 @@ final class Provisioning {
               .build(),
           null);
     }
+    return new Registrations(
+        key, key == null ? null : ids.registering(key), value, ids.registering(value));
+  }
+
+  private void ensureSubjects(ReconcilePass p, PipelinePlan plan, Registrations r) {
+    if (r == null) {
+      return;
+    }
     p.step("subjects");
-    Integer keyId = key == null ? null : register(p, key);
-    int valueId = register(p, value);
+    Integer keyId = r.key() == null ? null : registered(p, r.key(), r.keyId());
+    int valueId = registered(p, r.value(), r.valueId());
+    PipelinePlan.Subject key = r.key();
+    PipelinePlan.Subject value = r.value();
     p.status =
         p.status.toBuilder()
             .subjects(key == null ? null : key.name(), keyId, value.name(), valueId)
@@ -195,6 +232,27 @@ final class Provisioning {
                 true,
                 Reason.SchemaRegistered,
                 "Registered " + value.name() + (key == null ? "" : " and " + key.name()));
+  }
+
+  /** The registration's id; its event and, for a schema the subject refuses, the status. */
+  private static int registered(
+      ReconcilePass p,
+      PipelinePlan.Subject subject,
+      CompletableFuture<SubjectIds.Registration> registration) {
+    SubjectIds.Registration r;
+    try {
+      r = SubjectIds.await(registration);
+    } catch (SchemaRegistry.IncompatibleSchemaException e) {
+      p.status =
+          p.status.with(
+              TableStatus.SCHEMA_REGISTERED, false, Reason.SchemaIncompatible, e.getMessage());
+      throw e;
+    }
+    if (r.registered()) {
+      p.event(
+          "NORMAL", "SchemaRegistered", "Registered " + subject.name() + " (id " + r.id() + ")");
+    }
+    return r.id();
   }
 
   /**
@@ -217,7 +275,8 @@ final class Provisioning {
           "TopicCreated",
           "Created topic " + topic + " of the dead-letter table " + target);
     }
-    register(p, DeadLetters.subject(topic));
+    PipelinePlan.Subject subject = DeadLetters.subject(topic);
+    registered(p, subject, ids.registering(subject));
   }
 
   /** The topic of dead-letter table {@code target}, as the catalog has it. */
@@ -232,22 +291,5 @@ final class Provisioning {
                         + target
                         + " ('error-handling.log.target') is no longer in the catalog;"
                         + " create it again, or ALTER this table to another target"));
-  }
-
-  private int register(ReconcilePass p, PipelinePlan.Subject subject) {
-    Optional<SchemaRegistry.RegisteredSchema> latest = registry.latest(subject.name());
-    if (latest.isPresent() && latest.get().schema().equals(subject.schema())) {
-      return latest.get().id();
-    }
-    try {
-      int id = registry.register(subject.name(), subject.schema());
-      p.event("NORMAL", "SchemaRegistered", "Registered " + subject.name() + " (id " + id + ")");
-      return id;
-    } catch (SchemaRegistry.IncompatibleSchemaException e) {
-      p.status =
-          p.status.with(
-              TableStatus.SCHEMA_REGISTERED, false, Reason.SchemaIncompatible, e.getMessage());
-      throw e;
-    }
   }
 }

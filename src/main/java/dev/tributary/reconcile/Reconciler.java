@@ -111,11 +111,11 @@ public class Reconciler {
     this.store = store;
     this.settings = settings;
     this.faults = faults;
-    this.provisioning = new Provisioning(planner, topics, registry);
+    SubjectIds subjectIds = new SubjectIds(registry);
+    this.provisioning = new Provisioning(planner, topics, subjectIds);
     this.transitions = new Transitions(store, topics, registry, jobs, settings, clock);
     this.jobSteps =
-        new JobSteps(
-            sql, jobs, topics, planner, transitions, new SchemaIdLookup(registry), settings, clock);
+        new JobSteps(sql, jobs, topics, planner, transitions, subjectIds, settings, clock);
     this.refreshSteps =
         new RefreshSteps(sql, jobs, topics, registry, planner, ledger, schedules, clock);
     this.pipelineSteps = new PipelineSteps(store, jobs, topics);
@@ -428,11 +428,10 @@ public class Reconciler {
       PipelinePlan plan,
       Optional<JobSummary> live) {
     if (kind != TableSpec.Kind.FLOW) {
-      Next provisioned = provisioning.ensureTopic(p, plan);
+      Next provisioned = provisioning.ensureTopicAndSubjects(p, plan);
       if (provisioned != null) {
         return provisioned;
       }
-      provisioning.ensureSubjects(p, plan);
     }
     if (kind == TableSpec.Kind.PIPELINE_TABLE) {
       Next refreshing = pipelineSteps.fullRefresh(p);

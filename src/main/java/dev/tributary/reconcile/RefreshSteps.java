@@ -59,7 +59,7 @@ final class RefreshSteps {
   private final FlinkJobs jobs;
   private final Topics topics;
   private final SchemaRegistry registry;
-  private final SchemaIdLookup schemaIds;
+  private final SubjectIds schemaIds;
   private final QueryPlanner planner;
   private final RefreshLedger ledger;
   private final RefreshSchedules schedules;
@@ -78,7 +78,7 @@ final class RefreshSteps {
     this.jobs = jobs;
     this.topics = topics;
     this.registry = registry;
-    this.schemaIds = new SchemaIdLookup(registry);
+    this.schemaIds = new SubjectIds(registry);
     this.planner = planner;
     this.ledger = ledger;
     this.schedules = schedules;
@@ -302,7 +302,7 @@ final class RefreshSteps {
                 job.jobStatements(
                     topics.transactionMaxTimeout(),
                     transactionalIdPrefix(p.table),
-                    SchemaIdLookup.await(ids))) {
+                    SubjectIds.await(ids))) {
               sql.execute(session, statement);
             }
             return sql.execute(session, job.refreshInsert(r.partition())).jobId().orElseThrow();

@@ -1,0 +1,90 @@
+package dev.tributary.reconcile;
+
+import dev.tributary.plan.PipelinePlan;
+import dev.tributary.port.SchemaRegistry;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * Registry calls a pass makes beside its own work, each on a thread of its own: a new table's key
+ * and value subjects are registered while its topic is created ({@link Provisioning}), and the ids
+ * of the schemas a job's writers frame records with are resolved while the job's session is opened
+ * and its sources declared, then passed to the writers ({@link
+ * PipelinePlan#jobStatements(java.time.Duration, String, Map)}). Each writer would otherwise ask
+ * the registry when it opens, on the job's own time: in the critical path of every job's start and
+ * of every FULL refresh (about 170 ms a refresh here, in JFR's record of the writer's thread).
+ *
+ * <p>The ids are asked again for every submission, as the writers did: an id is never taken from a
+ * status that a registry restored from nothing could have made wrong. As the writer did, a subject
+ * whose latest version is not the schema gets the schema registered again (the registry answers
+ * with the id the subject already has for it, or a new version when the subject lost it).
+ */
+final class SubjectIds {
+
+  /** Threads for registry calls made beside a pass's own work. */
+  static final ExecutorService REGISTRY_CALLS =
+      Executors.newCachedThreadPool(
+          r -> {
+            Thread t = new Thread(r, "registry-calls");
+            t.setDaemon(true);
+            return t;
+          });
+
+  private final SchemaRegistry registry;
+
+  SubjectIds(SchemaRegistry registry) {
+    this.registry = registry;
+  }
+
+  /** A subject's id, and whether it was registered now (the subject's latest was another). */
+  record Registration(int id, boolean registered) {}
+
+  /**
+   * The id of {@code subject}'s schema, asked on another thread: the subject's latest version when
+   * it is the schema, else the schema registered (a registry answers with the id the subject has
+   * for it already, or adds a version).
+   */
+  CompletableFuture<Registration> registering(PipelinePlan.Subject subject) {
+    return CompletableFuture.supplyAsync(
+        () -> {
+          Optional<SchemaRegistry.RegisteredSchema> latest = registry.latest(subject.name());
+          if (latest.isPresent() && latest.get().schema().equals(subject.schema())) {
+            return new Registration(latest.get().id(), false);
+          }
+          return new Registration(registry.register(subject.name(), subject.schema()), true);
+        },
+        REGISTRY_CALLS);
+  }
+
+  /** The ids of {@code plan}'s subjects whose writers take one, by subject, all asked at once. */
+  CompletableFuture<Map<String, Integer>> of(PipelinePlan plan) {
+    Map<String, CompletableFuture<Registration>> asked = new LinkedHashMap<>();
+    for (PipelinePlan.Subject subject : plan.idsPassed()) {
+      asked.put(subject.name(), registering(subject));
+    }
+    return CompletableFuture.allOf(asked.values().toArray(CompletableFuture[]::new))
+        .thenApply(
+            done -> {
+              Map<String, Integer> ids = new LinkedHashMap<>();
+              asked.forEach((subject, id) -> ids.put(subject, id.join().id()));
+              return ids;
+            });
+  }
+
+  /** The answer, once asked; what the registry answered otherwise is thrown as it was. */
+  static <T> T await(CompletableFuture<T> answer) {
+    try {
+      return answer.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof RuntimeException cause) {
+        throw cause;
+      }
+      throw e;
+    }
+  }
+}
