@@ -12,6 +12,7 @@ import dev.tributary.sql.QueryReferences;
 import dev.tributary.sql.Statement;
 import dev.tributary.sql.TableOptions;
 import dev.tributary.sql.TableSchema;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -148,8 +149,10 @@ public class QueryPlanner implements AutoCloseable {
   private final Catalog catalog;
 
   /**
-   * What Flink recently said of queries (see {@link #described}). Entries live briefly, so that a
-   * change Flink sees and the key does not (a jar, the cluster's version) is noticed soon.
+   * What Flink recently said of queries (see {@link #described}). Entries serve a check for {@link
+   * #CACHE_FOR}, so that a change Flink sees and the key does not (a jar, the cluster's version) is
+   * noticed soon, and the reconciler's first look at an accepted definition for {@link
+   * #ACCEPTED_FOR}.
    */
   private final Map<String, Cached> recent;
 
@@ -160,16 +163,24 @@ public class QueryPlanner implements AutoCloseable {
   /** Sessions kept warm for validations, shared by this planner and those over snapshots. */
   private final WarmSessions warm;
 
+  private final Clock clock;
+
   public QueryPlanner(FlinkSql sql, Catalog catalog) {
-    this(sql, catalog, new ConcurrentHashMap<>(), new WarmSessions(sql));
+    this(sql, catalog, Clock.systemUTC());
+  }
+
+  /** With {@code clock} timing what Flink said (tests move it). */
+  public QueryPlanner(FlinkSql sql, Catalog catalog, Clock clock) {
+    this(sql, catalog, new ConcurrentHashMap<>(), new WarmSessions(sql), clock);
   }
 
   private QueryPlanner(
-      FlinkSql sql, Catalog catalog, Map<String, Cached> recent, WarmSessions warm) {
+      FlinkSql sql, Catalog catalog, Map<String, Cached> recent, WarmSessions warm, Clock clock) {
     this.sql = sql;
     this.catalog = catalog;
     this.recent = recent;
     this.warm = warm;
+    this.clock = clock;
   }
 
   /** Closes the warm sessions (the planner's bean ends with the service). */
@@ -237,7 +248,7 @@ public class QueryPlanner implements AutoCloseable {
 
   /** This planner over a snapshot of the catalog instead of the live one. */
   public QueryPlanner over(Snapshot snapshot) {
-    return new QueryPlanner(sql, snapshot, recent, warm);
+    return new QueryPlanner(sql, snapshot, recent, warm, clock);
   }
 
   /**
@@ -245,6 +256,25 @@ public class QueryPlanner implements AutoCloseable {
    * what it produces, and a query that emits updates needs a primary key (or retract mode).
    */
   public QueryShape validate(ObjectName table, MaterializedTableDefinition definition) {
+    return validate(table, definition, CACHE_FOR);
+  }
+
+  /**
+   * As {@link #validate}, for a definition the service accepted already (the reconciler's first
+   * look at it): an answer Flink gave to the very same question within {@link #ACCEPTED_FOR} is
+   * taken, typically the one the accepting call got. A declared set of hundreds of tables is
+   * reconciled over minutes, and asking Flink again for each is the gateway's time the jobs wait
+   * for. The job's submission is planned by Flink anyway: what changed in between (a jar, the
+   * cluster) is refused there, with Flink's message.
+   */
+  public QueryShape validateAccepted(ObjectName table, MaterializedTableDefinition definition) {
+    return validate(table, definition, ACCEPTED_FOR);
+  }
+
+  public static final Duration ACCEPTED_FOR = Duration.ofMinutes(15);
+
+  private QueryShape validate(
+      ObjectName table, MaterializedTableDefinition definition, Duration maxAge) {
     // A FULL table's refresh runs in BATCH mode when its sources are insert-only: plan it so.
     boolean batch =
         Defaults.effective(definition).refreshMode() == Clauses.RefreshMode.FULL
@@ -252,7 +282,8 @@ public class QueryPlanner implements AutoCloseable {
                 .allMatch(QueryPlanner::insertOnly);
     return checked(
         definition,
-        described(table, TableOptions.pool(definition.options()), definition.query(), batch));
+        described(
+            table, TableOptions.pool(definition.options()), definition.query(), batch, maxAge));
   }
 
   /**
@@ -264,7 +295,8 @@ public class QueryPlanner implements AutoCloseable {
    * asked of the SQL Gateway of the compute pool the job will run on, whose connectors and formats
    * are the ones that count.
    */
-  private QueryShape described(ObjectName table, String pool, String query, boolean batch) {
+  private QueryShape described(
+      ObjectName table, String pool, String query, boolean batch, Duration maxAge) {
     // As a job's sources are given one: a source that starts from group offsets (Kafka's
     // default) needs a consumer group to plan; a refresh bounds them.
     SourceOptions options =
@@ -292,7 +324,7 @@ public class QueryPlanner implements AutoCloseable {
             + "\n;\n"
             + query;
     Cached cached = recent.get(key);
-    if (cached != null && cached.at().isAfter(Instant.now().minus(CACHE_FOR))) {
+    if (cached != null && cached.at().isAfter(clock.instant().minus(maxAge))) {
       return cached.shape();
     }
     QueryShape shape;
@@ -316,10 +348,10 @@ public class QueryPlanner implements AutoCloseable {
     } catch (FlinkSql.StatementFailedException e) {
       throw new InvalidQueryException(List.of(e.getMessage()), e.line(), e.column(), true);
     }
-    if (recent.size() > 1000) {
+    if (recent.size() > 5000) {
       recent.clear();
     }
-    recent.put(key, new Cached(shape, Instant.now()));
+    recent.put(key, new Cached(shape, clock.instant()));
     return shape;
   }
 

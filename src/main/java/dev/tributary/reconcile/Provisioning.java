@@ -40,7 +40,7 @@ final class Provisioning {
         null);
     try {
       QueryPlanner.QueryShape shape =
-          planner.validate(p.table.name(), p.table.spec().definition());
+          planner.validateAccepted(p.table.name(), p.table.spec().definition());
       String mode = effective.options().get("changelog.mode");
       TableStatus next =
           p.status.toBuilder()

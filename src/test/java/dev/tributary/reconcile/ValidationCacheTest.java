@@ -2,6 +2,7 @@ package dev.tributary.reconcile;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tributary.adapter.flink.SteppedClock;
 import dev.tributary.plan.QueryPlanner;
 import dev.tributary.port.FlinkSql;
 import dev.tributary.sql.MaterializedTableDefinition;
@@ -10,6 +11,8 @@ import dev.tributary.sql.Parser;
 import dev.tributary.sql.Statement;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -36,6 +39,7 @@ class ValidationCacheTest {
   final Map<ObjectName, Statement.CreateSourceTable> sources = new HashMap<>();
   final ObjectName table = new ObjectName("c", "d", "t");
   QueryPlanner planner;
+  final SteppedClock clock = new SteppedClock(Instant.parse("2026-12-04T12:00:00Z"));
 
   ValidationCacheTest() {
     FlinkSql flink = new FakeWorld.Flink();
@@ -60,7 +64,7 @@ class ValidationCacheTest {
                     throw e.getCause();
                   }
                 });
-    planner = new QueryPlanner(counted, name -> Optional.ofNullable(sources.get(name)));
+    planner = new QueryPlanner(counted, name -> Optional.ofNullable(sources.get(name)), clock);
     declareOrders("(order_id STRING, price DOUBLE)");
   }
 
@@ -111,5 +115,22 @@ class ValidationCacheTest {
     planner.validate(table, definition("", query));
     assertThat(asked).as("a changed source table").hasValue(3);
     assertThat(sessions).as("other declarations, another session").hasValue(2);
+  }
+
+  @Test
+  void shouldTakeTheAcceptingCallsAnswerForTheReconcilersFirstLookOnly() {
+    String query = "SELECT order_id FROM orders";
+    planner.validate(table, definition("", query)); // the CREATE's check
+    assertThat(asked).hasValue(1);
+
+    clock.advance(Duration.ofMinutes(5)); // the table waited its turn behind a declared set
+    planner.validateAccepted(table, definition("", query));
+    assertThat(asked).as("the reconciler takes the accepting call's answer").hasValue(1);
+    planner.validate(table, definition("", query));
+    assertThat(asked).as("a user's check asks Flink after a minute").hasValue(2);
+
+    clock.advance(QueryPlanner.ACCEPTED_FOR.plusSeconds(1));
+    planner.validateAccepted(table, definition("", query));
+    assertThat(asked).as("an answer older than that is asked again").hasValue(3);
   }
 }
