@@ -14,10 +14,10 @@ import java.util.concurrent.Executors;
  * Registry calls a pass makes beside its own work, each on a thread of its own: a new table's key
  * and value subjects are registered while its topic is created ({@link Provisioning}), and the ids
  * of the schemas a job's writers frame records with are resolved while the job's session is opened
- * and its sources declared, then passed to the writers ({@link
- * PipelinePlan#jobStatements(java.time.Duration, String, Map)}). Each writer would otherwise ask
- * the registry when it opens, on the job's own time: in the critical path of every job's start and
- * of every FULL refresh (about 170 ms a refresh here, in JFR's record of the writer's thread).
+ * and its sources declared, then passed to the writers (the ids argument of {@code
+ * PipelinePlan.jobStatements}). Each writer would otherwise ask the registry when it opens, on the
+ * job's own time: in the critical path of every job's start and of every FULL refresh (about 170 ms
+ * a refresh here, in JFR's record of the writer's thread).
  *
  * <p>The ids are asked again for every submission, as the writers did: an id is never taken from a
  * status that a registry restored from nothing could have made wrong. As the writer did, a subject
