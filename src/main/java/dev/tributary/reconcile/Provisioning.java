@@ -99,7 +99,7 @@ final class Provisioning {
     if (next != null) {
       return next; // the registrations end on their own: asking again is harmless
     }
-    ensureSubjects(p, plan, subjects);
+    ensureSubjects(p, subjects);
     return null;
   }
 
@@ -213,7 +213,7 @@ final class Provisioning {
         key, key == null ? null : ids.registering(key), value, ids.registering(value));
   }
 
-  private void ensureSubjects(ReconcilePass p, PipelinePlan plan, Registrations r) {
+  private void ensureSubjects(ReconcilePass p, Registrations r) {
     if (r == null) {
       return;
     }
