@@ -117,7 +117,8 @@ public class Reconciler {
     this.jobSteps =
         new JobSteps(sql, jobs, topics, planner, transitions, subjectIds, settings, clock);
     this.refreshSteps =
-        new RefreshSteps(sql, jobs, topics, registry, planner, ledger, schedules, clock);
+        new RefreshSteps(
+            sql, jobs, topics, registry, subjectIds, planner, ledger, schedules, clock);
     this.pipelineSteps = new PipelineSteps(store, jobs, topics);
   }
 

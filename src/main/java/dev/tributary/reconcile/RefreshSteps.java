@@ -70,6 +70,7 @@ final class RefreshSteps {
       FlinkJobs jobs,
       Topics topics,
       SchemaRegistry registry,
+      SubjectIds schemaIds,
       QueryPlanner planner,
       RefreshLedger ledger,
       RefreshSchedules schedules,
@@ -78,7 +79,7 @@ final class RefreshSteps {
     this.jobs = jobs;
     this.topics = topics;
     this.registry = registry;
-    this.schemaIds = new SubjectIds(registry);
+    this.schemaIds = schemaIds;
     this.planner = planner;
     this.ledger = ledger;
     this.schedules = schedules;
