@@ -24,9 +24,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -36,13 +37,14 @@ import org.slf4j.MDC;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * The reconcile loop of one replica: claim due rows (leased, so replicas never share one), look at
- * Flink and Kafka once for many batches (one job overview, one describe of the due tables' topics;
- * see {@link Observation}), load the batch in one query, run a pass per row on a few threads, and
- * give the batch back in one update, each row with the time of its next look: soon while something
- * is in progress, with backoff after an error, at the resync interval after a pass that acted, and
- * never by time once a pass found nothing to do (settled). Settled rows are resynced by {@link
- * #sweep}, which claims none of them and writes only what moved.
+ * The reconcile loop of one replica: claim as many due rows as pass threads are idle (leased, so
+ * replicas never share one), look at Flink and Kafka once for many claims (one job overview, one
+ * describe of the due tables' topics; see {@link Observation}), load the claimed rows in one query,
+ * run a pass per row, and give each row back as its pass ends, with the time of its next look: soon
+ * while something is in progress, with backoff after an error, at the resync interval after a pass
+ * that acted, and never by time once a pass found nothing to do (settled). A pass that ends asks
+ * for a round, which claims the next due row for its thread ({@link #fill}). Settled rows are
+ * resynced by {@link #sweep}, which claims none of them and writes only what moved.
  */
 public class ReconcileWorker implements SmartLifecycle {
 
@@ -269,61 +271,180 @@ public class ReconcileWorker implements SmartLifecycle {
     return now;
   }
 
-  /** One round: claim, observe, reconcile, release. Returns how many rows it worked on. */
-  public int runOnce() {
-    List<ReconcileStore.Claim> claimed = store.claim(owner, settings.batchSize(), settings.lease());
+  /** Rows claimed at once, and each one's pass, ready to run (the rows dropped since left out). */
+  private record Batch(List<ReconcileStore.Claim> claimed, List<Pass> passes) {}
+
+  /** A claimed row's pass; it answers the row's release, or null when it has none to give. */
+  private record Pass(ReconcileStore.Claim claim, Callable<ReconcileStore.Release> run) {}
+
+  /**
+   * Claims up to {@code limit} due rows, looks at Flink and Kafka for them (or reuses the last
+   * look, see {@link Observation}) and loads them in one query. Every claim returned is in {@link
+   * #held} until {@link #release} gives it back.
+   */
+  private Batch claim(int limit) {
+    List<ReconcileStore.Claim> claimed = store.claim(owner, limit, settings.lease());
     if (claimed.isEmpty()) {
-      return 0;
+      return new Batch(claimed, List.of());
     }
     metrics.claimed(claimed.size());
-    // The leases are extended while the passes run, however long a gateway call takes.
-    long beat = Math.max(50, settings.lease().toMillis() / 3);
-    ScheduledFuture<?> heartbeat =
-        heartbeats == null || !settings.heartbeat()
-            ? null
-            : heartbeats.scheduleAtFixedRate(
-                () -> extend(claimed), beat, beat, TimeUnit.MILLISECONDS);
-    Observation seen = observe(claimed);
-    Map<UUID, TableSnapshot> snapshots =
-        store.loadAll(claimed.stream().map(ReconcileStore.Claim::id).toList());
-    Map<String, Optional<Topics.TopicState>> batchTopics = topicsOf(seen, snapshots.values());
-    List<ReconcileStore.Release> releases = new CopyOnWriteArrayList<>();
-    List<Callable<Void>> work = new ArrayList<>();
-    for (ReconcileStore.Claim claim : claimed) {
-      TableSnapshot snapshot = snapshots.get(claim.id());
-      if (snapshot == null) {
-        continue; // dropped since it was claimed
-      }
-      List<FlinkJobs.JobSummary> own = seen.jobs().of(snapshot);
-      Map<String, Optional<Topics.TopicState>> ownTopic = topicOf(batchTopics, snapshot);
-      work.add(
-          () -> {
-            reconcileOne(claim, snapshot, own, seen.unreachableFor(snapshot), ownTopic, releases);
-            return null;
-          });
-    }
+    held.addAll(claimed);
     try {
-      for (Future<Void> done : passes.invokeAll(work)) {
-        done.get(); // reconcileOne handles its own failures; this only surfaces a bug
+      Observation seen = observe(claimed);
+      Map<UUID, TableSnapshot> snapshots =
+          store.loadAll(claimed.stream().map(ReconcileStore.Claim::id).toList());
+      Map<String, Optional<Topics.TopicState>> batchTopics = topicsOf(seen, snapshots.values());
+      List<Pass> work = new ArrayList<>();
+      for (ReconcileStore.Claim claim : claimed) {
+        TableSnapshot snapshot = snapshots.get(claim.id());
+        if (snapshot == null) {
+          held.remove(claim); // dropped since it was claimed: there is no row to give back
+          continue;
+        }
+        List<FlinkJobs.JobSummary> own = seen.jobs().of(snapshot);
+        Map<String, Optional<Topics.TopicState>> ownTopic = topicOf(batchTopics, snapshot);
+        work.add(
+            new Pass(
+                claim,
+                () -> reconcileOne(claim, snapshot, own, seen.unreachableFor(snapshot), ownTopic)));
+      }
+      return new Batch(claimed, work);
+    } catch (RuntimeException e) {
+      held.removeAll(claimed); // their leases run out; another round claims them again
+      throw e;
+    }
+  }
+
+  /**
+   * One batch, run to its end: claim, observe, reconcile, release. Returns how many rows it worked
+   * on. The loop does not wait for a batch ({@link #fill}); this is for driving the worker step by
+   * step.
+   */
+  public int runOnce() {
+    Batch batch = claim(settings.batchSize());
+    if (batch.claimed().isEmpty()) {
+      return 0;
+    }
+    List<ReconcileStore.Release> releases = new ArrayList<>();
+    try {
+      for (Future<ReconcileStore.Release> done :
+          passes.invokeAll(batch.passes().stream().map(Pass::run).toList())) {
+        ReconcileStore.Release release = done.get();
+        if (release != null) {
+          releases.add(release);
+        }
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (ExecutionException e) {
       log.error("A reconcile pass failed outside its own handling", e.getCause());
     } finally {
-      if (heartbeat != null) {
-        heartbeat.cancel(false);
+      try {
+        release(releases);
+      } finally {
+        held.removeAll(batch.claimed()); // after the release: see dueOnRelease
+        batch.claimed().forEach(c -> dueOnRelease.remove(c.id()));
       }
-      long now = System.nanoTime();
-      releases.forEach(r -> released.put(r.id(), now));
-      store.releaseAll(List.copyOf(releases));
-      releases.stream()
-          .map(ReconcileStore.Release::after)
-          .filter(after -> after.compareTo(settings.pollInterval()) < 0)
-          .min(Duration::compareTo)
-          .ifPresent(this::wakeIn);
     }
-    return claimed.size();
+    return batch.claimed().size();
+  }
+
+  /**
+   * Keeps the pass threads busy: claims as many due rows as threads are idle (at most a batch) and
+   * starts their passes without waiting for them. Each pass gives its row back as soon as it ends
+   * and asks for another round, so a long pass (a job's submission, seconds on a busy gateway)
+   * holds its own thread only; when the loop waited for whole batches, the threads that finished
+   * first stood idle until the batch's longest pass ended, and a table made due meanwhile (its job
+   * just RUNNING) waited for it too. Returns how many rows it claimed.
+   */
+  int fill() {
+    int claimed = 0;
+    while (running) {
+      int idle = settings.threads() - inFlight.get();
+      if (idle <= 0) {
+        break;
+      }
+      int limit = Math.min(idle, settings.batchSize());
+      Batch batch = claim(limit);
+      claimed += batch.claimed().size();
+      for (Pass pass : batch.passes()) {
+        inFlight.incrementAndGet();
+        try {
+          passes.execute(() -> runAndRelease(pass));
+        } catch (RejectedExecutionException e) {
+          // Stopping: the row stays claimed, and stop() gives every claim back due now.
+          inFlight.decrementAndGet();
+          held.remove(pass.claim());
+        }
+      }
+      if (batch.claimed().size() < limit) {
+        break; // nothing more is due
+      }
+      watchSafely();
+    }
+    return claimed;
+  }
+
+  /** A pass of {@link #fill}: runs, gives its row back, and asks for a round to fill its thread. */
+  private void runAndRelease(Pass pass) {
+    ReconcileStore.Release release = null;
+    try {
+      release = pass.run().call();
+    } catch (Exception e) {
+      log.error("A reconcile pass failed outside its own handling", e);
+    } finally {
+      try {
+        release(release == null ? List.of() : List.of(release));
+      } catch (RuntimeException e) {
+        log.warn("Releasing table {} failed: {}", pass.claim().id(), e.toString());
+      }
+      held.remove(pass.claim()); // after the release: see dueOnRelease
+      dueOnRelease.remove(pass.claim().id()); // a row not given back (gone, or lost)
+      inFlight.decrementAndGet();
+      wake();
+    }
+  }
+
+  /**
+   * Gives the rows back, each with its next look; a row to be looked at again sooner than the next
+   * poll brings a round forward.
+   */
+  private void release(List<ReconcileStore.Release> releases) {
+    if (releases.isEmpty()) {
+      return;
+    }
+    long now = System.nanoTime();
+    releases.forEach(r -> released.put(r.id(), now));
+    store.releaseAll(releases);
+    List<UUID> again =
+        releases.stream().map(ReconcileStore.Release::id).filter(dueOnRelease::remove).toList();
+    if (!again.isEmpty()) {
+      store.markDue(again);
+    }
+    releases.stream()
+        .map(ReconcileStore.Release::after)
+        .filter(after -> after.compareTo(settings.pollInterval()) < 0)
+        .min(Duration::compareTo)
+        .ifPresent(this::wakeIn);
+  }
+
+  /** The claims this replica's passes hold: the heartbeat extends their leases. */
+  private final Set<ReconcileStore.Claim> held = ConcurrentHashMap.newKeySet();
+
+  /** Rows the watch made due while a pass of this replica held them ({@link #watch}). */
+  private final Set<UUID> dueOnRelease = ConcurrentHashMap.newKeySet();
+
+  /** Passes started by {@link #fill} and not yet ended. */
+  private final AtomicInteger inFlight = new AtomicInteger();
+
+  /** Whether a round is queued on the loop already: passes ending together ask for one. */
+  private final AtomicBoolean roundAsked = new AtomicBoolean();
+
+  /** Extends the leases of every row a pass holds; the extension is a third of the lease early. */
+  private void beat() {
+    if (!held.isEmpty()) {
+      extend(List.copyOf(held));
+    }
   }
 
   /** The shortest wait between two rounds that a pass's short next look brings about. */
@@ -412,13 +533,13 @@ public class ReconcileWorker implements SmartLifecycle {
     }
   }
 
-  private void reconcileOne(
+  /** One row's pass; answers the row's release, or null when the row is gone or lost. */
+  private ReconcileStore.Release reconcileOne(
       ReconcileStore.Claim claim,
       TableSnapshot table,
       List<FlinkJobs.JobSummary> overview,
       RemoteSystemException unreachable,
-      Map<String, Optional<Topics.TopicState>> batchTopics,
-      List<ReconcileStore.Release> releases) {
+      Map<String, Optional<Topics.TopicState>> batchTopics) {
     UUID id = claim.id();
     UUID token = claim.token();
     Optional<TableSnapshot> snapshot = Optional.of(table);
@@ -438,35 +559,31 @@ public class ReconcileWorker implements SmartLifecycle {
       if (next == null) {
         outcome = "dropped";
         released.remove(id);
-        return;
+        return null;
       }
       outcome = next.failed() ? "failed" : "ok";
       if (next.failed()) {
         Duration backoff = backoff(attempt + 1);
-        releases.add(
-            new ReconcileStore.Release(
-                id,
-                token,
-                generation,
-                next.after().compareTo(backoff) > 0 ? next.after() : backoff,
-                attempt + 1));
-      } else {
-        releases.add(
-            new ReconcileStore.Release(id, token, generation, next.after(), 0, next.settled()));
+        return new ReconcileStore.Release(
+            id,
+            token,
+            generation,
+            next.after().compareTo(backoff) > 0 ? next.after() : backoff,
+            attempt + 1);
       }
+      return new ReconcileStore.Release(id, token, generation, next.after(), 0, next.settled());
     } catch (ReconcileStore.ClaimLostException e) {
       outcome = "claim_lost";
       log.info("Pass over table {} ended: {}", id, e.getMessage());
+      return null;
     } catch (RuntimeException e) {
       if (!running) {
         // Cut short by shutdown (an interrupted call), not a failure: due now, for another replica.
         outcome = "abandoned";
-        releases.add(new ReconcileStore.Release(id, token, generation, Duration.ZERO, attempt));
-        return;
+        return new ReconcileStore.Release(id, token, generation, Duration.ZERO, attempt);
       }
       log.error("Reconciling table {} failed unexpectedly", id, e);
-      releases.add(
-          new ReconcileStore.Release(id, token, generation, backoff(attempt + 1), attempt + 1));
+      return new ReconcileStore.Release(id, token, generation, backoff(attempt + 1), attempt + 1);
     } finally {
       metrics.pass(Duration.ofNanos(System.nanoTime() - started), outcome);
       span.tag("outcome", outcome);
@@ -491,6 +608,11 @@ public class ReconcileWorker implements SmartLifecycle {
   public void startPassesOnly() {
     passes = Executors.newFixedThreadPool(settings.threads(), r -> daemon(r, "reconcile-pass"));
     heartbeats = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "reconcile-lease"));
+    if (settings.heartbeat()) {
+      // The leases are extended while the passes run, however long a gateway call takes.
+      long beat = Math.max(50, settings.lease().toMillis() / 3);
+      heartbeats.scheduleAtFixedRate(this::beat, beat, beat, TimeUnit.MILLISECONDS);
+    }
     running = true;
   }
 
@@ -703,6 +825,13 @@ public class ReconcileWorker implements SmartLifecycle {
     if (flink != null) {
       changed.addAll(poolsChanged(flink));
     }
+    // A row a pass of ours holds is given back with the pass's own next look, which would put it
+    // behind the backlog again; it is made due once more when given back.
+    for (ReconcileStore.Claim claim : held) {
+      if (changed.contains(claim.id())) {
+        dueOnRelease.add(claim.id());
+      }
+    }
     store.markDue(changed);
   }
 
@@ -754,6 +883,7 @@ public class ReconcileWorker implements SmartLifecycle {
 
   /** One round of the loop: watch, meters, event retention, the sweep, then due rows. */
   void safeRun() {
+    roundAsked.set(false);
     watchSafely();
     try {
       metrics.refreshPhases();
@@ -767,12 +897,10 @@ public class ReconcileWorker implements SmartLifecycle {
       log.warn("Sweep of settled tables failed: {}", e.toString());
     }
     try {
-      while (running && runOnce() == settings.batchSize()) {
-        // A full batch: there may be more due rows right away. The watch still runs on its
-        // interval between batches, so that tables whose jobs changed state (started, failed)
-        // go ahead of a backlog (see ReconcileStore.markDue) instead of waiting for its end.
-        watchSafely();
-      }
+      // Each pass that ends asks for a round, which watches first (on its interval): tables whose
+      // jobs changed state (started, failed) go ahead of a backlog (see ReconcileStore.markDue)
+      // at the next idle thread instead of waiting for its end.
+      fill();
     } catch (RuntimeException e) {
       log.warn("Reconcile round failed: {}", e.toString());
     }
@@ -797,8 +925,12 @@ public class ReconcileWorker implements SmartLifecycle {
 
   /** Something changed in the store: look now rather than at the next poll. */
   public void wake() {
-    if (loop != null && running) {
-      loop.execute(this::safeRun);
+    if (loop != null && running && roundAsked.compareAndSet(false, true)) {
+      try {
+        loop.execute(this::safeRun);
+      } catch (RejectedExecutionException e) {
+        // Shutting down: no more rounds.
+      }
     }
   }
 

@@ -237,17 +237,22 @@ final class FakeWorld {
     /** The token each row is claimed under; a row claimed again elsewhere has a new one. */
     final Map<UUID, UUID> tokens = new HashMap<>();
 
+    /** The rows claimed and not yet given back: a claim does not take them again. */
+    final Set<UUID> leased = new HashSet<>();
+
     /**
-     * Every row is due: up to {@code limit} of them, taking up where the last claim stopped (round
-     * robin), so that batches of a worker take turns over the rows.
+     * Every row not claimed already is due: up to {@code limit} of them, taking up where the last
+     * claim stopped (round robin), so that batches of a worker take turns over the rows.
      */
-    public List<Claim> claim(String owner, int limit, Duration lease) {
+    public synchronized List<Claim> claim(String owner, int limit, Duration lease) {
       List<UUID> ids = new ArrayList<>(rows.keySet());
+      ids.removeAll(leased);
       List<Claim> claims = new ArrayList<>();
       for (int i = 0; i < Math.min(limit, ids.size()); i++) {
         UUID id = ids.get((cursor + i) % ids.size());
         UUID token = UUID.randomUUID();
         tokens.put(id, token);
+        leased.add(id);
         claims.add(new Claim(id, token, -1, written.get(id)));
       }
       cursor = ids.isEmpty() ? 0 : (cursor + claims.size()) % ids.size();
@@ -257,7 +262,7 @@ final class FakeWorld {
     private int cursor;
 
     @Override
-    public List<String> dueTopics() {
+    public synchronized List<String> dueTopics() {
       return rows.values().stream().filter(r -> !r.deletion).map(r -> r.name.name()).toList();
     }
 
@@ -270,7 +275,7 @@ final class FakeWorld {
     }
 
     /** Another replica takes the row over, as after an expired lease. */
-    void stealClaim(UUID id) {
+    synchronized void stealClaim(UUID id) {
       tokens.put(id, UUID.randomUUID());
     }
 
@@ -278,19 +283,26 @@ final class FakeWorld {
       return token == null || token.equals(tokens.get(id));
     }
 
-    public boolean confirm(UUID id, UUID token, Duration lease) {
+    public synchronized boolean confirm(UUID id, UUID token, Duration lease) {
       return holds(id, token);
     }
 
     public void extend(List<Claim> claims, Duration lease) {}
 
-    public void release(UUID id, UUID token, long seenGeneration, Duration after, int attempt) {}
-
-    public int abandon(String owner) {
-      return 0;
+    public synchronized void release(
+        UUID id, UUID token, long seenGeneration, Duration after, int attempt) {
+      if (holds(id, token)) {
+        leased.remove(id);
+      }
     }
 
-    public Optional<TableSnapshot> load(UUID id) {
+    public synchronized int abandon(String owner) {
+      int held = leased.size();
+      leased.clear();
+      return held;
+    }
+
+    public synchronized Optional<TableSnapshot> load(UUID id) {
       Row r = rows.get(id);
       return r == null
           ? Optional.empty()
@@ -315,7 +327,7 @@ final class FakeWorld {
       return 0;
     }
 
-    public void saveStatus(
+    public synchronized void saveStatus(
         UUID id, UUID token, Phase phase, long observedGeneration, TableStatus status) {
       if (!holds(id, token)) {
         throw new ClaimLostException(id);
@@ -330,7 +342,7 @@ final class FakeWorld {
       written.put(id, Instant.now());
     }
 
-    public void rollBack(UUID id, UUID token, long failed, long to, String cause) {
+    public synchronized void rollBack(UUID id, UUID token, long failed, long to, String cause) {
       if (!holds(id, token)) {
         throw new ClaimLostException(id);
       }
@@ -342,13 +354,13 @@ final class FakeWorld {
       r.versions.put(r.version, r.spec);
     }
 
-    public void event(UUID id, String type, String reason, String message) {
+    public synchronized void event(UUID id, String type, String reason, String message) {
       events.add(reason);
     }
 
     final List<List<UUID>> markedDue = new ArrayList<>();
 
-    public void markDue(Collection<UUID> ids) {
+    public synchronized void markDue(Collection<UUID> ids) {
       markedDue.add(List.copyOf(ids));
     }
 
@@ -356,7 +368,7 @@ final class FakeWorld {
       return 0;
     }
 
-    public void delete(UUID id, UUID token) {
+    public synchronized void delete(UUID id, UUID token) {
       if (!holds(id, token)) {
         throw new ClaimLostException(id);
       }
@@ -494,7 +506,7 @@ final class FakeWorld {
     List<Column> schema =
         List.of(new Column("order_id", "STRING", true), new Column("price", "DOUBLE", true));
     boolean down;
-    int submissions;
+    volatile int submissions;
 
     /** A job and where it restored from. */
     static final class Job {
@@ -553,8 +565,23 @@ final class FakeWorld {
     /** Whether the delayed INSERT ignores interrupts too (a call stuck where none reaches it). */
     volatile boolean insertIgnoresInterrupts;
 
+    /** INSERTs sent and not answered yet. */
+    final AtomicInteger insertsUnderway = new AtomicInteger();
+
     public StatementResult execute(Session session, String statement) {
-      if (statement.startsWith("INSERT") && !insertDelay.isZero()) {
+      if (!statement.startsWith("INSERT")) {
+        return executeNow(session, statement);
+      }
+      insertsUnderway.incrementAndGet();
+      try {
+        return delayedInsert(session, statement);
+      } finally {
+        insertsUnderway.decrementAndGet();
+      }
+    }
+
+    private StatementResult delayedInsert(Session session, String statement) {
+      if (!insertDelay.isZero()) {
         long end = System.nanoTime() + insertDelay.toNanos();
         for (long left = insertDelay.toMillis(); left > 0; ) {
           try {

@@ -2,7 +2,9 @@ package dev.tributary.reconcile;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.entry;
+import static org.awaitility.Awaitility.await;
 
+import dev.tributary.port.FlinkJobs;
 import dev.tributary.table.Phase;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
@@ -13,7 +15,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 
 class ReconcileWorkerTest {
@@ -111,31 +120,26 @@ class ReconcileWorkerTest {
   }
 
   @Test
-  void shouldWatchJobsBetweenTheFullBatchesOfABacklog() {
+  void shouldWatchJobsBeforeEveryClaimWhileABacklogIsWorked() {
     FakeWorld world = new FakeWorld();
     for (int i = 0; i < 6; i++) {
       world.create("CREATE MATERIALIZED TABLE t" + i + " AS SELECT order_id FROM o");
     }
-    // The fake store claims every row every time: this one has a backlog of three full batches
-    // of two, then nothing due.
+    // A backlog of five claims that find rows, then nothing due; the store's calls in order.
+    List<String> calls = new CopyOnWriteArrayList<>();
     AtomicInteger claims = new AtomicInteger();
     ReconcileStore backlog =
-        (ReconcileStore)
-            Proxy.newProxyInstance(
-                ReconcileStore.class.getClassLoader(),
-                new Class<?>[] {ReconcileStore.class},
-                (proxy, method, args) -> {
-                  if (method.getName().equals("claim") && claims.incrementAndGet() > 3) {
-                    return List.of();
-                  }
-                  try {
-                    return method.invoke(world.store, args);
-                  } catch (InvocationTargetException e) {
-                    throw e.getCause();
-                  }
-                });
-    // The watch due at every chance: the round looks at the jobs before its first batch and
-    // after each full one.
+        recording(
+            world.store,
+            (method, result) -> {
+              if (method.equals("claim")) {
+                calls.add(claims.incrementAndGet() > 5 ? "nothing due" : "claim");
+              } else if (method.equals("markDue")) {
+                calls.add("watch");
+              }
+            },
+            method -> method.equals("claim") && claims.get() >= 5);
+    // Rounds only when a pass ends or the test wakes the worker; the watch due at every chance.
     ReconcileWorker worker =
         new ReconcileWorker(
             backlog,
@@ -143,17 +147,144 @@ class ReconcileWorkerTest {
             world.countedJobs,
             world.countedTopics,
             new ReconcileWorker.Settings(
-                Duration.ofMillis(10), 2, Duration.ofSeconds(1), 2, Duration.ZERO, true),
+                Duration.ofHours(1), 2, Duration.ofSeconds(1), 2, Duration.ZERO, true),
             "w",
             ReconcileMetrics.NONE);
-    worker.startPassesOnly();
+    worker.start();
     try {
-      worker.safeRun();
+      worker.wake();
+      await().atMost(Duration.ofSeconds(10)).until(() -> calls.contains("nothing due"));
     } finally {
       worker.stop();
     }
-    assertThat(claims).hasValue(4);
-    assertThat(world.store.markedDue).hasSize(4);
+    List<String> claimsOnly = calls.stream().filter(c -> !c.equals("watch")).toList();
+    assertThat(claimsOnly.subList(0, 5)).containsOnly("claim");
+    for (int i = 0; i < calls.size(); i++) {
+      if (!calls.get(i).equals("watch")) {
+        assertThat(i).as("a watch before claim %s of %s", i, calls).isPositive();
+        assertThat(calls.get(i - 1))
+            .as("what came before call %s of %s", i, calls)
+            .isEqualTo("watch");
+      }
+    }
+  }
+
+  /**
+   * A table whose job changes state while a pass holds it is made due again once the pass gives it
+   * back: the release writes the pass's own next look, which would undo the watch's mark and put
+   * the table behind every row already due.
+   */
+  @Test
+  void shouldMakeATableDueAgainWhenTheWatchMarkedItWhileAPassHeldIt() throws Exception {
+    FakeWorld world = new FakeWorld();
+    UUID id = world.create("CREATE MATERIALIZED TABLE t AS SELECT order_id FROM o");
+    ReconcileWorker worker =
+        countedWorker(
+            world,
+            new ReconcileWorker.Settings(
+                Duration.ofHours(1), 1, Duration.ofSeconds(5), 1, Duration.ZERO, true));
+    ExecutorService pass = Executors.newSingleThreadExecutor();
+    try {
+      worker.watch(); // no job yet
+      world.flink.insertDelay = Duration.ofMillis(500);
+      Future<Integer> claimed = pass.submit(worker::runOnce); // submits its job, slowly
+      await().atMost(Duration.ofSeconds(5)).until(() -> world.flink.insertsUnderway.get() == 1);
+      // A job of the table's appears (one it had submitted before, say) while the pass holds it.
+      synchronized (world.flink) {
+        FakeWorld.Flink.Job stray =
+            new FakeWorld.Flink.Job("stray", "tributary-" + id + "-0000000a", null);
+        stray.state = FlinkJobs.JobState.CANCELED;
+        world.flink.jobs.put(stray.id, stray);
+      }
+      worker.watch();
+      assertThat(world.store.markedDue).containsExactly(List.of(), List.of(id));
+
+      assertThat(claimed.get(5, TimeUnit.SECONDS)).isOne();
+      assertThat(world.store.markedDue)
+          .as("made due again after the release")
+          .containsExactly(List.of(), List.of(id), List.of(id));
+    } finally {
+      pass.shutdownNow();
+      worker.stop();
+    }
+  }
+
+  /**
+   * The loop does not wait for a batch: while one pass hangs in its job's submission, the other
+   * thread's passes end, give their rows back and claim more. And no row is ever handed to two
+   * passes at once: the slow table's job is submitted once.
+   */
+  @Test
+  void shouldClaimMoreRowsForAnIdleThreadWhileAnotherPassStillRuns() {
+    FakeWorld world = new FakeWorld();
+    world.create("CREATE MATERIALIZED TABLE slow AS SELECT order_id FROM o");
+    for (int i = 0; i < 3; i++) {
+      world.converge(
+          world.create("CREATE MATERIALIZED TABLE t" + i + " AS SELECT order_id FROM o"));
+    }
+    int converged = world.flink.submissions;
+    world.flink.insertDelay = Duration.ofMillis(1500);
+    AtomicInteger claimsDuringTheSubmission = new AtomicInteger();
+    ReconcileStore store =
+        recording(
+            world.store,
+            (method, result) -> {
+              if (method.equals("claim")
+                  && !((List<?>) result).isEmpty()
+                  && world.flink.insertsUnderway.get() > 0) {
+                claimsDuringTheSubmission.incrementAndGet();
+              }
+            },
+            method -> false);
+    ReconcileWorker worker =
+        new ReconcileWorker(
+            store,
+            world.reconciler,
+            world.countedJobs,
+            world.countedTopics,
+            new ReconcileWorker.Settings(
+                Duration.ofHours(1), 20, Duration.ofSeconds(5), 2, Duration.ofSeconds(2), true),
+            "w",
+            ReconcileMetrics.NONE);
+    worker.start();
+    try {
+      worker.wake();
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () -> world.flink.submissions > converged && world.flink.insertsUnderway.get() == 0);
+    } finally {
+      worker.stop();
+    }
+    assertThat(claimsDuringTheSubmission)
+        .as("claims that found rows while the slow table's INSERT was unanswered")
+        .hasValueGreaterThan(1);
+    assertThat(world.flink.submissions - converged).as("submissions of the slow table").isOne();
+  }
+
+  /**
+   * The store, each call reported to {@code seen} with its result; a call {@code empty} names
+   * answers an empty list without reaching the store.
+   */
+  private static ReconcileStore recording(
+      ReconcileStore store, BiConsumer<String, Object> seen, Predicate<String> empty) {
+    return (ReconcileStore)
+        Proxy.newProxyInstance(
+            ReconcileStore.class.getClassLoader(),
+            new Class<?>[] {ReconcileStore.class},
+            (proxy, method, args) -> {
+              if (empty.test(method.getName())) {
+                seen.accept(method.getName(), List.of());
+                return List.of();
+              }
+              try {
+                Object result = method.invoke(store, args);
+                seen.accept(method.getName(), result);
+                return result;
+              } catch (InvocationTargetException e) {
+                throw e.getCause();
+              }
+            });
   }
 
   /** {@code n} tables, each with its job running. */
