@@ -667,7 +667,7 @@ final class FakeWorld {
                   j.id,
                   j.name,
                   j.state,
-                  Instant.EPOCH,
+                  j.started,
                   j.state == JobState.FAILED ? Optional.of("boom") : Optional.empty()));
     }
 
