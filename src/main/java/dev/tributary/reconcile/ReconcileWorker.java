@@ -115,6 +115,14 @@ public class ReconcileWorker implements SmartLifecycle {
   private ScheduledExecutorService loop;
   private ScheduledExecutorService heartbeats;
   private ExecutorService passes;
+
+  /**
+   * The sweep's looks run on threads of their own: on the pass threads they queued behind the
+   * passes under way, and the loop, waiting for the sweep, claimed nothing until the longest of
+   * those passes ended.
+   */
+  private ExecutorService looks;
+
   private volatile boolean running;
 
   public ReconcileWorker(
@@ -607,6 +615,7 @@ public class ReconcileWorker implements SmartLifecycle {
   /** Threads for passes without the polling loop; for driving {@link #runOnce()} directly. */
   public void startPassesOnly() {
     passes = Executors.newFixedThreadPool(settings.threads(), r -> daemon(r, "reconcile-pass"));
+    looks = Executors.newFixedThreadPool(settings.threads(), r -> daemon(r, "reconcile-look"));
     heartbeats = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "reconcile-lease"));
     if (settings.heartbeat()) {
       // The leases are extended while the passes run, however long a gateway call takes.
@@ -726,7 +735,7 @@ public class ReconcileWorker implements SmartLifecycle {
           });
     }
     try {
-      for (Future<Void> done : passes.invokeAll(work)) {
+      for (Future<Void> done : looks.invokeAll(work)) {
         done.get();
       }
     } catch (InterruptedException e) {
@@ -981,6 +990,9 @@ public class ReconcileWorker implements SmartLifecycle {
     }
     if (heartbeats != null) {
       heartbeats.shutdownNow();
+    }
+    if (looks != null) {
+      looks.shutdownNow();
     }
   }
 
