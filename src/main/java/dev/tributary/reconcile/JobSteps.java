@@ -6,7 +6,6 @@ import dev.tributary.port.FlinkJobs;
 import dev.tributary.port.FlinkJobs.JobState;
 import dev.tributary.port.FlinkJobs.JobSummary;
 import dev.tributary.port.FlinkSql;
-import dev.tributary.port.RemoteSystemException;
 import dev.tributary.port.Topics;
 import dev.tributary.reconcile.Reconciler.Next;
 import dev.tributary.table.Phase;
@@ -75,9 +74,7 @@ final class JobSteps {
       // The user resumed or changed a FAILED table: a fresh round of attempts.
       p.status = p.status.toBuilder().failedAt(0).failures(0).build();
       if (last.isPresent() && last.get().state() == JobState.FAILED) {
-        String before = p.status.jobId();
-        return lookAtSubmitted(
-            p, plan, before, submission.submit(p, plan, restorePoint(p, plan, last), 0));
+        return submission.submit(p, plan, restorePoint(p, plan, last), 0);
       }
     }
     if (last.isPresent() && last.get().state() == JobState.FAILED) {
@@ -104,44 +101,7 @@ final class JobSteps {
       return p.save(Phase.RUNNING, s, p.resync());
     }
     // A job that ended while it should run, a resume, or a new definition: submit it.
-    String before = p.status.jobId();
-    return lookAtSubmitted(
-        p,
-        plan,
-        before,
-        submission.submit(p, plan, restorePoint(p, plan, last), p.status.consecutiveFailures()));
-  }
-
-  /**
-   * One look at a job this pass has just submitted (one call for that job): on a warm cluster the
-   * JobManager has it RUNNING before the gateway answers the INSERT, and the user waits for
-   * RUNNING, which the next pass would see only after the worker's next round (a backlog's, under
-   * load). A job that does not run yet, or a JobManager that does not answer, is left to that pass.
-   */
-  private Next lookAtSubmitted(ReconcilePass p, PipelinePlan plan, String before, Next next) {
-    TableStatus.Condition submitted = p.status.condition(TableStatus.JOB_RUNNING);
-    String jobId = p.status.jobId();
-    if (next.failed()
-        || jobId == null
-        || jobId.equals(before)
-        || submitted == null
-        || submitted.reason() != Reason.JobSubmitted) {
-      return next;
-    }
-    Optional<FlinkJobs.JobDetail> job;
-    try {
-      job = jobs.job(jobId);
-    } catch (RemoteSystemException e) {
-      return next;
-    }
-    if (job.isEmpty() || job.get().state() != JobState.RUNNING) {
-      return next;
-    }
-    FlinkJobs.JobDetail running = job.get();
-    return observeRunning(
-        p,
-        plan,
-        new JobSummary(running.id(), running.name(), running.state(), running.startTime()));
+    return submission.submit(p, plan, restorePoint(p, plan, last), p.status.consecutiveFailures());
   }
 
   /**
@@ -459,9 +419,7 @@ final class JobSteps {
         "Restarting failed job "
             + failed.id()
             + (restore == null ? " without state (none was kept)" : " from " + restore));
-    String before = p.status.jobId();
-    return lookAtSubmitted(
-        p, plan, before, submission.submit(p, plan, restore, p.status.consecutiveFailures()));
+    return submission.submit(p, plan, restore, p.status.consecutiveFailures());
   }
 
   private boolean overdue(Evolution evolution) {

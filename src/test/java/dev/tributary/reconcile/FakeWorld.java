@@ -667,7 +667,7 @@ final class FakeWorld {
                   j.id,
                   j.name,
                   j.state,
-                  j.started,
+                  Instant.EPOCH,
                   j.state == JobState.FAILED ? Optional.of("boom") : Optional.empty()));
     }
 

@@ -165,32 +165,6 @@ class ReconcilerTest {
   }
 
   @Test
-  void shouldRecordAJobThatRunsWhenItsSubmissionIsAnsweredInTheSamePass() {
-    UUID id = world.create(ORDERS);
-    for (int i = 0; i < 20 && !world.store.events.contains("JobSubmitted"); i++) {
-      world.pass(id);
-    }
-    assertThat(world.store.events).endsWith("JobSubmitted", "JobRunning");
-    assertThat(world.phase(id)).isEqualTo(Phase.RUNNING);
-  }
-
-  @Test
-  void shouldLeaveAJobThatDoesNotRunYetWhenItsSubmissionIsAnsweredToTheNextPass() {
-    world.flink.startsAs = JobState.CREATED;
-    UUID id = world.create(ORDERS);
-    for (int i = 0; i < 20 && !world.store.events.contains("JobSubmitted"); i++) {
-      world.pass(id);
-    }
-    assertThat(world.store.events).endsWith("JobSubmitted");
-    assertThat(world.phase(id)).isEqualTo(Phase.CREATING);
-
-    world.flink.live().forEach(j -> j.state = JobState.RUNNING);
-    world.pass(id);
-    assertThat(world.store.events).endsWith("JobSubmitted", "JobRunning");
-    assertThat(world.phase(id)).isEqualTo(Phase.RUNNING);
-  }
-
-  @Test
   void shouldRestartAFailedJobFromItsCheckpointThenGiveUpAfterFiveFailures() {
     UUID id = world.create(ORDERS);
     world.converge(id);
@@ -491,14 +465,12 @@ class ReconcilerTest {
     String old = world.status(id).jobId();
     moveTo(id, "blue");
     // One pass at a time until the job on blue is submitted; it then fails before running.
-    world.flink.startsAs = JobState.CREATED;
     for (int i = 0; i < 40 && !"blue".equals(world.status(id).computePool()); i++) {
       world.pass(id);
     }
     String onBlue = world.status(id).jobId();
     assertThat(world.flink.jobs.get(onBlue).pool).isEqualTo("blue");
     world.flink.fail(onBlue);
-    world.flink.startsAs = JobState.RUNNING;
     world.converge(id);
 
     assertThat(world.store.events).contains("MoveRolledBack");
