@@ -170,13 +170,14 @@ public class WebhookDispatcher implements SmartLifecycle {
     List<Claimed> claimed =
         jdbc.query(
             """
-            UPDATE webhook_delivery SET attempts = attempts + 1, last_attempt_at = now(),
-              next_attempt_at = now() + (? * interval '1 millisecond')
-            WHERE id IN (
+            WITH due AS MATERIALIZED (
               SELECT id FROM webhook_delivery
               WHERE state = 'PENDING' AND next_attempt_at <= now()
               ORDER BY next_attempt_at LIMIT 20 FOR UPDATE SKIP LOCKED)
-            RETURNING id, webhook_id, event_id, attempts""",
+            UPDATE webhook_delivery w SET attempts = w.attempts + 1, last_attempt_at = now(),
+              next_attempt_at = now() + (? * interval '1 millisecond')
+            FROM due WHERE w.id = due.id
+            RETURNING w.id, w.webhook_id, w.event_id, w.attempts""",
             (rs, n) ->
                 new Claimed(
                     rs.getLong("id"),

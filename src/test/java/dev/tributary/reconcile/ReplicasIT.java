@@ -21,6 +21,8 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.context.TestPropertySource;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Two replicas' workers claim from the same PostgreSQL store at once. Claims are real (FOR UPDATE
@@ -40,6 +42,7 @@ class ReplicasIT {
   @Autowired MaterializedTableService tables;
   @Autowired JdbcReconcileStore store;
   @Autowired JdbcTemplate jdbc;
+  @Autowired PlatformTransactionManager transactions;
 
   @Test
   void shouldNeverSubmitATableTwiceWhenTwoReplicasReconcileTogether() throws Exception {
@@ -126,6 +129,55 @@ class ReplicasIT {
     } finally {
       thread.shutdownNow();
     }
+  }
+
+  /**
+   * A claim takes at most as many rows as it asks for, when many rows became due at once (an apply
+   * of many files, written in one transaction) and the planner's statistics still count the table
+   * as it was before them. Written as {@code UPDATE ... WHERE id IN (SELECT ... LIMIT n FOR UPDATE
+   * SKIP LOCKED)}, PostgreSQL could run the subquery again for each row it updated, each run
+   * skipping the rows the statement had already updated: a claim of 8 took all 200 rows of a
+   * bench's apply, one replica held every table, and the tables whose jobs had started waited
+   * behind them all. This test did not make the old statement take more than 8 here (nor with
+   * another writer touching the rows meanwhile): it guards the bound, the bench's log showed the
+   * fault.
+   */
+  @Test
+  void shouldClaimNoMoreRowsThanAskedWhenManyBecomeDueAtOnce() {
+    String catalog = "claims_" + UUID.randomUUID().toString().substring(0, 8);
+    String owner = "claimer-" + catalog;
+    Statement.CreateMaterializedTable create =
+        (Statement.CreateMaterializedTable)
+            Parser.parse("CREATE MATERIALIZED TABLE t AS SELECT order_id, price FROM orders");
+    jdbc.execute("ANALYZE materialized_table");
+    List<Integer> sizes = new ArrayList<>();
+    try {
+      new TransactionTemplate(transactions)
+          .executeWithoutResult(
+              tx -> {
+                for (int i = 0; i < 200; i++) {
+                  tables.create(
+                      new ObjectName(catalog, "db", "t" + i), create.definition(), false, false);
+                }
+              });
+      List<ReconcileStore.Claim> claims;
+      while (!(claims = store.claim(owner, 8, Duration.ofSeconds(30))).isEmpty()) {
+        sizes.add(claims.size());
+      }
+    } finally {
+      // Parked: the other tests' workers share this store and would work through them.
+      jdbc.update(
+          "UPDATE materialized_table SET next_attempt_at = 'infinity', lease_owner = NULL,"
+              + " claim_token = NULL, lease_expires_at = NULL WHERE lease_owner = ?",
+          owner);
+    }
+    System.out.printf(
+        "REPLICAS claims of 8 after 200 rows became due at once: %d claims, largest %d%n",
+        sizes.size(), sizes.stream().mapToInt(Integer::intValue).max().orElse(0));
+    assertThat(sizes).isNotEmpty().allSatisfy(n -> assertThat(n).isLessThanOrEqualTo(8));
+    assertThat(sizes.stream().mapToInt(Integer::intValue).sum())
+        .as("every row claimed once")
+        .isGreaterThanOrEqualTo(200);
   }
 
   private int held(String owner, List<UUID> ids) {
