@@ -448,7 +448,10 @@ public class ReconcileWorker implements SmartLifecycle {
   /** Whether a round is queued on the loop already: passes ending together ask for one. */
   private final AtomicBoolean roundAsked = new AtomicBoolean();
 
-  /** Extends the leases of every row a pass holds; the extension is a third of the lease early. */
+  /**
+   * Runs every third of the lease: extends the lease of every row a pass holds, so that none runs
+   * out while its pass waits on a slow call.
+   */
   private void beat() {
     if (!held.isEmpty()) {
       extend(List.copyOf(held));
@@ -827,10 +830,6 @@ public class ReconcileWorker implements SmartLifecycle {
         }
       }
     }
-    if (flink == null || flink.unreachable().isEmpty()) {
-      lastSeen.clear(); // a pool that did not answer keeps what was last seen of its jobs
-    }
-    lastSeen.putAll(seen);
     if (flink != null) {
       changed.addAll(poolsChanged(flink));
     }
@@ -842,6 +841,12 @@ public class ReconcileWorker implements SmartLifecycle {
       }
     }
     store.markDue(changed);
+    // Only once their tables are marked: a watch that failed to mark them finds the same changes
+    // at its next turn, where a state remembered first would be a change lost for good.
+    if (flink == null || flink.unreachable().isEmpty()) {
+      lastSeen.clear(); // a pool that did not answer keeps what was last seen of its jobs
+    }
+    lastSeen.putAll(seen);
   }
 
   /**
@@ -886,7 +891,7 @@ public class ReconcileWorker implements SmartLifecycle {
     try {
       watch();
     } catch (RuntimeException e) {
-      log.debug("Watching jobs failed: {}", e.toString());
+      log.warn("Watching jobs failed: {}", e.toString());
     }
   }
 

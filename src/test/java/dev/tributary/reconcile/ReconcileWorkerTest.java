@@ -1,6 +1,7 @@
 package dev.tributary.reconcile;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.entry;
 import static org.awaitility.Awaitility.await;
 
@@ -10,6 +11,7 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +22,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
 import java.util.function.Predicate;
@@ -207,6 +210,60 @@ class ReconcileWorkerTest {
       pass.shutdownNow();
       worker.stop();
     }
+  }
+
+  /**
+   * A watch whose marking fails (the database refused the update) forgets nothing: the next watch
+   * finds the same changed job and marks its table, where remembering the job's state first lost
+   * the change, and the table waited for its next look by time.
+   */
+  @Test
+  void shouldMarkAChangedJobAgainWhenTheWatchFailedToMarkIt() {
+    FakeWorld world = new FakeWorld();
+    UUID id = world.create("CREATE MATERIALIZED TABLE t AS SELECT order_id FROM o");
+    assertThat(world.converge(id)).isEqualTo(Phase.RUNNING);
+    AtomicBoolean refuse = new AtomicBoolean();
+    ReconcileStore store =
+        (ReconcileStore)
+            Proxy.newProxyInstance(
+                ReconcileStore.class.getClassLoader(),
+                new Class<?>[] {ReconcileStore.class},
+                (proxy, method, args) -> {
+                  if (method.getName().equals("markDue")
+                      && !((Collection<?>) args[0]).isEmpty()
+                      && refuse.getAndSet(false)) {
+                    throw new IllegalStateException("deadlock detected");
+                  }
+                  try {
+                    return method.invoke(world.store, args);
+                  } catch (InvocationTargetException e) {
+                    throw e.getCause();
+                  }
+                });
+    ReconcileWorker worker =
+        new ReconcileWorker(
+            store,
+            world.reconciler,
+            world.countedJobs,
+            world.countedTopics,
+            new ReconcileWorker.Settings(
+                Duration.ofHours(1), 20, Duration.ofSeconds(5), 1, Duration.ZERO, true),
+            "w",
+            ReconcileMetrics.NONE);
+    worker.watch(); // the job RUNNING, as the pass left it
+    refuse.set(true);
+    int marked = world.store.markedDue.size();
+    synchronized (world.flink) {
+      world.flink.jobs.values().stream()
+          .filter(j -> j.name.startsWith("tributary-" + id + "-"))
+          .forEach(j -> j.state = FlinkJobs.JobState.FAILED);
+    }
+
+    assertThatThrownBy(worker::watch).hasMessageContaining("deadlock");
+    worker.watch();
+
+    assertThat(world.store.markedDue.subList(marked, world.store.markedDue.size()))
+        .contains(List.of(id));
   }
 
   /**
