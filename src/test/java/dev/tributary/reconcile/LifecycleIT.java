@@ -196,6 +196,49 @@ class LifecycleIT {
   }
 
   /**
+   * A drop that comes while the table's job is being submitted or has just started: the job is
+   * cancelled all the same, and stays so. Three moments: right after the CREATE (the first pass may
+   * be mid-submission), as soon as the job's id is recorded, and as soon as the table is RUNNING.
+   */
+  @Test
+  void shouldLeaveNoJobWhenDroppedAsItsJobStarts() throws InterruptedException {
+    String[] moments = {"created", "submitted", "running"};
+    for (String moment : moments) {
+      String name = "early_drop_" + moment;
+      ok(
+          "CREATE MATERIALIZED TABLE "
+              + name
+              + " FRESHNESS = INTERVAL '2' SECOND AS SELECT order_id FROM"
+              + " examples.marketplace.orders");
+      String uid = table(name).path("metadata").path("uid").asString();
+      if (moment.equals("submitted")) {
+        await()
+            .atMost(Duration.ofSeconds(90))
+            .pollInterval(Duration.ofMillis(20))
+            .until(() -> !table(name).path("status").path("job").path("id").asString().isEmpty());
+      } else if (moment.equals("running")) {
+        await()
+            .atMost(Duration.ofSeconds(90))
+            .pollInterval(Duration.ofMillis(20))
+            .until(() -> table(name).path("status").path("phase").asString().equals("RUNNING"));
+      }
+      ok("DROP MATERIALIZED TABLE " + name);
+      await().atMost(Duration.ofSeconds(60)).until(() -> api.get(TABLES + name).status() == 404);
+      // A job that came up after its cancel would show here, so look again a little later.
+      for (int look = 0; look < 2; look++) {
+        assertThat(
+                jobs.overview().stream()
+                    .filter(j -> j.name().startsWith("tributary-" + uid + "-"))
+                    .filter(j -> !j.state().terminal())
+                    .map(j -> j.id() + " " + j.state()))
+            .as("live jobs of %s, dropped when %s", name, moment)
+            .isEmpty();
+        Thread.sleep(3000);
+      }
+    }
+  }
+
+  /**
    * A RUNNING table whose pass finds nothing to do is settled: no claim brings it back by time, the
    * sweep looks at it. A topic config changed behind its back is what a look finds: the sweep makes
    * the table due without touching Kafka, and the claimed pass sets the config back.
