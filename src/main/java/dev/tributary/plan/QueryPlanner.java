@@ -28,6 +28,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * Talks to Flink about a table's query: opens a session in which every table the query reads is
@@ -448,7 +449,11 @@ public class QueryPlanner implements AutoCloseable {
       Map<String, String> sessionProperties,
       Function<FlinkSql.Session, T> work) {
     return inSession(
-        table, pool, declarations(table, query, startOptions, false), sessionProperties, work);
+        table,
+        pool,
+        () -> declarations(table, query, startOptions, false),
+        sessionProperties,
+        work);
   }
 
   /**
@@ -483,18 +488,21 @@ public class QueryPlanner implements AutoCloseable {
     return properties;
   }
 
-  /** A fresh session of the table's catalog and database that has run {@code declarations}. */
+  /**
+   * A fresh session of the table's catalog and database that has run {@code declarations}, made
+   * once the session is open: what they need (a source's start offsets) is asked meanwhile.
+   */
   private <T> T inSession(
       ObjectName table,
       String pool,
-      List<String> declarations,
+      Supplier<List<String>> declarations,
       Map<String, String> sessionProperties,
       Function<FlinkSql.Session, T> work) {
     FlinkSql.Session session =
         sql.openSession(
             pool, "tributary-" + table.name(), inTablesDatabase(table, sessionProperties));
     try {
-      for (String statement : declarations) {
+      for (String statement : declarations.get()) {
         sql.execute(session, statement);
       }
       return work.apply(session);

@@ -302,8 +302,13 @@ final class JobSubmission {
     String group = group(p.table.id());
     Clauses.StartMode mode = plan.effective().startMode();
     boolean resume = mode.kind().resumes();
-    Map<String, Map<Integer, Long>> committed =
-        resume && !restoring ? topics.committedOffsets(group) : Map.of();
+    // Asked on another thread while the session is opened: the answer is needed only when the
+    // first Kafka source is declared in it.
+    CompletableFuture<Map<String, Map<Integer, Long>>> groupOffsets =
+        resume && !restoring
+            ? CompletableFuture.supplyAsync(
+                () -> topics.committedOffsets(group), SubjectIds.BESIDE_PASSES)
+            : CompletableFuture.completedFuture(Map.of());
     Evolution evolution = p.status.evolution();
     String savepoint = resume && !restoring && evolution != null ? evolution.savepointPath() : null;
     Map<String, String> fallback = plan.sourceStartOptions(clock.instant());
@@ -315,6 +320,7 @@ final class JobSubmission {
       if (!"kafka".equals(options.get("connector")) || topic == null) {
         return extra;
       }
+      Map<String, Map<Integer, Long>> committed = SubjectIds.await(groupOffsets);
       extra.putAll(plan.errorHandling(options));
       if (bounds.containsKey(topic)) {
         extra.put("scan.bounded.mode", "specific-offsets");

@@ -26,11 +26,14 @@ import java.util.concurrent.Executors;
  */
 final class SubjectIds {
 
-  /** Threads for registry calls made beside a pass's own work. */
-  static final ExecutorService REGISTRY_CALLS =
+  /**
+   * Threads for remote calls made beside a pass's own work: the registry's ids, a consumer group's
+   * offsets ({@link JobSubmission}), each asked while the pass opens its session.
+   */
+  static final ExecutorService BESIDE_PASSES =
       Executors.newCachedThreadPool(
           r -> {
-            Thread t = new Thread(r, "registry-calls");
+            Thread t = new Thread(r, "beside-pass");
             t.setDaemon(true);
             return t;
           });
@@ -58,7 +61,7 @@ final class SubjectIds {
           }
           return new Registration(registry.register(subject.name(), subject.schema()), true);
         },
-        REGISTRY_CALLS);
+        BESIDE_PASSES);
   }
 
   /** The ids of {@code plan}'s subjects whose writers take one, by subject, all asked at once. */
