@@ -205,14 +205,6 @@ public class GatewayFlinkSql implements FlinkSql {
     return new ChangelogMode(kinds);
   }
 
-  /**
-   * The longest wait between two fetches of a result that is not ready. An INSERT's job id is ready
-   * once the job is submitted, and the wait after it is the job's time in the user's eyes: with 200
-   * ms, the service recorded the submission a median 0.4 s after the JobManager had the job RUNNING
-   * in DeclaredSetBench. A fetch of a result not ready is cheap for the gateway.
-   */
-  static final long LONGEST_PAUSE_MS = 50;
-
   private StatementResult fetchAll(Session session, String operation) {
     long deadline = System.nanoTime() + statementTimeout.toNanos();
     String uri =
@@ -263,7 +255,7 @@ public class GatewayFlinkSql implements FlinkSql {
       }
       if ("NOT_READY".equals(type)) {
         sleep(pause);
-        pause = Math.min(pause * 2, LONGEST_PAUSE_MS);
+        pause = Math.min(pause * 2, 200);
       }
       uri = page.path("nextResultUri").asString();
     }
