@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -224,32 +225,22 @@ class ReconcileWorkerTest {
     assertThat(world.converge(id)).isEqualTo(Phase.RUNNING);
     AtomicBoolean refuse = new AtomicBoolean();
     ReconcileStore store =
-        (ReconcileStore)
-            Proxy.newProxyInstance(
-                ReconcileStore.class.getClassLoader(),
-                new Class<?>[] {ReconcileStore.class},
-                (proxy, method, args) -> {
-                  if (method.getName().equals("markDue")
-                      && !((Collection<?>) args[0]).isEmpty()
-                      && refuse.getAndSet(false)) {
-                    throw new IllegalStateException("deadlock detected");
-                  }
-                  try {
-                    return method.invoke(world.store, args);
-                  } catch (InvocationTargetException e) {
-                    throw e.getCause();
-                  }
-                });
+        around(
+            world.store,
+            (method, args, call) -> {
+              if (method.equals("markDue")
+                  && !((Collection<?>) args[0]).isEmpty()
+                  && refuse.getAndSet(false)) {
+                throw new IllegalStateException("deadlock detected");
+              }
+              return call.call();
+            });
     ReconcileWorker worker =
-        new ReconcileWorker(
+        worker(
+            world,
             store,
-            world.reconciler,
-            world.countedJobs,
-            world.countedTopics,
             new ReconcileWorker.Settings(
-                Duration.ofHours(1), 20, Duration.ofSeconds(5), 1, Duration.ZERO, true),
-            "w",
-            ReconcileMetrics.NONE);
+                Duration.ofHours(1), 20, Duration.ofSeconds(5), 1, Duration.ZERO, true));
     worker.watch(); // the job RUNNING, as the pass left it
     refuse.set(true);
     int marked = world.store.markedDue.size();
@@ -294,15 +285,11 @@ class ReconcileWorkerTest {
             },
             method -> false);
     ReconcileWorker worker =
-        new ReconcileWorker(
+        worker(
+            world,
             store,
-            world.reconciler,
-            world.countedJobs,
-            world.countedTopics,
             new ReconcileWorker.Settings(
-                Duration.ofHours(1), 20, Duration.ofSeconds(5), 2, Duration.ofSeconds(2), true),
-            "w",
-            ReconcileMetrics.NONE);
+                Duration.ofHours(1), 20, Duration.ofSeconds(5), 2, Duration.ofSeconds(2), true));
     worker.start();
     try {
       worker.wake();
@@ -325,23 +312,44 @@ class ReconcileWorkerTest {
    */
   private static ReconcileStore recording(
       ReconcileStore store, BiConsumer<String, Object> seen, Predicate<String> empty) {
+    return around(
+        store,
+        (method, args, call) -> {
+          if (empty.test(method)) {
+            seen.accept(method, List.of());
+            return List.of();
+          }
+          Object result = call.call();
+          seen.accept(method, result);
+          return result;
+        });
+  }
+
+  /** What a proxy of the store does with a call: {@code call} passes it on to the store. */
+  private interface Around {
+    Object handle(String method, Object[] args, Callable<Object> call) throws Exception;
+  }
+
+  /** The store, each call handed to {@code around} first. */
+  private static ReconcileStore around(ReconcileStore store, Around around) {
     return (ReconcileStore)
         Proxy.newProxyInstance(
             ReconcileStore.class.getClassLoader(),
             new Class<?>[] {ReconcileStore.class},
-            (proxy, method, args) -> {
-              if (empty.test(method.getName())) {
-                seen.accept(method.getName(), List.of());
-                return List.of();
-              }
-              try {
-                Object result = method.invoke(store, args);
-                seen.accept(method.getName(), result);
-                return result;
-              } catch (InvocationTargetException e) {
-                throw e.getCause();
-              }
-            });
+            (proxy, method, args) ->
+                around.handle(
+                    method.getName(),
+                    args,
+                    () -> {
+                      try {
+                        return method.invoke(store, args);
+                      } catch (InvocationTargetException e) {
+                        if (e.getCause() instanceof Error error) {
+                          throw error;
+                        }
+                        throw e.getCause() instanceof Exception cause ? cause : e;
+                      }
+                    }));
   }
 
   /** {@code n} tables, each with its job running. */
@@ -356,17 +364,22 @@ class ReconcileWorkerTest {
 
   /** A worker whose calls to Flink and Kafka the world counts, its pass threads started. */
   private static ReconcileWorker countedWorker(FakeWorld world, ReconcileWorker.Settings settings) {
-    ReconcileWorker worker =
-        new ReconcileWorker(
-            world.store,
-            world.reconciler,
-            world.countedJobs,
-            world.countedTopics,
-            settings,
-            "w",
-            ReconcileMetrics.NONE);
+    ReconcileWorker worker = worker(world, world.store, settings);
     worker.startPassesOnly();
     return worker;
+  }
+
+  /** A worker over {@code store} (the world's, seen through a proxy), its threads not started. */
+  private static ReconcileWorker worker(
+      FakeWorld world, ReconcileStore store, ReconcileWorker.Settings settings) {
+    return new ReconcileWorker(
+        store,
+        world.reconciler,
+        world.countedJobs,
+        world.countedTopics,
+        settings,
+        "w",
+        ReconcileMetrics.NONE);
   }
 
   @Test
