@@ -169,7 +169,7 @@ final class JobSubmission {
               starts(p, plan, restorePath != null, positions, bounds),
               properties,
               session -> {
-                List<String> statements = statements(p, plan, SubjectIds.await(ids));
+                List<String> statements = statements(p, plan, Beside.await(ids));
                 for (String statement : statements.subList(0, statements.size() - 1)) {
                   sql.execute(session, statement);
                 }
@@ -306,8 +306,7 @@ final class JobSubmission {
     // first Kafka source is declared in it.
     CompletableFuture<Map<String, Map<Integer, Long>>> groupOffsets =
         resume && !restoring
-            ? CompletableFuture.supplyAsync(
-                () -> topics.committedOffsets(group), SubjectIds.BESIDE_PASSES)
+            ? CompletableFuture.supplyAsync(() -> topics.committedOffsets(group), Beside.CALLS)
             : CompletableFuture.completedFuture(Map.of());
     Evolution evolution = p.status.evolution();
     String savepoint = resume && !restoring && evolution != null ? evolution.savepointPath() : null;
@@ -320,7 +319,7 @@ final class JobSubmission {
       if (!"kafka".equals(options.get("connector")) || topic == null) {
         return extra;
       }
-      Map<String, Map<Integer, Long>> committed = SubjectIds.await(groupOffsets);
+      Map<String, Map<Integer, Long>> committed = Beside.await(groupOffsets);
       extra.putAll(plan.errorHandling(options));
       if (bounds.containsKey(topic)) {
         extra.put("scan.bounded.mode", "specific-offsets");

@@ -241,7 +241,7 @@ final class Provisioning {
       CompletableFuture<SubjectIds.Registration> registration) {
     SubjectIds.Registration r;
     try {
-      r = SubjectIds.await(registration);
+      r = Beside.await(registration);
     } catch (SchemaRegistry.IncompatibleSchemaException e) {
       p.status =
           p.status.with(

@@ -303,7 +303,7 @@ final class RefreshSteps {
                 job.jobStatements(
                     topics.transactionMaxTimeout(),
                     transactionalIdPrefix(p.table),
-                    SubjectIds.await(ids))) {
+                    Beside.await(ids))) {
               sql.execute(session, statement);
             }
             return sql.execute(session, job.refreshInsert(r.partition())).jobId().orElseThrow();

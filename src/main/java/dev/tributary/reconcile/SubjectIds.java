@@ -6,9 +6,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 
 /**
  * Registry calls a pass makes beside its own work, each on a thread of its own: a new table's key
@@ -25,18 +22,6 @@ import java.util.concurrent.Executors;
  * with the id the subject already has for it, or a new version when the subject lost it).
  */
 final class SubjectIds {
-
-  /**
-   * Threads for remote calls made beside a pass's own work: the registry's ids, a consumer group's
-   * offsets ({@link JobSubmission}), each asked while the pass opens its session.
-   */
-  static final ExecutorService BESIDE_PASSES =
-      Executors.newCachedThreadPool(
-          r -> {
-            Thread t = new Thread(r, "beside-pass");
-            t.setDaemon(true);
-            return t;
-          });
 
   private final SchemaRegistry registry;
 
@@ -61,7 +46,7 @@ final class SubjectIds {
           }
           return new Registration(registry.register(subject.name(), subject.schema()), true);
         },
-        BESIDE_PASSES);
+        Beside.CALLS);
   }
 
   /** The ids of {@code plan}'s subjects whose writers take one, by subject, all asked at once. */
@@ -77,17 +62,5 @@ final class SubjectIds {
               asked.forEach((subject, id) -> ids.put(subject, id.join().id()));
               return ids;
             });
-  }
-
-  /** The answer, once asked; what the registry answered otherwise is thrown as it was. */
-  static <T> T await(CompletableFuture<T> answer) {
-    try {
-      return answer.join();
-    } catch (CompletionException e) {
-      if (e.getCause() instanceof RuntimeException cause) {
-        throw cause;
-      }
-      throw e;
-    }
   }
 }

@@ -226,6 +226,9 @@ class LifecycleIT {
       await().atMost(Duration.ofSeconds(60)).until(() -> api.get(TABLES + name).status() == 404);
       // A job that came up after its cancel would show here, so look again a little later.
       for (int look = 0; look < 2; look++) {
+        if (look > 0) {
+          Thread.sleep(3000);
+        }
         assertThat(
                 jobs.overview().stream()
                     .filter(j -> j.name().startsWith("tributary-" + uid + "-"))
@@ -233,7 +236,6 @@ class LifecycleIT {
                     .map(j -> j.id() + " " + j.state()))
             .as("live jobs of %s, dropped when %s", name, moment)
             .isEmpty();
-        Thread.sleep(3000);
       }
     }
   }
