@@ -90,7 +90,7 @@ public class ReconcileWorker implements SmartLifecycle {
   private final Map<String, FlinkJobs.JobState> lastSeen = new HashMap<>();
 
   /** The tables with a job in each pool, as the watch last listed them. */
-  private final Map<String, Set<UUID>> poolTables = new HashMap<>();
+  private Map<String, Set<UUID>> poolTables = Map.of();
 
   /** The pools the watch could not ask last time ({@link #EVERY_POOL}: none could be). */
   private Set<String> lastUnreachable = Set.of();
@@ -830,8 +830,9 @@ public class ReconcileWorker implements SmartLifecycle {
         }
       }
     }
-    if (flink != null) {
-      changed.addAll(poolsChanged(flink));
+    PoolsSeen pools = flink == null ? null : poolsChanged(flink);
+    if (pools != null) {
+      changed.addAll(pools.tables());
     }
     // A row a pass of ours holds is given back with the pass's own next look, which would put it
     // behind the backlog again; it is made due once more when given back.
@@ -847,14 +848,25 @@ public class ReconcileWorker implements SmartLifecycle {
       lastSeen.clear(); // a pool that did not answer keeps what was last seen of its jobs
     }
     lastSeen.putAll(seen);
+    if (pools != null) {
+      poolTables = pools.poolTables();
+      lastUnreachable = pools.unreachable();
+    }
   }
+
+  /**
+   * What a watch saw of the pools: the tables to make due, and what to remember for the next watch
+   * once they are.
+   */
+  private record PoolsSeen(
+      List<UUID> tables, Map<String, Set<UUID>> poolTables, Set<String> unreachable) {}
 
   /**
    * The tables of each pool that stopped or started answering since the last watch: a pool that
    * went away puts its tables' passes on hold at once (DEGRADED, naming the pool), and one that
    * came back has them adopt their jobs at once rather than after their backoff.
    */
-  private List<UUID> poolsChanged(FlinkJobs.Observed flink) {
+  private PoolsSeen poolsChanged(FlinkJobs.Observed flink) {
     List<UUID> tables = new ArrayList<>();
     Set<String> unreachable = flink.unreachable().keySet();
     for (String pool : unreachable) {
@@ -866,6 +878,7 @@ public class ReconcileWorker implements SmartLifecycle {
         }
       }
     }
+    Map<String, Set<UUID>> listedByPool = new HashMap<>(poolTables);
     flink
         .pools()
         .forEach(
@@ -880,11 +893,10 @@ public class ReconcileWorker implements SmartLifecycle {
               if (lastUnreachable.contains(pool) || lastUnreachable.contains(EVERY_POOL)) {
                 tables.addAll(listed);
               }
-              poolTables.put(pool, listed);
+              listedByPool.put(pool, listed);
             });
-    poolTables.keySet().removeIf(p -> !flink.pools().containsKey(p) && !unreachable.contains(p));
-    lastUnreachable = Set.copyOf(unreachable);
-    return tables;
+    listedByPool.keySet().removeIf(p -> !flink.pools().containsKey(p) && !unreachable.contains(p));
+    return new PoolsSeen(tables, listedByPool, Set.copyOf(unreachable));
   }
 
   private void watchSafely() {

@@ -258,6 +258,46 @@ class ReconcileWorkerTest {
   }
 
   /**
+   * A cluster that stops answering makes its tables due (DEGRADED at once). When the database
+   * refused that mark, the next watch makes them due again: the pool is not remembered as gone
+   * before its tables are marked.
+   */
+  @Test
+  void shouldMarkAPoolsTablesAgainWhenTheWatchFailedToMarkThemAsThePoolWentAway() {
+    FakeWorld world = new FakeWorld();
+    UUID id = world.create("CREATE MATERIALIZED TABLE t AS SELECT order_id FROM o");
+    assertThat(world.converge(id)).isEqualTo(Phase.RUNNING);
+    AtomicBoolean refuse = new AtomicBoolean();
+    ReconcileStore store =
+        around(
+            world.store,
+            (method, args, call) -> {
+              if (method.equals("markDue")
+                  && !((Collection<?>) args[0]).isEmpty()
+                  && refuse.getAndSet(false)) {
+                throw new IllegalStateException("deadlock detected");
+              }
+              return call.call();
+            });
+    ReconcileWorker worker =
+        worker(
+            world,
+            store,
+            new ReconcileWorker.Settings(
+                Duration.ofHours(1), 20, Duration.ofSeconds(5), 1, Duration.ZERO, true));
+    worker.watch(); // the pool lists the table's job
+    int marked = world.store.markedDue.size();
+    refuse.set(true);
+    world.flink.down = true;
+
+    assertThatThrownBy(worker::watch).hasMessageContaining("deadlock");
+    worker.watch();
+
+    assertThat(world.store.markedDue.subList(marked, world.store.markedDue.size()))
+        .contains(List.of(id));
+  }
+
+  /**
    * The loop does not wait for a batch: while one pass hangs in its job's submission, the other
    * thread's passes end, give their rows back and claim more. And no row is ever handed to two
    * passes at once: the slow table's job is submitted once.
