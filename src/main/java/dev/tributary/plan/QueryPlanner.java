@@ -503,7 +503,7 @@ public class QueryPlanner implements AutoCloseable {
             pool, "tributary-" + table.name(), inTablesDatabase(table, sessionProperties));
     try {
       for (String statement : declarations.get()) {
-        sql.execute(session, statement);
+        sql.configure(session, statement);
       }
       return work.apply(session);
     } finally {

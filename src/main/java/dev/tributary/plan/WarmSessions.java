@@ -118,7 +118,7 @@ final class WarmSessions implements AutoCloseable {
     FlinkSql.Session session = sql.openSession(key.pool(), key.name(), key.properties());
     try {
       for (String statement : key.declarations()) {
-        sql.execute(session, statement);
+        sql.configure(session, statement);
       }
       return session;
     } catch (RuntimeException e) {

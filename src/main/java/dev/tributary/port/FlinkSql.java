@@ -27,6 +27,16 @@ public interface FlinkSql {
   /** Runs one statement to completion and returns all its rows (and the job id of an INSERT). */
   StatementResult execute(Session session, String statement);
 
+  /**
+   * Runs a statement that only changes the session (CREATE, DROP or ALTER of a catalog object, USE,
+   * SET, ADD JAR) and returns nothing: one round trip, where {@link #execute} takes a submission,
+   * its result's fetches and the operation's close. A statement of another kind is refused ({@link
+   * StatementFailedException}).
+   */
+  default void configure(Session session, String statement) {
+    execute(session, statement);
+  }
+
   /** The columns the query would produce, found without running it. */
   List<Column> inferSchema(Session session, String query);
 

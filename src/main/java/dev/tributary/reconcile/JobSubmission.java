@@ -171,7 +171,7 @@ final class JobSubmission {
               session -> {
                 List<String> statements = statements(p, plan, Beside.await(ids));
                 for (String statement : statements.subList(0, statements.size() - 1)) {
-                  sql.execute(session, statement);
+                  sql.configure(session, statement);
                 }
                 return sql.execute(session, statements.get(statements.size() - 1))
                     .jobId()

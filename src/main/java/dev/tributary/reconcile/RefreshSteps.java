@@ -304,7 +304,7 @@ final class RefreshSteps {
                     topics.transactionMaxTimeout(),
                     transactionalIdPrefix(p.table),
                     Beside.await(ids))) {
-              sql.execute(session, statement);
+              sql.configure(session, statement);
             }
             return sql.execute(session, job.refreshInsert(r.partition())).jobId().orElseThrow();
           });

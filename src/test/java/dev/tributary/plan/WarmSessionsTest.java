@@ -35,7 +35,7 @@ class WarmSessionsTest {
                       live.add(handle);
                       yield new FlinkSql.Session(handle);
                     }
-                    case "execute" -> {
+                    case "configure" -> {
                       executed.add(((FlinkSql.Session) args[0]).handle() + ": " + args[1]);
                       yield null;
                     }

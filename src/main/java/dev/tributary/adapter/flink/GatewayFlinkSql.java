@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.springframework.web.client.RestClient;
@@ -55,7 +56,7 @@ public class GatewayFlinkSql implements FlinkSql {
     Session session = new Session(answer.path("sessionHandle").asString());
     if (formatJar != null) {
       try {
-        execute(session, "ADD JAR '" + formatJar.ensureUploaded() + "'");
+        configure(session, "ADD JAR '" + formatJar.ensureUploaded() + "'");
       } catch (RuntimeException e) {
         closeSession(session);
         throw e;
@@ -80,13 +81,37 @@ public class GatewayFlinkSql implements FlinkSql {
     }
   }
 
+  /**
+   * The gateway's {@code configure-session}: it runs the statement before it answers, and closes
+   * the operation itself. A statement Flink refuses is answered with HTTP 500 and "Failed to
+   * configure session", Flink's cause below it.
+   */
+  @Override
+  public void configure(Session session, String statement) {
+    FlinkHttp.Answer answer =
+        FlinkHttp.send(
+            http.post()
+                .uri("/v3/sessions/{session}/configure-session", session.handle())
+                .body(Map.of("statement", statement)),
+            "configure a session");
+    if (answer.ok()) {
+      return;
+    }
+    if (answer.errorText().contains(CONFIGURE_FAILED)) {
+      throw statementFailed(answer);
+    }
+    throw answer.failure("configure a session");
+  }
+
+  private static final String CONFIGURE_FAILED = "Failed to configure session";
+
   @Override
   public List<Column> inferSchema(Session session, String query) {
     String view = probeView(session, query);
     try {
       return describeView(session, view);
     } finally {
-      execute(session, "DROP TEMPORARY VIEW IF EXISTS `" + view + "`");
+      configure(session, "DROP TEMPORARY VIEW IF EXISTS `" + view + "`");
     }
   }
 
@@ -102,7 +127,7 @@ public class GatewayFlinkSql implements FlinkSql {
 
   private String probeView(Session session, String query) {
     String view = "tributary_probe_" + UUID.randomUUID().toString().replace("-", "");
-    executeAround(session, "CREATE TEMPORARY VIEW `" + view + "` AS ", query);
+    configureAround(session, "CREATE TEMPORARY VIEW `" + view + "` AS ", query);
     return view;
   }
 
@@ -137,8 +162,22 @@ public class GatewayFlinkSql implements FlinkSql {
    * into the user's query rather than into the wrapper.
    */
   private StatementResult executeAround(Session session, String prefix, String query) {
+    return around(prefix, () -> execute(session, prefix + query));
+  }
+
+  /** As {@link #executeAround}, for a statement that only changes the session. */
+  private void configureAround(Session session, String prefix, String query) {
+    around(
+        prefix,
+        () -> {
+          configure(session, prefix + query);
+          return null;
+        });
+  }
+
+  private static <T> T around(String prefix, Supplier<T> statement) {
     try {
-      return execute(session, prefix + query);
+      return statement.get();
     } catch (StatementFailedException e) {
       if (e.line() != 1 || e.column() <= prefix.length()) {
         throw e;

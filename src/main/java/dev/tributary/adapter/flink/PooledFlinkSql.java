@@ -51,6 +51,11 @@ public class PooledFlinkSql implements FlinkSql {
   }
 
   @Override
+  public void configure(Session session, String statement) {
+    gateway(session).configure(session, statement);
+  }
+
+  @Override
   public List<Column> inferSchema(Session session, String query) {
     return gateway(session).inferSchema(session, query);
   }

@@ -123,6 +123,45 @@ class FlinkIT {
             });
   }
 
+  /**
+   * A declaration made with one configure-session call is there for the session's next statement;
+   * what Flink refuses there comes with its message and position, and a statement that is not a
+   * declaration is refused rather than run.
+   */
+  @Test
+  void shouldConfigureTheSessionInOneCallAndReportWhatFlinkRefuses() {
+    sql.configure(
+        session,
+        "CREATE TEMPORARY VIEW big_orders AS SELECT order_id, price FROM"
+            + " examples.marketplace.orders WHERE price > 100");
+
+    assertThat(sql.inferSchema(session, "SELECT * FROM big_orders"))
+        .extracting(Column::name)
+        .containsExactly("order_id", "price");
+    assertThatThrownBy(
+            () ->
+                sql.configure(
+                    session,
+                    "CREATE TEMPORARY VIEW v AS SELECT order_id\nFROM FROM examples.marketplace.orders"))
+        .isInstanceOfSatisfying(
+            StatementFailedException.class,
+            e -> {
+              assertThat(e.getMessage()).contains("'FROM'").contains("line 2, column 6");
+              assertThat(e.line()).isEqualTo(2);
+              assertThat(e.column()).isEqualTo(6);
+              assertThat(e.causes()).noneMatch(c -> c.contains("\tat "));
+            });
+    assertThatThrownBy(
+            () -> sql.configure(session, "CREATE TEMPORARY VIEW w AS SELECT nope FROM big_orders"))
+        .isInstanceOfSatisfying(
+            StatementFailedException.class,
+            e -> assertThat(e.getMessage()).isEqualTo("Column 'nope' not found in any table"));
+    assertThatThrownBy(() -> sql.configure(session, "SELECT 1"))
+        .isInstanceOfSatisfying(
+            StatementFailedException.class,
+            e -> assertThat(e.getMessage()).contains("Unsupported statement for configuring"));
+  }
+
   @Test
   void shouldRunAJobUnderAFixedIdAndRefuseASecondSubmissionOfIt() {
     String fixed = UUID.randomUUID().toString().replace("-", "");
