@@ -10,6 +10,8 @@ import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.stereotype.Component;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
  * Who did what to which resource, and when: every change (written in the change's own transaction,
@@ -98,7 +100,7 @@ public class AuditLog {
       String before,
       String after) {
     if (outcome == Outcome.CHANGED) {
-      log.info("{} {} by {}", clean(action), clean(resource), clean(principal));
+      logOnCommit(clean(action), clean(resource), clean(principal));
     } else {
       log.info(
           "Refused {} {} by {}: {} {}",
@@ -121,6 +123,25 @@ public class AuditLog {
         truncate(detail),
         before,
         after);
+  }
+
+  /**
+   * The line of a change is written once its transaction commits: a statement whose first run is
+   * rolled back (a dry run, or a run that collects remote reads before the real one) logs nothing
+   * for that run.
+   */
+  private static void logOnCommit(String action, String resource, String principal) {
+    if (!TransactionSynchronizationManager.isSynchronizationActive()) {
+      log.info("{} {} by {}", action, resource, principal);
+      return;
+    }
+    TransactionSynchronizationManager.registerSynchronization(
+        new TransactionSynchronization() {
+          @Override
+          public void afterCommit() {
+            log.info("{} {} by {}", action, resource, principal);
+          }
+        });
   }
 
   /** At most 2,000 characters, and no NUL (PostgreSQL text cannot hold one). */

@@ -2,6 +2,9 @@ package dev.tributary.security;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import dev.tributary.Api;
 import dev.tributary.Api.Answer;
 import dev.tributary.TributaryIT;
@@ -14,6 +17,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.slf4j.LoggerFactory;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import tools.jackson.databind.JsonNode;
 
@@ -452,6 +456,40 @@ class SecurityIT {
     assertThat(info.path("build").path("time").asString()).isNotBlank();
     assertThat(info.path("git").path("commit").path("id").asString()).matches("[0-9a-f]{7,40}");
     assertThat(admin.get("/actuator/prometheus").status()).isEqualTo(200);
+  }
+
+  /**
+   * The audit's log line of a change is written once, when it commits: not for a dry run, and not
+   * for the first run of a CREATE that asks Flink and Kafka before it runs again with their
+   * answers.
+   */
+  @Test
+  void shouldLogAChangeOnceItCommitsAndNotForADryRun() {
+    Logger audit = (Logger) LoggerFactory.getLogger("tributary.audit");
+    ListAppender<ILoggingEvent> lines = new ListAppender<>();
+    lines.start();
+    audit.addAppender(lines);
+    try {
+      Map<String, Object> dryRun = new LinkedHashMap<>();
+      dryRun.put(
+          "statement",
+          "CREATE MATERIALIZED TABLE sec_logged AS SELECT order_id, price FROM orders");
+      dryRun.put("catalog", "examples");
+      dryRun.put("database", "marketplace");
+      dryRun.put("dryRun", true);
+      assertThat(admin.post("/v1/statements", dryRun).status()).isEqualTo(200);
+      admin.ok("CREATE MATERIALIZED TABLE sec_logged AS SELECT order_id, price FROM orders");
+      admin.ok("DROP MATERIALIZED TABLE sec_logged");
+    } finally {
+      audit.detachAppender(lines);
+    }
+
+    assertThat(lines.list)
+        .extracting(ILoggingEvent::getFormattedMessage)
+        .filteredOn(line -> line.contains("examples.marketplace.sec_logged"))
+        .hasSize(2)
+        .anySatisfy(line -> assertThat(line).startsWith("Created "))
+        .anySatisfy(line -> assertThat(line).startsWith("DropRequested "));
   }
 
   @Test
