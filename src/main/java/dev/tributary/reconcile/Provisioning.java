@@ -210,7 +210,10 @@ final class Provisioning {
           null);
     }
     return new Registrations(
-        key, key == null ? null : ids.registering(key), value, ids.registering(value));
+        key,
+        key == null ? null : ids.registering(key, p.status.keySchemaId() != null),
+        value,
+        ids.registering(value, p.status.valueSchemaId() != null));
   }
 
   private void ensureSubjects(ReconcilePass p, Registrations r) {

@@ -38,6 +38,21 @@ final class SubjectIds {
    * for it already, or adds a version).
    */
   CompletableFuture<Registration> registering(PipelinePlan.Subject subject) {
+    return registering(subject, true);
+  }
+
+  /**
+   * As {@link #registering(PipelinePlan.Subject)}; without {@code lookFirst} the schema is
+   * registered at once, one call instead of two: for a table that has no id for the subject yet,
+   * whose subject is almost always new. Registering a schema the subject has already adds no
+   * version.
+   */
+  CompletableFuture<Registration> registering(PipelinePlan.Subject subject, boolean lookFirst) {
+    if (!lookFirst) {
+      return CompletableFuture.supplyAsync(
+          () -> new Registration(registry.register(subject.name(), subject.schema()), true),
+          Beside.CALLS);
+    }
     return CompletableFuture.supplyAsync(
         () -> {
           Optional<SchemaRegistry.RegisteredSchema> latest = registry.latest(subject.name());

@@ -461,7 +461,16 @@ final class FakeWorld {
 
     public synchronized int register(String subject, Schema schema) {
       registrations++;
-      subjects.computeIfAbsent(subject, s -> new ArrayList<>()).add(schema);
+      List<Schema> versions = subjects.computeIfAbsent(subject, s -> new ArrayList<>());
+      if (versions.contains(schema)) {
+        // As a real registry: a schema the subject has already keeps its id, and adds no version.
+        return byId.entrySet().stream()
+            .filter(e -> e.getValue().equals(schema))
+            .mapToInt(Map.Entry::getKey)
+            .min()
+            .orElseThrow();
+      }
+      versions.add(schema);
       int id = ids.incrementAndGet();
       byId.put(id, schema);
       return id;
