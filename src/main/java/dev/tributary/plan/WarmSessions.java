@@ -19,9 +19,10 @@ import org.slf4j.LoggerFactory;
 /**
  * SQL Gateway sessions kept warm for validation, each keyed by what was declared in it: its catalog
  * and database, its properties and its statements (the sources a query reads). Validating a query
- * in a warm session takes its own statements only (the probe view, DESCRIBE, EXPLAIN); opening a
- * session, adding the format jar and declaring the sources each time cost more than those. The pool
- * is commons-pool's keyed pool; what is written here is how a session is made, checked and closed.
+ * in a warm session takes its own statements only (the probe view, DESCRIBE and the view's drop in
+ * one session, the EXPLAIN in another meanwhile); opening a session, adding the format jar and
+ * declaring the sources each time cost more than those. The pool is commons-pool's keyed pool; what
+ * is written here is how a session is made, checked and closed.
  *
  * <p>A session serves one validation at a time, at most {@link #MAX_USES} of them and for at most
  * {@link #MAX_AGE} (the gateway closes sessions idle for 10 minutes by default); idle ones are

@@ -43,17 +43,6 @@ public interface FlinkSql {
   /** The kinds of rows the query emits (EXPLAIN CHANGELOG_MODE). */
   ChangelogMode changelogMode(Session session, String query);
 
-  /**
-   * The columns and changelog mode of a query, in a session that is closed next (it may keep what
-   * it declared to find them).
-   */
-  default Description describe(Session session, String query) {
-    return new Description(inferSchema(session, query), changelogMode(session, query));
-  }
-
-  /** What a query produces: its columns and the kinds of rows it emits. */
-  record Description(List<Column> columns, ChangelogMode changelogMode) {}
-
   /** Closes the session; jobs it submitted keep running. Closing a gone session succeeds. */
   void closeSession(Session session);
 

@@ -14,6 +14,7 @@ import dev.tributary.sql.Clauses;
 import dev.tributary.sql.DeadLetterTable;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.sql.Statement;
+import dev.tributary.system.Beside;
 import dev.tributary.table.Phase;
 import dev.tributary.table.TableStatus;
 import dev.tributary.table.TableStatus.Evolution;

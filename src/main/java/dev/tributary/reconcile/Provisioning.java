@@ -9,6 +9,7 @@ import dev.tributary.reconcile.Reconciler.Next;
 import dev.tributary.sql.DeadLetterTable;
 import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.sql.ObjectName;
+import dev.tributary.system.Beside;
 import dev.tributary.table.Phase;
 import dev.tributary.table.TableStatus;
 import dev.tributary.table.TableStatus.Reason;

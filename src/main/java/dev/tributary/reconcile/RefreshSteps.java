@@ -12,6 +12,7 @@ import dev.tributary.port.Topics;
 import dev.tributary.reconcile.Reconciler.Next;
 import dev.tributary.sql.RefreshSchedule;
 import dev.tributary.sql.Statement;
+import dev.tributary.system.Beside;
 import dev.tributary.table.Phase;
 import dev.tributary.table.RecordValues;
 import dev.tributary.table.RefreshLedger;

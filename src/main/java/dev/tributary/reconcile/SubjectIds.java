@@ -2,6 +2,7 @@ package dev.tributary.reconcile;
 
 import dev.tributary.plan.PipelinePlan;
 import dev.tributary.port.SchemaRegistry;
+import dev.tributary.system.Beside;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;

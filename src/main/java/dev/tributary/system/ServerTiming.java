@@ -12,7 +12,7 @@ import java.util.function.Supplier;
  * and the calls to each system (Flink's SQL Gateway and JobManager, Kafka, the registry) with their
  * count. Browsers' developer tools show it; the benchmarks print it as the service's side of a
  * waterfall. Metrics may overlap (remote calls happen inside {@code reads}), and only work on the
- * request's own thread is counted.
+ * request's own thread is counted, or work handed to another with {@link #carried}.
  *
  * <p>Written by hand: Micrometer's timers aggregate over all requests and tracing is off by
  * default, while this is one request's breakdown at the cost of a thread-local map.
@@ -47,10 +47,36 @@ public final class ServerTiming {
   public static void add(String name, long nanos) {
     ServerTiming timing = CURRENT.get();
     if (timing != null) {
-      long[] metric = timing.metrics.computeIfAbsent(name, k -> new long[2]);
-      metric[0] += nanos;
-      metric[1]++;
+      synchronized (timing) {
+        long[] metric = timing.metrics.computeIfAbsent(name, k -> new long[2]);
+        metric[0] += nanos;
+        metric[1]++;
+      }
     }
+  }
+
+  /**
+   * {@code work} to be run on another thread, with what it times counted in the request on this
+   * thread (its calls overlap the request's own).
+   */
+  public static <T> Supplier<T> carried(Supplier<T> work) {
+    ServerTiming timing = CURRENT.get();
+    if (timing == null) {
+      return work;
+    }
+    return () -> {
+      ServerTiming before = CURRENT.get();
+      CURRENT.set(timing);
+      try {
+        return work.get();
+      } finally {
+        if (before == null) {
+          CURRENT.remove();
+        } else {
+          CURRENT.set(before);
+        }
+      }
+    };
   }
 
   /** Runs {@code work} and adds its duration to {@code name}. */
@@ -64,7 +90,7 @@ public final class ServerTiming {
   }
 
   /** The header's value: each metric in milliseconds, with its count when above one, then total. */
-  public String header() {
+  public synchronized String header() {
     StringJoiner out = new StringJoiner(", ");
     metrics.forEach(
         (name, m) ->

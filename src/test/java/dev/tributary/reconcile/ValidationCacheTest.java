@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
  */
 class ValidationCacheTest {
 
-  /** Questions put to Flink: a query described (its columns and changelog). */
+  /** Questions put to Flink: a query described (its columns; its changelog is asked beside). */
   final AtomicInteger asked = new AtomicInteger();
 
   final AtomicInteger sessions = new AtomicInteger();
@@ -55,7 +55,7 @@ class ValidationCacheTest {
                       pools.add((String) args[0]);
                     }
                   }
-                  if (method.getName().equals("describe")) {
+                  if (method.getName().equals("inferSchema")) {
                     asked.incrementAndGet();
                   }
                   try {
@@ -101,6 +101,9 @@ class ValidationCacheTest {
     String query = "SELECT order_id, price FROM orders WHERE price > 10";
     planner.validate(table, definition("WITH ('kafka.retention.time' = '1 h')", query));
     assertThat(asked).hasValue(1);
+    // The columns in one warm session, the changelog in another at the same time (or in the same
+    // one, when it was given back first).
+    assertThat(sessions.get()).isBetween(1, 2);
 
     // ALTER ... SET, a new FRESHNESS: Flink is given the same query and sources.
     planner.validate(table, definition("WITH ('kafka.retention.time' = '2 h')", query));
@@ -109,12 +112,13 @@ class ValidationCacheTest {
 
     planner.validate(table, definition("", query + " AND price < 100"));
     assertThat(asked).as("a new query").hasValue(2);
-    assertThat(sessions).as("asked in the warm session of the same sources").hasValue(1);
+    int warm = sessions.get();
+    assertThat(warm).as("asked in the warm sessions of the same sources").isBetween(1, 2);
 
     declareOrders("(order_id STRING, price DOUBLE, customer_id INT)");
     planner.validate(table, definition("", query));
     assertThat(asked).as("a changed source table").hasValue(3);
-    assertThat(sessions).as("other declarations, another session").hasValue(2);
+    assertThat(sessions.get()).as("other declarations, other sessions").isGreaterThan(warm);
   }
 
   @Test

@@ -25,4 +25,28 @@ class ServerTimingTest {
         .containsPattern(", total;dur=\\d+\\.\\d$")
         .doesNotContain("ignored");
   }
+
+  @Test
+  void shouldCountWhatACarriedCallTimesOnAnotherThreadInTheRequest() {
+    ServerTiming timing = ServerTiming.begin();
+    try {
+      Integer answer =
+          Beside.await(
+              Beside.ask(
+                  () -> {
+                    ServerTiming.add("flinkSqlGateway", 80_000_000);
+                    return 7;
+                  }));
+      ServerTiming.add("flinkSqlGateway", 20_000_000);
+      assertThat(answer).isEqualTo(7);
+    } finally {
+      timing.end();
+    }
+    // The pool's thread is left without the request.
+    assertThat(Beside.await(Beside.ask(() -> ServerTiming.time("late", () -> 1)))).isEqualTo(1);
+
+    assertThat(timing.header())
+        .startsWith("flinkSqlGateway;dur=100.0;desc=\"2 calls\", total;dur=")
+        .doesNotContain("late");
+  }
 }

@@ -115,16 +115,6 @@ public class GatewayFlinkSql implements FlinkSql {
     }
   }
 
-  /**
-   * Three statements instead of four: the probe view stays, since the session is closed next (a
-   * validation round trip fewer on every CREATE and change).
-   */
-  @Override
-  public Description describe(Session session, String query) {
-    String view = probeView(session, query);
-    return new Description(describeView(session, view), changelogMode(session, query));
-  }
-
   private String probeView(Session session, String query) {
     String view = "tributary_probe_" + UUID.randomUUID().toString().replace("-", "");
     configureAround(session, "CREATE TEMPORARY VIEW `" + view + "` AS ", query);

@@ -66,11 +66,6 @@ public class PooledFlinkSql implements FlinkSql {
   }
 
   @Override
-  public Description describe(Session session, String query) {
-    return gateway(session).describe(session, query);
-  }
-
-  @Override
   public void closeSession(Session session) {
     try {
       gateway(session).closeSession(session);
