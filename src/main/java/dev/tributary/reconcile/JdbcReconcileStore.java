@@ -31,6 +31,12 @@ import org.springframework.transaction.annotation.Transactional;
  * {@link ReconcileStore} in PostgreSQL: claiming due rows with a lease (FOR UPDATE SKIP LOCKED, so
  * replicas never work on the same row), writing observed state, the event log, and the final
  * removal of a dropped table. The API never writes the columns written here.
+ *
+ * <p>A statement that updates many rows (a batch of releases, the watch's marks, the lease
+ * heartbeat, the sweep's statuses) locks them first in the order of their ids, in a {@code
+ * MATERIALIZED} CTE with {@code ORDER BY id FOR UPDATE}: two such statements on different threads
+ * or replicas then never each hold a row the other waits for. Locked in its own order (a join's, an
+ * array's), a release and a mark over the same rows deadlocked, and PostgreSQL aborted one.
  */
 @Component
 public class JdbcReconcileStore implements ReconcileStore {
@@ -101,11 +107,13 @@ public class JdbcReconcileStore implements ReconcileStore {
           PreparedStatement statement =
               connection.prepareStatement(
                   """
-                  UPDATE materialized_table SET lease_expires_at = now() + (? * interval '1 millisecond')
-                  WHERE claim_token = ANY (?) AND lease_expires_at > now()""");
-          statement.setLong(1, lease.toMillis());
+                  WITH locked AS MATERIALIZED (
+                    SELECT id FROM materialized_table WHERE claim_token = ANY (?) ORDER BY id FOR UPDATE)
+                  UPDATE materialized_table t SET lease_expires_at = now() + (? * interval '1 millisecond')
+                  FROM locked WHERE t.id = locked.id AND t.lease_expires_at > now()""");
           statement.setArray(
-              2, connection.createArrayOf("uuid", claims.stream().map(Claim::token).toArray()));
+              1, connection.createArrayOf("uuid", claims.stream().map(Claim::token).toArray()));
+          statement.setLong(2, lease.toMillis());
           return statement;
         });
   }
@@ -139,32 +147,37 @@ public class JdbcReconcileStore implements ReconcileStore {
           PreparedStatement statement =
               connection.prepareStatement(
                   """
+                  WITH r AS MATERIALIZED (
+                    SELECT * FROM unnest(?, ?, ?, ?, ?, ?) AS r(id, token, seen, after_ms, attempt, settled)),
+                  locked AS MATERIALIZED (
+                    SELECT t.id FROM materialized_table t JOIN r ON t.id = r.id AND t.claim_token = r.token
+                    ORDER BY t.id FOR UPDATE OF t)
                   UPDATE materialized_table t SET lease_owner = NULL, lease_expires_at = NULL, claim_token = NULL,
                     attempt = r.attempt,
                     next_attempt_at = CASE WHEN t.generation > r.seen THEN now()
                       WHEN r.settled THEN ?
                       ELSE now() + (r.after_ms * interval '1 millisecond') END
-                  FROM unnest(?, ?, ?, ?, ?, ?) AS r(id, token, seen, after_ms, attempt, settled)
+                  FROM r JOIN locked ON locked.id = r.id
                   WHERE t.id = r.id AND t.claim_token = r.token""");
-          statement.setObject(1, SETTLED.atOffset(ZoneOffset.UTC));
+          statement.setObject(7, SETTLED.atOffset(ZoneOffset.UTC));
           statement.setArray(
-              2, connection.createArrayOf("uuid", releases.stream().map(Release::id).toArray()));
+              1, connection.createArrayOf("uuid", releases.stream().map(Release::id).toArray()));
           statement.setArray(
-              3, connection.createArrayOf("uuid", releases.stream().map(Release::token).toArray()));
+              2, connection.createArrayOf("uuid", releases.stream().map(Release::token).toArray()));
           statement.setArray(
-              4,
+              3,
               connection.createArrayOf(
                   "bigint", releases.stream().map(Release::seenGeneration).toArray()));
           statement.setArray(
-              5,
+              4,
               connection.createArrayOf(
                   "bigint", releases.stream().map(r -> r.after().toMillis()).toArray()));
           statement.setArray(
-              6,
+              5,
               connection.createArrayOf(
                   "integer", releases.stream().map(Release::attempt).toArray()));
           statement.setArray(
-              7,
+              6,
               connection.createArrayOf(
                   "boolean", releases.stream().map(Release::settled).toArray()));
           return statement;
@@ -208,8 +221,14 @@ public class JdbcReconcileStore implements ReconcileStore {
           PreparedStatement statement =
               connection.prepareStatement(
                   """
+                  WITH r AS MATERIALIZED (SELECT * FROM unnest(?, ?, ?) AS r(id, stamp, status)),
+                  locked AS MATERIALIZED (
+                    SELECT t.id FROM materialized_table t JOIN r ON t.id = r.id
+                    WHERE t.xmin::text::bigint = r.stamp AND t.next_attempt_at = ?
+                      AND (t.lease_expires_at IS NULL OR t.lease_expires_at < now())
+                    ORDER BY t.id FOR UPDATE OF t)
                   UPDATE materialized_table t SET status = r.status::jsonb, updated_at = now()
-                  FROM unnest(?, ?, ?) AS r(id, stamp, status)
+                  FROM r JOIN locked ON locked.id = r.id
                   WHERE t.id = r.id AND t.xmin::text::bigint = r.stamp AND t.next_attempt_at = ?
                     AND (t.lease_expires_at IS NULL OR t.lease_expires_at < now())
                   RETURNING t.id, t.xmin::text::bigint AS stamp""");
@@ -225,6 +244,7 @@ public class JdbcReconcileStore implements ReconcileStore {
               connection.createArrayOf(
                   "text", statuses.stream().map(x -> Json.write(x.status())).toArray()));
           statement.setObject(4, SETTLED.atOffset(ZoneOffset.UTC));
+          statement.setObject(5, SETTLED.atOffset(ZoneOffset.UTC));
           return statement;
         },
         rs -> {
@@ -237,9 +257,13 @@ public class JdbcReconcileStore implements ReconcileStore {
   public int abandon(String owner) {
     return jdbc.update(
         """
-        UPDATE materialized_table SET lease_owner = NULL, lease_expires_at = NULL, claim_token = NULL,
+        WITH locked AS MATERIALIZED (
+          SELECT id FROM materialized_table WHERE lease_owner = ? AND claim_token IS NOT NULL
+          ORDER BY id FOR UPDATE)
+        UPDATE materialized_table t SET lease_owner = NULL, lease_expires_at = NULL, claim_token = NULL,
           next_attempt_at = now()
-        WHERE lease_owner = ? AND claim_token IS NOT NULL""",
+        FROM locked WHERE t.id = locked.id AND t.lease_owner = ? AND t.claim_token IS NOT NULL""",
+        owner,
         owner);
   }
 
@@ -368,10 +392,12 @@ public class JdbcReconcileStore implements ReconcileStore {
                 // job just started from being seen RUNNING until the backlog is done.
                 connection.prepareStatement(
                     """
-                    UPDATE materialized_table SET next_attempt_at = LEAST(next_attempt_at,
+                    WITH locked AS MATERIALIZED (
+                      SELECT id FROM materialized_table WHERE id = ANY (?) ORDER BY id FOR UPDATE)
+                    UPDATE materialized_table t SET next_attempt_at = LEAST(t.next_attempt_at,
                       (SELECT COALESCE(min(next_attempt_at), now()) FROM materialized_table
                        WHERE next_attempt_at <= now()) - interval '1 millisecond')
-                    WHERE id = ANY (?)""");
+                    FROM locked WHERE t.id = locked.id""");
             statement.setArray(1, connection.createArrayOf("uuid", ids.toArray()));
             return statement;
           });
