@@ -213,17 +213,8 @@ class ReconcileWorkerTest {
     }
   }
 
-  /**
-   * A watch whose marking fails (the database refused the update) forgets nothing: the next watch
-   * finds the same changed job and marks its table, where remembering the job's state first lost
-   * the change, and the table waited for its next look by time.
-   */
-  @Test
-  void shouldMarkAChangedJobAgainWhenTheWatchFailedToMarkIt() {
-    FakeWorld world = new FakeWorld();
-    UUID id = world.create("CREATE MATERIALIZED TABLE t AS SELECT order_id FROM o");
-    assertThat(world.converge(id)).isEqualTo(Phase.RUNNING);
-    AtomicBoolean refuse = new AtomicBoolean();
+  /** A worker that watches every call, over a store that refuses one mark while {@code refuse}. */
+  private static ReconcileWorker watching(FakeWorld world, AtomicBoolean refuse) {
     ReconcileStore store =
         around(
             world.store,
@@ -235,12 +226,25 @@ class ReconcileWorkerTest {
               }
               return call.call();
             });
-    ReconcileWorker worker =
-        worker(
-            world,
-            store,
-            new ReconcileWorker.Settings(
-                Duration.ofHours(1), 20, Duration.ofSeconds(5), 1, Duration.ZERO, true));
+    return worker(
+        world,
+        store,
+        new ReconcileWorker.Settings(
+            Duration.ofHours(1), 20, Duration.ofSeconds(5), 1, Duration.ZERO, true));
+  }
+
+  /**
+   * A watch whose marking fails (the database refused the update) forgets nothing: the next watch
+   * finds the same changed job and marks its table, where remembering the job's state first lost
+   * the change, and the table waited for its next look by time.
+   */
+  @Test
+  void shouldMarkAChangedJobAgainWhenTheWatchFailedToMarkIt() {
+    FakeWorld world = new FakeWorld();
+    UUID id = world.create("CREATE MATERIALIZED TABLE t AS SELECT order_id FROM o");
+    assertThat(world.converge(id)).isEqualTo(Phase.RUNNING);
+    AtomicBoolean refuse = new AtomicBoolean();
+    ReconcileWorker worker = watching(world, refuse);
     worker.watch(); // the job RUNNING, as the pass left it
     refuse.set(true);
     int marked = world.store.markedDue.size();
@@ -268,23 +272,7 @@ class ReconcileWorkerTest {
     UUID id = world.create("CREATE MATERIALIZED TABLE t AS SELECT order_id FROM o");
     assertThat(world.converge(id)).isEqualTo(Phase.RUNNING);
     AtomicBoolean refuse = new AtomicBoolean();
-    ReconcileStore store =
-        around(
-            world.store,
-            (method, args, call) -> {
-              if (method.equals("markDue")
-                  && !((Collection<?>) args[0]).isEmpty()
-                  && refuse.getAndSet(false)) {
-                throw new IllegalStateException("deadlock detected");
-              }
-              return call.call();
-            });
-    ReconcileWorker worker =
-        worker(
-            world,
-            store,
-            new ReconcileWorker.Settings(
-                Duration.ofHours(1), 20, Duration.ofSeconds(5), 1, Duration.ZERO, true));
+    ReconcileWorker worker = watching(world, refuse);
     worker.watch(); // the pool lists the table's job
     int marked = world.store.markedDue.size();
     refuse.set(true);
