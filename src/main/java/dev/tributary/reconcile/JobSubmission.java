@@ -307,7 +307,7 @@ final class JobSubmission {
     // first Kafka source is declared in it.
     CompletableFuture<Map<String, Map<Integer, Long>>> groupOffsets =
         resume && !restoring
-            ? CompletableFuture.supplyAsync(() -> topics.committedOffsets(group), Beside.CALLS)
+            ? Beside.ask(() -> topics.committedOffsets(group))
             : CompletableFuture.completedFuture(Map.of());
     Evolution evolution = p.status.evolution();
     String savepoint = resume && !restoring && evolution != null ? evolution.savepointPath() : null;

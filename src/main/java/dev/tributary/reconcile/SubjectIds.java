@@ -50,19 +50,17 @@ final class SubjectIds {
    */
   CompletableFuture<Registration> registering(PipelinePlan.Subject subject, boolean lookFirst) {
     if (!lookFirst) {
-      return CompletableFuture.supplyAsync(
-          () -> new Registration(registry.register(subject.name(), subject.schema()), true),
-          Beside.CALLS);
+      return Beside.ask(
+          () -> new Registration(registry.register(subject.name(), subject.schema()), true));
     }
-    return CompletableFuture.supplyAsync(
+    return Beside.ask(
         () -> {
           Optional<SchemaRegistry.RegisteredSchema> latest = registry.latest(subject.name());
           if (latest.isPresent() && latest.get().schema().equals(subject.schema())) {
             return new Registration(latest.get().id(), false);
           }
           return new Registration(registry.register(subject.name(), subject.schema()), true);
-        },
-        Beside.CALLS);
+        });
   }
 
   /** The ids of {@code plan}'s subjects whose writers take one, by subject, all asked at once. */

@@ -17,17 +17,17 @@ public final class Beside {
   private Beside() {}
 
   /** Daemon threads, as many as the calls under way: each waits on a remote answer. */
-  public static final ExecutorService CALLS =
+  private static final ExecutorService CALLS =
       Executors.newCachedThreadPool(
           r -> {
-            Thread t = new Thread(r, "beside-pass");
+            Thread t = new Thread(r, "beside");
             t.setDaemon(true);
             return t;
           });
 
   /**
    * Asks {@code call} on a thread of {@link #CALLS}; the remote calls it makes count in the
-   * Server-Timing of the request on this thread.
+   * Server-Timing of the request on this thread, if any.
    */
   public static <T> CompletableFuture<T> ask(Supplier<T> call) {
     return CompletableFuture.supplyAsync(ServerTiming.carried(call), CALLS);
