@@ -52,7 +52,16 @@ final class JobSteps {
     this.onceRuns = new OnceRuns(jobs, topics, planner, clock);
     this.counts = new ExpectationCounts(jobs, clock);
     this.submission =
-        new JobSubmission(sql, jobs, topics, planner, transitions, onceRuns, schemaIds, clock);
+        new JobSubmission(
+            sql,
+            jobs,
+            topics,
+            planner,
+            transitions,
+            onceRuns,
+            schemaIds,
+            new SubmissionSlots(settings.submissions()),
+            clock);
   }
 
   Next ensureJob(ReconcilePass p, PipelinePlan plan, Optional<JobSummary> live) {

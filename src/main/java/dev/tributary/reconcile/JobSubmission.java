@@ -48,6 +48,7 @@ final class JobSubmission {
   private final Transitions transitions;
   private final OnceRuns onceRuns;
   private final SubjectIds schemaIds;
+  private final SubmissionSlots slots;
   private final Clock clock;
 
   JobSubmission(
@@ -58,9 +59,11 @@ final class JobSubmission {
       Transitions transitions,
       OnceRuns onceRuns,
       SubjectIds schemaIds,
+      SubmissionSlots slots,
       Clock clock) {
     this.sql = sql;
     this.schemaIds = schemaIds;
+    this.slots = slots;
     this.jobs = jobs;
     this.topics = topics;
     this.planner = planner;
@@ -118,6 +121,10 @@ final class JobSubmission {
     if (waiting != null) {
       return waiting;
     }
+    return slots.in(plan.pool(), () -> submitInSlot(p, plan, restorePath, failures));
+  }
+
+  private Next submitInSlot(ReconcilePass p, PipelinePlan plan, String restorePath, int failures) {
     // Intent first: the pipeline name and the job's fixed id are recorded before the job exists.
     // A later pass adopts a job of that name or id instead of submitting another, and a racing
     // pass that read the same status submits the same id, which Flink refuses the second time.

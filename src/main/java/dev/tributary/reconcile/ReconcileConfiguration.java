@@ -92,7 +92,8 @@ class ReconcileConfiguration {
       RefreshSchedules schedules,
       TributaryProperties properties,
       @Value("${tributary.reconciler.resync:30s}") Duration resync,
-      @Value("${tributary.reconciler.readiness-window:60s}") Duration readinessWindow) {
+      @Value("${tributary.reconciler.readiness-window:60s}") Duration readinessWindow,
+      @Value("${tributary.reconciler.submissions:4}") int submissions) {
     return new Reconciler(
         store,
         topics,
@@ -107,7 +108,8 @@ class ReconcileConfiguration {
             properties.flink().savepointDir(),
             resync,
             readinessWindow,
-            properties.schemaRegistry().url().toString()),
+            properties.schemaRegistry().url().toString(),
+            submissions),
         Reconciler.Faults.NONE,
         Clock.systemUTC());
   }
@@ -125,7 +127,7 @@ class ReconcileConfiguration {
       @Value("${tributary.reconciler.poll-interval:200ms}") Duration poll,
       @Value("${tributary.reconciler.batch-size:20}") int batch,
       @Value("${tributary.reconciler.lease:15s}") Duration lease,
-      @Value("${tributary.reconciler.threads:4}") int threads,
+      @Value("${tributary.reconciler.threads:8}") int threads,
       // Off only in fault tests, to let a lease expire under a pass that is still running.
       @Value("${tributary.reconciler.lease-heartbeat:true}") boolean heartbeat,
       @Value("${tributary.events.retention:30d}") Duration eventRetention,

@@ -87,14 +87,29 @@ public class Reconciler {
   private final PipelineSteps pipelineSteps;
   private final Faults faults;
 
-  /** Where things go and how often to look. */
-  /** {@code registryUrl} is the Schema Registry as the Flink jobs reach it (registry formats). */
+  /**
+   * Where things go and how often to look. {@code registryUrl} is the Schema Registry as the Flink
+   * jobs reach it (registry formats); {@code submissions}, how many jobs this replica submits to
+   * one compute pool's gateway at once ({@link SubmissionSlots}).
+   */
   public record Settings(
       String bootstrapServers,
       String savepointDir,
       Duration resync,
       Duration readinessWindow,
-      String registryUrl) {}
+      String registryUrl,
+      int submissions) {
+
+    /** No limit on submissions beyond the pass threads (tools and tests). */
+    public Settings(
+        String bootstrapServers,
+        String savepointDir,
+        Duration resync,
+        Duration readinessWindow,
+        String registryUrl) {
+      this(bootstrapServers, savepointDir, resync, readinessWindow, registryUrl, Integer.MAX_VALUE);
+    }
+  }
 
   public Reconciler(
       ReconcileStore store,
