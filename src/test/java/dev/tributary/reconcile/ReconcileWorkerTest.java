@@ -213,6 +213,40 @@ class ReconcileWorkerTest {
     }
   }
 
+  /**
+   * While a job this worker submitted starts, the watch looks every {@link
+   * ReconcileWorker#STARTING_WATCH} instead of at its interval: behind a backlog, its mark is what
+   * gets a started job's table a pass. Two seconds later it is back to its interval.
+   */
+  @Test
+  void shouldWatchMoreOftenWhileAJobItSubmittedStarts() throws Exception {
+    FakeWorld world = new FakeWorld();
+    UUID id = world.create("CREATE MATERIALIZED TABLE t AS SELECT order_id FROM o");
+    ReconcileWorker worker =
+        countedWorker(
+            world,
+            new ReconcileWorker.Settings(
+                Duration.ofHours(1), 1, Duration.ofSeconds(5), 1, Duration.ofHours(1), true));
+    try {
+      worker.watch();
+      worker.watch(); // within the hour: no look
+      assertThat(world.store.markedDue).containsExactly(List.of());
+
+      assertThat(worker.runOnce()).isOne(); // submits the table's job
+      Thread.sleep(ReconcileWorker.STARTING_WATCH.toMillis() + 50);
+      worker.watch();
+      assertThat(world.store.markedDue)
+          .as("a look %s after the submission", ReconcileWorker.STARTING_WATCH)
+          .containsExactly(List.of(), List.of(id));
+
+      Thread.sleep(JobSteps.STARTING.toMillis() + 100);
+      worker.watch();
+      assertThat(world.store.markedDue).as("back to the hour").hasSize(2);
+    } finally {
+      worker.stop();
+    }
+  }
+
   /** A worker that watches every call, over a store that refuses one mark while {@code refuse}. */
   private static ReconcileWorker watching(FakeWorld world, AtomicBoolean refuse) {
     ReconcileStore store =
