@@ -36,7 +36,9 @@ import org.springframework.transaction.annotation.Transactional;
  * heartbeat, the sweep's statuses) locks them first in the order of their ids, in a {@code
  * MATERIALIZED} CTE with {@code ORDER BY id FOR UPDATE}: two such statements on different threads
  * or replicas then never each hold a row the other waits for. Locked in its own order (a join's, an
- * array's), a release and a mark over the same rows deadlocked, and PostgreSQL aborted one.
+ * array's), a release and a mark over the same rows deadlocked, and PostgreSQL aborted one. The CTE
+ * carries what the update writes, so the update joins the table, by its primary key, to that CTE
+ * alone, not to the CTE of the arrays as well.
  */
 @Component
 public class JdbcReconcileStore implements ReconcileStore {
@@ -150,15 +152,15 @@ public class JdbcReconcileStore implements ReconcileStore {
                   WITH r AS MATERIALIZED (
                     SELECT * FROM unnest(?, ?, ?, ?, ?, ?) AS r(id, token, seen, after_ms, attempt, settled)),
                   locked AS MATERIALIZED (
-                    SELECT t.id FROM materialized_table t JOIN r ON t.id = r.id AND t.claim_token = r.token
+                    SELECT t.id, r.seen, r.after_ms, r.attempt, r.settled
+                    FROM materialized_table t JOIN r ON t.id = r.id AND t.claim_token = r.token
                     ORDER BY t.id FOR UPDATE OF t)
                   UPDATE materialized_table t SET lease_owner = NULL, lease_expires_at = NULL, claim_token = NULL,
-                    attempt = r.attempt,
-                    next_attempt_at = CASE WHEN t.generation > r.seen THEN now()
-                      WHEN r.settled THEN ?
-                      ELSE now() + (r.after_ms * interval '1 millisecond') END
-                  FROM r JOIN locked ON locked.id = r.id
-                  WHERE t.id = r.id AND t.claim_token = r.token""");
+                    attempt = l.attempt,
+                    next_attempt_at = CASE WHEN t.generation > l.seen THEN now()
+                      WHEN l.settled THEN ?
+                      ELSE now() + (l.after_ms * interval '1 millisecond') END
+                  FROM locked l WHERE t.id = l.id""");
           statement.setObject(7, SETTLED.atOffset(ZoneOffset.UTC));
           statement.setArray(
               1, connection.createArrayOf("uuid", releases.stream().map(Release::id).toArray()));
@@ -223,14 +225,12 @@ public class JdbcReconcileStore implements ReconcileStore {
                   """
                   WITH r AS MATERIALIZED (SELECT * FROM unnest(?, ?, ?) AS r(id, stamp, status)),
                   locked AS MATERIALIZED (
-                    SELECT t.id FROM materialized_table t JOIN r ON t.id = r.id
+                    SELECT t.id, r.status FROM materialized_table t JOIN r ON t.id = r.id
                     WHERE t.xmin::text::bigint = r.stamp AND t.next_attempt_at = ?
                       AND (t.lease_expires_at IS NULL OR t.lease_expires_at < now())
                     ORDER BY t.id FOR UPDATE OF t)
-                  UPDATE materialized_table t SET status = r.status::jsonb, updated_at = now()
-                  FROM r JOIN locked ON locked.id = r.id
-                  WHERE t.id = r.id AND t.xmin::text::bigint = r.stamp AND t.next_attempt_at = ?
-                    AND (t.lease_expires_at IS NULL OR t.lease_expires_at < now())
+                  UPDATE materialized_table t SET status = l.status::jsonb, updated_at = now()
+                  FROM locked l WHERE t.id = l.id
                   RETURNING t.id, t.xmin::text::bigint AS stamp""");
           statement.setArray(
               1,
@@ -244,7 +244,6 @@ public class JdbcReconcileStore implements ReconcileStore {
               connection.createArrayOf(
                   "text", statuses.stream().map(x -> Json.write(x.status())).toArray()));
           statement.setObject(4, SETTLED.atOffset(ZoneOffset.UTC));
-          statement.setObject(5, SETTLED.atOffset(ZoneOffset.UTC));
           return statement;
         },
         rs -> {
