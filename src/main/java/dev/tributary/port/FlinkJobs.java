@@ -141,6 +141,13 @@ public interface FlinkJobs {
   enum JobState {
     INITIALIZING,
     CREATED,
+    /**
+     * Not one of Flink's job states: the job is RUNNING by Flink's word, but not every one of its
+     * tasks runs yet (some are scheduled, deploying or initialising, restoring their state). Such a
+     * job cannot take a checkpoint or a savepoint yet ("Not all required tasks are currently
+     * running"), so a table whose job is here is not RUNNING either.
+     */
+    DEPLOYING,
     RUNNING,
     FAILING,
     FAILED,

@@ -217,14 +217,16 @@ final class JobSteps {
 
   /**
    * When to look again at a job that does not run yet: every {@link #STARTING_POLL} while it is
-   * being created or initialised within {@link #STARTING} of its start time (the JobManager's
-   * clock; a skewed one only turns this off), else {@link Next#soon()}. A job that takes longer (a
-   * slow restore, say) is not polled fast for as long as it takes.
+   * being created, initialised or deployed within {@link #STARTING} of its start time (the
+   * JobManager's clock; a skewed one only turns this off), else {@link Next#soon()}. A job that
+   * takes longer (a slow restore, say) is not polled fast for as long as it takes.
    */
   private Next untilItRuns(JobSummary job) {
     Instant now = clock.instant();
     boolean starting =
-        (job.state() == JobState.CREATED || job.state() == JobState.INITIALIZING)
+        (job.state() == JobState.CREATED
+                || job.state() == JobState.INITIALIZING
+                || job.state() == JobState.DEPLOYING)
             && job.startTime() != null
             && !job.startTime().isAfter(now)
             && job.startTime().isAfter(now.minus(STARTING));

@@ -410,6 +410,33 @@ class ReconcilerTest {
     assertThat(starting.phase(id)).isEqualTo(Phase.RUNNING);
   }
 
+  /**
+   * A job RUNNING by Flink's word whose tasks are still deploying (DEPLOYING at the port) does not
+   * make its table RUNNING: it could not take a savepoint yet, so a suspend or an ALTER sent then
+   * would fail. It is looked at again soon, and the table is RUNNING once every task runs.
+   */
+  @Test
+  void shouldNotCallATableRunningWhileItsJobsTasksAreStillDeploying() {
+    SteppedClock clock = new SteppedClock(Instant.now());
+    FakeWorld world = new FakeWorld(null, clock);
+    world.flink.startsAs = JobState.DEPLOYING;
+    UUID id = world.create(ORDERS);
+    world.converge(id);
+    String job = world.status(id).jobId();
+
+    clock.advance(Duration.ofMillis(500));
+    assertThat(nextLook(world, id)).isEqualTo(JobSteps.STARTING_POLL);
+    assertThat(world.phase(id)).isEqualTo(Phase.CREATING);
+    assertThat(world.status(id).condition(TableStatus.JOB_RUNNING).message())
+        .isEqualTo("Job " + job + " is DEPLOYING");
+    assertThat(world.store.events).doesNotContain("JobRunning");
+
+    world.flink.jobs.get(job).state = JobState.RUNNING;
+    nextLook(world, id);
+    assertThat(world.phase(id)).isEqualTo(Phase.RUNNING);
+    assertThat(world.store.events).contains("JobRunning");
+  }
+
   private static Duration nextLook(FakeWorld world, UUID id) {
     return world
         .reconciler
