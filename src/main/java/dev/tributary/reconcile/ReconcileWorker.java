@@ -98,8 +98,9 @@ public class ReconcileWorker implements SmartLifecycle {
   private long lastWatch;
 
   /**
-   * When a pass last asked to look at a starting job again soon ({@link JobSteps#STARTING_POLL}),
-   * by {@link System#nanoTime()}; the watch looks more often for {@link JobSteps#STARTING} after.
+   * When a pass last asked for its next look within {@link JobSteps#STARTING_POLL} (a job it
+   * submitted starting, or a refresh's job ending), by {@link System#nanoTime()}; the watch looks
+   * more often for {@link JobSteps#STARTING} after.
    */
   private volatile long lastStarting = System.nanoTime() - Duration.ofHours(1).toNanos();
 
