@@ -261,8 +261,9 @@ public class ReconcileWorker implements SmartLifecycle {
   }
 
   /**
-   * When this worker last released each row: a pass may act without writing the row (a refresh's
-   * job is recorded in its ledger), so a look taken before a release does not serve that row.
+   * When this worker last released each row, or last saw its job change in a watch: a pass may act
+   * without writing the row (a refresh's job is recorded in its ledger), so a look taken before a
+   * release does not serve that row, nor one taken before the watch's look that marked it.
    */
   private final Map<UUID, Long> released = new ConcurrentHashMap<>();
 
@@ -841,6 +842,7 @@ public class ReconcileWorker implements SmartLifecycle {
     Observation last = observed;
     boolean fresh =
         last != null && last.unreachable().isEmpty() && now - last.takenNanos() < interval / 2;
+    long looked = System.nanoTime();
     FlinkJobs.Observed flink = fresh ? null : observeJobs();
     List<FlinkJobs.JobSummary> overview = fresh ? last.jobs().all() : flink.jobs();
     for (FlinkJobs.JobSummary job : overview) {
@@ -864,6 +866,15 @@ public class ReconcileWorker implements SmartLifecycle {
       }
     }
     store.markDue(changed);
+    if (flink != null) {
+      // A look the claims took before this one may still show the old state, and would serve the
+      // marked rows' passes (it covers rows released before it was taken): they would see a job
+      // still deploying, and, its change already remembered here, wait behind the backlog. As
+      // after a release, the claim that takes them looks again.
+      for (UUID id : changed) {
+        released.merge(id, looked, (before, after) -> after - before > 0 ? after : before);
+      }
+    }
     // Only once their tables are marked: a watch that failed to mark them finds the same changes
     // at its next turn, where a state remembered first would be a change lost for good.
     if (flink == null || flink.unreachable().isEmpty()) {

@@ -247,6 +247,52 @@ class ReconcileWorkerTest {
     }
   }
 
+  /**
+   * A table the watch marked because its job changed is looked at afresh by the claim that takes
+   * it: a look another claim took before the watch's (after the table's last release) still shows
+   * the job deploying, and with the change already remembered by the watch, the table would wait
+   * for its next look by time, behind any backlog.
+   */
+  @Test
+  void shouldLookAgainForATableTheWatchMarkedRatherThanTakeAnOlderLook() throws Exception {
+    FakeWorld world = new FakeWorld();
+    world.flink.startsAs = FlinkJobs.JobState.DEPLOYING;
+    UUID a = world.create("CREATE MATERIALIZED TABLE a AS SELECT order_id FROM o");
+    UUID b = world.create("CREATE MATERIALIZED TABLE b AS SELECT order_id FROM o");
+    ReconcileWorker worker =
+        countedWorker(
+            world,
+            new ReconcileWorker.Settings(
+                Duration.ofHours(1), 2, Duration.ofSeconds(5), 2, Duration.ofHours(1), true));
+    try {
+      for (int i = 0;
+          i < 10 && (world.status(a).jobId() == null || world.status(b).jobId() == null);
+          i++) {
+        worker.runOnce();
+      }
+      String jobA = world.status(a).jobId();
+      assertThat(jobA).isNotNull();
+      assertThat(world.status(b).jobId()).isNotNull();
+      Thread.sleep(ReconcileWorker.STARTING_WATCH.toMillis() + 50);
+      worker.watch(); // both jobs deploying: new, so marked
+      worker.runOnce(); // both looked at: CREATING
+
+      world.store.leased.add(a); // held elsewhere: the claim takes b alone
+      assertThat(worker.runOnce()).isOne(); // a look taken after a's release
+      world.store.leased.remove(a);
+      world.flink.jobs.get(jobA).state = FlinkJobs.JobState.RUNNING;
+      Thread.sleep(ReconcileWorker.STARTING_WATCH.toMillis() + 50);
+      worker.watch(); // sees a's job running, and marks a
+      assertThat(world.store.markedDue.get(world.store.markedDue.size() - 1)).containsExactly(a);
+
+      world.store.leased.add(b);
+      assertThat(worker.runOnce()).isOne(); // a alone
+      assertThat(world.phase(a)).isEqualTo(Phase.RUNNING);
+    } finally {
+      worker.stop();
+    }
+  }
+
   /** A worker that watches every call, over a store that refuses one mark while {@code refuse}. */
   private static ReconcileWorker watching(FakeWorld world, AtomicBoolean refuse) {
     ReconcileStore store =
