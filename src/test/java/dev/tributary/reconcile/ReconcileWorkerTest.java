@@ -182,11 +182,7 @@ class ReconcileWorkerTest {
   void shouldMakeATableDueAgainWhenTheWatchMarkedItWhileAPassHeldIt() throws Exception {
     FakeWorld world = new FakeWorld();
     UUID id = world.create("CREATE MATERIALIZED TABLE t AS SELECT order_id FROM o");
-    ReconcileWorker worker =
-        countedWorker(
-            world,
-            new ReconcileWorker.Settings(
-                Duration.ofHours(1), 1, Duration.ofSeconds(5), 1, Duration.ZERO, true));
+    ReconcileWorker worker = oneThread(world, Duration.ZERO);
     ExecutorService pass = Executors.newSingleThreadExecutor();
     try {
       worker.watch(); // no job yet
@@ -222,11 +218,7 @@ class ReconcileWorkerTest {
   void shouldWatchMoreOftenWhileAJobItSubmittedStarts() throws Exception {
     FakeWorld world = new FakeWorld();
     UUID id = world.create("CREATE MATERIALIZED TABLE t AS SELECT order_id FROM o");
-    ReconcileWorker worker =
-        countedWorker(
-            world,
-            new ReconcileWorker.Settings(
-                Duration.ofHours(1), 1, Duration.ofSeconds(5), 1, Duration.ofHours(1), true));
+    ReconcileWorker worker = oneThread(world, Duration.ofHours(1));
     try {
       worker.watch();
       worker.watch(); // within the hour: no look
@@ -471,6 +463,17 @@ class ReconcileWorkerTest {
   }
 
   /** A worker whose calls to Flink and Kafka the world counts, its pass threads started. */
+  /**
+   * A counted worker of one pass thread that claims one row at a time, watching every {@code
+   * watch}.
+   */
+  private static ReconcileWorker oneThread(FakeWorld world, Duration watch) {
+    return countedWorker(
+        world,
+        new ReconcileWorker.Settings(
+            Duration.ofHours(1), 1, Duration.ofSeconds(5), 1, watch, true));
+  }
+
   private static ReconcileWorker countedWorker(FakeWorld world, ReconcileWorker.Settings settings) {
     ReconcileWorker worker = worker(world, world.store, settings);
     worker.startPassesOnly();
