@@ -239,8 +239,10 @@ final class RefreshSteps {
                   .flatMap(FlinkJobs.JobDetail::failureCause)
                   .orElse("no cause given"));
     }
+    // A batch job's later stages wait for the earlier ones: Flink's RUNNING, whatever its tasks.
+    JobState shown = state == JobState.DEPLOYING ? JobState.RUNNING : state;
     String message =
-        "Refresh #" + r.number() + " (" + describe(r) + "): job " + jobId + " " + state;
+        "Refresh #" + r.number() + " (" + describe(r) + "): job " + jobId + " " + shown;
     // The refresh job is the refresh's (table_refresh.job_id), never the table's continuous job:
     // status.jobId stays empty, so that no continuous-job step (stop, evolve) touches it.
     TableStatus s = p.status.with(TableStatus.JOB_RUNNING, true, Reason.Refreshing, message);
