@@ -9,6 +9,7 @@ import ch.qos.logback.core.read.ListAppender;
 import dev.tributary.Api;
 import dev.tributary.TributaryIT;
 import dev.tributary.port.FlinkJobs;
+import dev.tributary.reconcile.ReconcileWorker;
 import dev.tributary.system.ServerTiming;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -144,7 +145,10 @@ class DeclaredSetBench {
 
   private void applyUntilRunning(Api api, String sets, Map<String, Object> set) throws Exception {
     // When each table's pass took its submission slot: the start of Flink's span of it.
-    Logger slotLog = (Logger) LoggerFactory.getLogger("dev.tributary.reconcile.SubmissionSlots");
+    // SubmissionSlots is package-private in the reconciler's package: its logger is named after it.
+    Logger slotLog =
+        (Logger)
+            LoggerFactory.getLogger(ReconcileWorker.class.getPackageName() + ".SubmissionSlots");
     Level slotLevel = slotLog.getLevel();
     ListAppender<ILoggingEvent> slotLines = new ListAppender<>();
     slotLines.start();
