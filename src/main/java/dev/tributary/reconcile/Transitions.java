@@ -14,10 +14,13 @@ import dev.tributary.table.TableStatus.Evolution;
 import dev.tributary.table.TableStatus.Reason;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -139,6 +142,30 @@ final class Transitions {
   }
 
   /**
+   * How often a pass asks for a stop's savepoint while it is young: a suspend, an evolution or a
+   * restart waits for it, and a small job's savepoint takes a few hundred milliseconds here, which
+   * {@link Next#soon()}'s 200 ms rounded up to two or three of its polls.
+   */
+  static final Duration STOPPING_POLL = Duration.ofMillis(50);
+
+  /** For how long after its trigger a savepoint is asked for every {@link #STOPPING_POLL}. */
+  static final Duration STOPPING = Duration.ofSeconds(2);
+
+  /**
+   * When this replica sent each trigger of the last {@link #STOPPING} (by trigger id), to poll a
+   * long savepoint slower. Older ones are dropped at each trigger; a trigger another replica sent,
+   * or one from before a restart, is polled at {@link Next#soon()}.
+   */
+  private final Map<String, Instant> triggered = new ConcurrentHashMap<>();
+
+  private Next whileStopping(String trigger) {
+    Instant at = triggered.get(trigger);
+    return at != null && at.plus(STOPPING).isAfter(clock.instant())
+        ? new Next(STOPPING_POLL, false)
+        : Next.soon();
+  }
+
+  /**
    * Triggers the stop-with-savepoint or polls it. The trigger id is ours, recorded before the
    * trigger is sent: a pass that dies after recording it sends the same id again, and the
    * JobManager never takes two savepoints for one stop. Returns when the savepoint is taken; the
@@ -162,8 +189,11 @@ final class Transitions {
                   "Stopping job " + job.id() + " with a savepoint"),
           null);
       p.step("stop");
+      Instant now = clock.instant();
+      triggered.values().removeIf(at -> !at.plus(STOPPING).isAfter(now));
+      triggered.put(trigger, now);
       jobs.triggerStopWithSavepoint(job.id(), directory, trigger);
-      return p.save(phase, p.status, Next.soon());
+      return p.save(phase, p.status, whileStopping(trigger));
     }
     SavepointStatus progress;
     try {
@@ -183,6 +213,9 @@ final class Transitions {
       jobs.triggerStopWithSavepoint(job.id(), directory, p.status.savepointTriggerId());
       return Next.soon();
     }
+    if (progress.phase() == SavepointStatus.Phase.IN_PROGRESS) {
+      return p.save(phase, p.status, whileStopping(p.status.savepointTriggerId()));
+    }
     if (progress.phase() == SavepointStatus.Phase.FAILED) {
       String cause = progress.failureCause().orElse("unknown cause");
       p.event("WARNING", "SavepointFailed", "Savepoint of job " + job.id() + " failed: " + cause);
@@ -190,34 +223,35 @@ final class Transitions {
       p.save(phase, p.status.toBuilder().savepoint(null, null).detail(cause).build(), null);
       return new Next(Duration.ZERO, true);
     }
-    if (progress.phase() == SavepointStatus.Phase.COMPLETED) {
-      String path = progress.location().orElseThrow();
-      TableStatus.Builder s =
-          p.status.toBuilder()
-              .savepoint(p.status.savepointTriggerId(), path)
-              .savepointOf(job.name());
-      Evolution evolution = p.status.evolution();
-      if (evolution != null && job.name().equals(evolution.fromPipeline())) {
-        s.evolution(evolution.withSavepoint(path));
-      }
-      p.event("NORMAL", "SavepointTaken", "Job " + job.id() + " stopped at savepoint " + path);
-      // The newest few stay (the one just taken and the one an evolution may roll back to).
-      Set<String> protect = new HashSet<>(Set.of(path));
-      if (evolution != null && evolution.savepointPath() != null) {
-        protect.add(evolution.savepointPath());
-      }
-      try {
-        p.step("prune-savepoints");
-        jobs.pruneSavepoints(directory, Reconciler.SAVEPOINTS_KEPT, protect);
-      } catch (RuntimeException e) {
-        if (e instanceof ReconcileStore.ClaimLostException lost) {
-          throw lost;
-        }
-        p.event("WARNING", "SavepointsNotPruned", "Old savepoints were not deleted: " + e);
-      }
-      p.status = s.build();
+    String path = progress.location().orElseThrow();
+    if (path.equals(p.status.savepointPath())) {
+      // Taken and recorded by an earlier pass: the job is ending.
+      return p.save(phase, p.status, whileStopping(p.status.savepointTriggerId()));
     }
-    return p.save(phase, p.status, Next.soon());
+    TableStatus.Builder s =
+        p.status.toBuilder().savepoint(p.status.savepointTriggerId(), path).savepointOf(job.name());
+    Evolution evolution = p.status.evolution();
+    if (evolution != null && job.name().equals(evolution.fromPipeline())) {
+      s.evolution(evolution.withSavepoint(path));
+    }
+    p.event("NORMAL", "SavepointTaken", "Job " + job.id() + " stopped at savepoint " + path);
+    // The newest few stay (the one just taken and the one an evolution may roll back to).
+    Set<String> protect = new HashSet<>(Set.of(path));
+    if (evolution != null && evolution.savepointPath() != null) {
+      protect.add(evolution.savepointPath());
+    }
+    try {
+      p.step("prune-savepoints");
+      jobs.pruneSavepoints(directory, Reconciler.SAVEPOINTS_KEPT, protect);
+    } catch (RuntimeException e) {
+      if (e instanceof ReconcileStore.ClaimLostException lost) {
+        throw lost;
+      }
+      p.event("WARNING", "SavepointsNotPruned", "Old savepoints were not deleted: " + e);
+    }
+    p.status = s.build();
+    // The job ends right after its savepoint: the next pass submits what comes next.
+    return p.save(phase, p.status, whileStopping(p.status.savepointTriggerId()));
   }
 
   /**

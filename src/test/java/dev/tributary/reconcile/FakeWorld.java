@@ -524,6 +524,10 @@ final class FakeWorld {
       final String restoredFrom;
       JobState state = JobState.RUNNING;
       String savepoint;
+
+      /** A stop's savepoint is being taken (with {@link #stopsSlowly}). */
+      boolean savepointPending;
+
       String pool;
       final Instant started = Instant.now();
 
@@ -659,6 +663,11 @@ final class FakeWorld {
       sessions.remove(session.handle());
     }
 
+    /** Every job, whatever its pool: the fake's pools share one list. */
+    public List<JobSummary> overview(String pool) {
+      return overview();
+    }
+
     public synchronized List<JobSummary> overview() {
       check();
       return jobs.values().stream()
@@ -676,7 +685,7 @@ final class FakeWorld {
                   j.id,
                   j.name,
                   j.state,
-                  Instant.EPOCH,
+                  j.started,
                   j.state == JobState.FAILED ? Optional.of("boom") : Optional.empty()));
     }
 
@@ -697,8 +706,15 @@ final class FakeWorld {
       savepointsTaken++;
       Job j = jobs.get(jobId);
       j.savepoint = targetDirectory + "/savepoint-" + jobId.substring(0, 6);
+      if (stopsSlowly) {
+        j.savepointPending = true; // the job runs on until the test ends the stop
+        return;
+      }
       j.state = JobState.FINISHED;
     }
+
+    /** Whether a stop with a savepoint stays in progress, its job RUNNING, until a test ends it. */
+    volatile boolean stopsSlowly;
 
     /** Failure switch: the JobManager has forgotten every savepoint trigger (answers 404). */
     boolean forgetTriggers;
@@ -711,6 +727,10 @@ final class FakeWorld {
       if (forgetTriggers || !triggers.contains(triggerId)) {
         throw new RemoteSystemException(
             ExternalSystem.FLINK, "404: unknown trigger " + triggerId, false);
+      }
+      if (jobs.get(jobId).savepointPending) {
+        return new SavepointStatus(
+            SavepointStatus.Phase.IN_PROGRESS, Optional.empty(), Optional.empty());
       }
       return new SavepointStatus(
           SavepointStatus.Phase.COMPLETED,

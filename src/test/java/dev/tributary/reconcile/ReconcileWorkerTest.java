@@ -217,6 +217,8 @@ class ReconcileWorkerTest {
   @Test
   void shouldWatchMoreOftenWhileAJobItSubmittedStarts() throws Exception {
     FakeWorld world = new FakeWorld();
+    // Its tasks deploy for longer than the submitting pass watches it (JobSteps.SUBMITTED_WATCH).
+    world.flink.startsAs = FlinkJobs.JobState.DEPLOYING;
     UUID id = world.create("CREATE MATERIALIZED TABLE t AS SELECT order_id FROM o");
     ReconcileWorker worker = oneThread(world, Duration.ofHours(1));
     try {

@@ -165,6 +165,36 @@ class ReconcilerTest {
   }
 
   @Test
+  void shouldRecordAJobThatRunsSoonAfterItsSubmissionInTheSamePass() {
+    UUID id = world.create(ORDERS);
+    for (int i = 0; i < 20 && !world.store.events.contains("JobSubmitted"); i++) {
+      world.pass(id);
+    }
+    assertThat(world.store.events).endsWith("JobSubmitted", "JobRunning");
+    assertThat(world.phase(id)).isEqualTo(Phase.RUNNING);
+  }
+
+  @Test
+  void shouldLeaveAJobWhoseTasksDoNotRunWithinTheWatchToTheNextPass() {
+    world.flink.startsAs = JobState.DEPLOYING;
+    UUID id = world.create(ORDERS);
+    long started = System.nanoTime();
+    for (int i = 0; i < 20 && !world.store.events.contains("JobSubmitted"); i++) {
+      world.pass(id);
+    }
+    assertThat(Duration.ofNanos(System.nanoTime() - started))
+        .as("the pass watched the job start")
+        .isGreaterThanOrEqualTo(JobSteps.SUBMITTED_WATCH.minus(JobSteps.SUBMITTED_POLL));
+    assertThat(world.store.events).endsWith("JobSubmitted");
+    assertThat(world.phase(id)).isEqualTo(Phase.CREATING);
+
+    world.flink.live().forEach(j -> j.state = JobState.RUNNING);
+    world.pass(id);
+    assertThat(world.store.events).endsWith("JobSubmitted", "JobRunning");
+    assertThat(world.phase(id)).isEqualTo(Phase.RUNNING);
+  }
+
+  @Test
   void shouldRestartAFailedJobFromItsCheckpointThenGiveUpAfterFiveFailures() {
     UUID id = world.create(ORDERS);
     world.converge(id);
@@ -437,6 +467,49 @@ class ReconcilerTest {
     assertThat(world.store.events).contains("JobRunning");
   }
 
+  @Test
+  void shouldAskForAYoungStopsSavepointEveryStoppingPollAndRecordItOnceWhileTheJobEnds() {
+    SteppedClock clock = new SteppedClock(Instant.now());
+    FakeWorld world = new FakeWorld(null, clock);
+    UUID id = world.create(ORDERS);
+    world.converge(id);
+    String first = world.status(id).jobId();
+    world.flink.stopsSlowly = true;
+    evolve(world, id);
+
+    Duration triggered = nextLook(world, id);
+    for (int pass = 0; world.flink.savepointsTaken == 0 && pass < 5; pass++) {
+      triggered = nextLook(world, id); // the new definition validated first
+    }
+    assertThat(world.flink.savepointsTaken).isEqualTo(1);
+    assertThat(triggered).as("triggered").isEqualTo(Transitions.STOPPING_POLL);
+    clock.advance(Duration.ofMillis(1500));
+    assertThat(nextLook(world, id)).as("in progress").isEqualTo(Transitions.STOPPING_POLL);
+    clock.advance(Duration.ofMillis(600));
+    assertThat(nextLook(world, id))
+        .as("a long savepoint")
+        .isEqualTo(Reconciler.Next.soon().after());
+
+    world.flink.jobs.get(first).savepointPending = false; // taken; the job is still ending
+    nextLook(world, id);
+    nextLook(world, id);
+    assertThat(world.store.events.stream().filter("SavepointTaken"::equals)).hasSize(1);
+    assertThat(world.flink.prunes).hasSize(1);
+    assertThat(world.flink.submissions).isEqualTo(1);
+
+    world.flink.jobs.get(first).state = JobState.FINISHED;
+    nextLook(world, id);
+    assertThat(world.flink.submissions).isEqualTo(2);
+    assertThat(world.flink.savepointsTaken).isEqualTo(1);
+  }
+
+  private static void evolve(FakeWorld world, UUID id) {
+    world.change(
+        id,
+        spec -> spec.withDefinition(FakeWorld.definition(ORDERS.replace("> 50", "> 90"))),
+        true);
+  }
+
   private static Duration nextLook(FakeWorld world, UUID id) {
     return world
         .reconciler
@@ -492,12 +565,14 @@ class ReconcilerTest {
     String old = world.status(id).jobId();
     moveTo(id, "blue");
     // One pass at a time until the job on blue is submitted; it then fails before running.
+    world.flink.startsAs = JobState.CREATED;
     for (int i = 0; i < 40 && !"blue".equals(world.status(id).computePool()); i++) {
       world.pass(id);
     }
     String onBlue = world.status(id).jobId();
     assertThat(world.flink.jobs.get(onBlue).pool).isEqualTo("blue");
     world.flink.fail(onBlue);
+    world.flink.startsAs = JobState.RUNNING;
     world.converge(id);
 
     assertThat(world.store.events).contains("MoveRolledBack");
