@@ -132,15 +132,15 @@ final class JobSteps {
   static final Duration SUBMITTED_POLL = Duration.ofMillis(50);
 
   /**
-   * The pass that has just submitted a job (its submission slot given back) looks at the job's pool
-   * every {@link StartingJobs#interval} for up to {@link #SUBMITTED_WATCH}, and records RUNNING
-   * itself once every task runs. The user waits for RUNNING; left to the next pass, it was seen
-   * after the pass's release, the worker's next claim and its look (a median 230 ms after the
-   * submission's event on a warm MiniCluster, where a person polling the JobManager every 50 ms saw
-   * it 120 ms after the INSERT). A job that does not run by then, or a JobManager that does not
-   * answer, is left to the next pass, as before. RUNNING here means what it means there ({@code
-   * RestFlinkJobs}: every task runs), so a stop or a cancel right after it meets a job whose tasks
-   * all run.
+   * The pass that has just submitted a job (its submission slot given back; at most {@link
+   * StartingJobs#WATCHERS} at once) looks at the job's pool every {@link StartingJobs#interval} for
+   * up to {@link #SUBMITTED_WATCH}, and records RUNNING itself once every task runs. The user waits
+   * for RUNNING; left to the next pass, it was seen after the pass's release, the worker's next
+   * claim and its look (a median 230 ms after the submission's event on a warm MiniCluster, where a
+   * person polling the JobManager every 50 ms saw it 120 ms after the INSERT). A job that does not
+   * run by then, or a JobManager that does not answer, is left to the next pass, as before. RUNNING
+   * here means what it means there ({@code RestFlinkJobs}: every task runs), so a stop or a cancel
+   * right after it meets a job whose tasks all run.
    */
   private Next untilStarted(ReconcilePass p, PipelinePlan plan, String before, Next next) {
     TableStatus.Condition submitted = p.status.condition(TableStatus.JOB_RUNNING);
@@ -152,11 +152,18 @@ final class JobSteps {
         || submitted.reason() != Reason.JobSubmitted) {
       return next;
     }
-    long deadline = System.nanoTime() + SUBMITTED_WATCH.toNanos();
+    if (!starting.watch()) {
+      return next; // a backlog is being submitted: the worker's watch sees to its jobs
+    }
+    long submittedAt = System.nanoTime();
+    long deadline = submittedAt + SUBMITTED_WATCH.toNanos();
     try {
+      long notBefore = submittedAt; // the first look: one that can list the job
       while (true) {
         Optional<JobSummary> job =
-            starting.overview(plan.pool()).stream().filter(j -> j.id().equals(jobId)).findFirst();
+            starting.overview(plan.pool(), notBefore).stream()
+                .filter(j -> j.id().equals(jobId))
+                .findFirst();
         JobState state = job.map(JobSummary::state).orElse(JobState.CREATED);
         if (state == JobState.RUNNING) {
           return observeRunning(p, plan, job.get());
@@ -170,12 +177,15 @@ final class JobSteps {
           return next; // failing, or slow to start: the next passes see to it
         }
         Thread.sleep(Duration.ofNanos(pause).toMillis());
+        notBefore = System.nanoTime() - pause / 2; // another pass's look of the last half interval
       }
     } catch (RemoteSystemException e) {
       return next;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return next;
+    } finally {
+      starting.done();
     }
   }
 

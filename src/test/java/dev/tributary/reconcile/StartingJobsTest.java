@@ -41,6 +41,7 @@ class StartingJobsTest {
                   return List.of();
                 });
     StartingJobs starting = new StartingJobs(slow);
+    long submitted = System.nanoTime();
     ExecutorService passes = Executors.newFixedThreadPool(8);
     try {
       List<Future<List<FlinkJobs.JobSummary>>> answers = new ArrayList<>();
@@ -49,7 +50,7 @@ class StartingJobsTest {
             passes.submit(
                 () -> {
                   ask.await();
-                  return starting.overview(FlinkJobs.DEFAULT_POOL);
+                  return starting.overview(FlinkJobs.DEFAULT_POOL, submitted);
                 }));
       }
       ask.countDown();
@@ -61,32 +62,44 @@ class StartingJobsTest {
     }
     assertThat(looks).hasValue(1);
     assertThat(starting.interval(FlinkJobs.DEFAULT_POOL))
-        .as("ten times the answer's time")
-        .isGreaterThanOrEqualTo(Duration.ofSeconds(2));
+        .as("three times the answer's time")
+        .isGreaterThanOrEqualTo(Duration.ofMillis(600));
   }
 
   @Test
-  void shouldLookAgainOnceTheLastLookIsAnIntervalOld() throws Exception {
+  void shouldTakeANewLookForAPassThatAsksForOneStartedAfterTheLast() {
     StartingJobs starting = new StartingJobs(world.countedJobs);
-    starting.overview(FlinkJobs.DEFAULT_POOL);
-    starting.overview(FlinkJobs.DEFAULT_POOL);
-    assertThat(world.calls("flinkJobs.overview")).as("within the interval").isOne();
+    long submitted = System.nanoTime();
+    starting.overview(FlinkJobs.DEFAULT_POOL, submitted);
+    starting.overview(FlinkJobs.DEFAULT_POOL, submitted);
+    assertThat(world.calls("flinkJobs.overview")).as("a look after the submission").isOne();
 
-    Thread.sleep(starting.interval(FlinkJobs.DEFAULT_POOL).toMillis() + 5);
-    starting.overview(FlinkJobs.DEFAULT_POOL);
+    starting.overview(FlinkJobs.DEFAULT_POOL, System.nanoTime());
     assertThat(world.calls("flinkJobs.overview")).isEqualTo(2);
     assertThat(starting.interval(FlinkJobs.DEFAULT_POOL))
         .isGreaterThanOrEqualTo(JobSteps.SUBMITTED_POLL);
   }
 
   @Test
+  void shouldLetOnlyAFewPassesWatchAtOnce() {
+    StartingJobs starting = new StartingJobs(world.countedJobs);
+    for (int i = 0; i < StartingJobs.WATCHERS; i++) {
+      assertThat(starting.watch()).isTrue();
+    }
+    assertThat(starting.watch()).as("a backlog's pass").isFalse();
+    starting.done();
+    assertThat(starting.watch()).isTrue();
+  }
+
+  @Test
   void shouldAskAgainAfterAFailedLook() {
     StartingJobs starting = new StartingJobs(world.countedJobs);
     world.flink.down = true;
-    assertThatThrownBy(() -> starting.overview(FlinkJobs.DEFAULT_POOL))
+    long submitted = System.nanoTime();
+    assertThatThrownBy(() -> starting.overview(FlinkJobs.DEFAULT_POOL, submitted))
         .isInstanceOf(RemoteSystemException.class);
     world.flink.down = false;
-    assertThat(starting.overview(FlinkJobs.DEFAULT_POOL)).isEmpty();
+    assertThat(starting.overview(FlinkJobs.DEFAULT_POOL, submitted)).isEmpty();
     assertThat(world.calls("flinkJobs.overview")).isEqualTo(2);
   }
 }

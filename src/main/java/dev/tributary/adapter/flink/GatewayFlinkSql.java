@@ -75,7 +75,7 @@ public class GatewayFlinkSql implements FlinkSql {
             "submit a statement");
     String operation = submitted.path("operationHandle").asString();
     try {
-      return fetchAll(session, operation);
+      return fetchAll(session, operation, plansOnly(statement));
     } finally {
       closeOperation(session, operation);
     }
@@ -238,17 +238,36 @@ public class GatewayFlinkSql implements FlinkSql {
 
   /**
    * Pauses between fetches of a result that is not ready: 2, 4, 8, 16, 32, 64, 128, then every 200
-   * ms. A short statement (a DESCRIBE, an EXPLAIN of 80-120 ms here) is answered within about 30 ms
-   * of its end, where pauses doubling from 5 ms made an EXPLAIN wait up to 65 ms more. A long one
-   * (a job's INSERT on a busy gateway, seconds) is asked five times a second, as before: with the
-   * pauses capped at 50 ms, and then at 25 ms among other changes, the apply of 200 tables took 256
-   * s and 213-275 s, against 154-170 s.
+   * ms. A job's INSERT on a busy gateway (seconds) is asked five times a second: with the pauses
+   * capped at 50 ms, and then at 25 ms among other changes, the apply of 200 tables took 256 s and
+   * 213-275 s, against 154-170 s.
    */
-  private static final long FIRST_PAUSE_MS = 2;
+  static final long FIRST_PAUSE_MS = 2;
 
   private static final long MAX_PAUSE_MS = 200;
 
-  private StatementResult fetchAll(Session session, String operation) {
+  /**
+   * A statement that only plans or reads the catalog (EXPLAIN, DESCRIBE, SHOW) runs no job and ends
+   * within a few hundred milliseconds: its result is asked for at most {@value
+   * #PLANS_ONLY_PAUSE_MS} ms apart, where the doubling pauses answered an EXPLAIN of 70 ms at 126
+   * ms and one of 130 ms at 254 ms. The user's CREATE waits for it (the accepting call's
+   * validation). A job's INSERT or SELECT keeps the doubling pauses above.
+   */
+  private static final long PLANS_ONLY_PAUSE_MS = 16;
+
+  private static final Pattern PLANS_ONLY =
+      Pattern.compile("\\s*(EXPLAIN|DESCRIBE|DESC|SHOW)\\b", Pattern.CASE_INSENSITIVE);
+
+  static boolean plansOnly(String statement) {
+    return PLANS_ONLY.matcher(statement).lookingAt();
+  }
+
+  /** The pause after {@code pause} between two fetches of a result that is not ready. */
+  static long nextPause(long pause, boolean plansOnly) {
+    return Math.min(pause * 2, plansOnly ? PLANS_ONLY_PAUSE_MS : MAX_PAUSE_MS);
+  }
+
+  private StatementResult fetchAll(Session session, String operation, boolean plansOnly) {
     long deadline = System.nanoTime() + statementTimeout.toNanos();
     String uri =
         "/v3/sessions/"
@@ -298,7 +317,7 @@ public class GatewayFlinkSql implements FlinkSql {
       }
       if ("NOT_READY".equals(type)) {
         sleep(pause);
-        pause = Math.min(pause * 2, MAX_PAUSE_MS);
+        pause = nextPause(pause, plansOnly);
       }
       uri = page.path("nextResultUri").asString();
     }
