@@ -37,6 +37,7 @@ final class JobSteps {
   private final ExpectationCounts counts;
   private final JobSubmission submission;
   private final StartingJobs starting;
+  private final SubmissionSlots slots;
 
   JobSteps(
       FlinkSql sql,
@@ -54,17 +55,10 @@ final class JobSteps {
     this.onceRuns = new OnceRuns(jobs, topics, planner, clock);
     this.counts = new ExpectationCounts(jobs, clock);
     this.starting = new StartingJobs(jobs);
+    this.slots = new SubmissionSlots(settings.submissions());
     this.submission =
         new JobSubmission(
-            sql,
-            jobs,
-            topics,
-            planner,
-            transitions,
-            onceRuns,
-            schemaIds,
-            new SubmissionSlots(settings.submissions()),
-            clock);
+            sql, jobs, topics, planner, transitions, onceRuns, schemaIds, slots, clock);
   }
 
   Next ensureJob(ReconcilePass p, PipelinePlan plan, Optional<JobSummary> live) {
@@ -133,14 +127,15 @@ final class JobSteps {
 
   /**
    * The pass that has just submitted a job (its submission slot given back; at most {@link
-   * StartingJobs#WATCHERS} at once) looks at the job's pool every {@link StartingJobs#interval} for
-   * up to {@link #SUBMITTED_WATCH}, and records RUNNING itself once every task runs. The user waits
-   * for RUNNING; left to the next pass, it was seen after the pass's release, the worker's next
-   * claim and its look (a median 230 ms after the submission's event on a warm MiniCluster, where a
-   * person polling the JobManager every 50 ms saw it 120 ms after the INSERT). A job that does not
-   * run by then, or a JobManager that does not answer, is left to the next pass, as before. RUNNING
-   * here means what it means there ({@code RestFlinkJobs}: every task runs), so a stop or a cancel
-   * right after it meets a job whose tasks all run.
+   * StartingJobs#WATCHERS} at once, and none while other passes wait for the pool's slots) looks at
+   * the job's pool every {@link StartingJobs#interval} for up to {@link #SUBMITTED_WATCH}, and
+   * records RUNNING itself once every task runs. The user waits for RUNNING; left to the next pass,
+   * it was seen after the pass's release, the worker's next claim and its look (a median 230 ms
+   * after the submission's event on a warm MiniCluster, where a person polling the JobManager every
+   * 50 ms saw it 120 ms after the INSERT). A job that does not run by then, or a JobManager that
+   * does not answer, is left to the next pass, as before. RUNNING here means what it means there
+   * ({@code RestFlinkJobs}: every task runs), so a stop or a cancel right after it meets a job
+   * whose tasks all run.
    */
   private Next untilStarted(ReconcilePass p, PipelinePlan plan, String before, Next next) {
     TableStatus.Condition submitted = p.status.condition(TableStatus.JOB_RUNNING);
@@ -152,7 +147,7 @@ final class JobSteps {
         || submitted.reason() != Reason.JobSubmitted) {
       return next;
     }
-    if (!starting.watch()) {
+    if (slots.busy(plan.pool()) || !starting.watch()) {
       return next; // a backlog is being submitted: the worker's watch sees to its jobs
     }
     long submittedAt = System.nanoTime();

@@ -36,6 +36,15 @@ final class SubmissionSlots {
   }
 
   /**
+   * Whether pool {@code pool}'s slots are all taken or passes wait for one: this replica is
+   * submitting a backlog there.
+   */
+  boolean busy(String pool) {
+    Semaphore slots = pools.get(pool);
+    return slots != null && (slots.availablePermits() == 0 || slots.hasQueuedThreads());
+  }
+
+  /**
    * Runs {@code submission} in one of pool {@code pool}'s slots, waiting for one first; an
    * interrupted wait (the replica shutting down) ends the pass without submitting.
    */

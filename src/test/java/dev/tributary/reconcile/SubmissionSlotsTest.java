@@ -108,6 +108,35 @@ class SubmissionSlotsTest {
   }
 
   @Test
+  void shouldCallAPoolBusyWhileEverySlotIsTaken() throws Exception {
+    SubmissionSlots slots = new SubmissionSlots(1);
+    assertThat(slots.busy("default")).as("never used").isFalse();
+    CountDownLatch holding = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    ExecutorService threads = Executors.newSingleThreadExecutor();
+    try {
+      Future<Boolean> held =
+          threads.submit(
+              () ->
+                  slots.in(
+                      "default",
+                      () -> {
+                        holding.countDown();
+                        await(release);
+                        return true;
+                      }));
+      await(holding);
+      assertThat(slots.busy("default")).isTrue();
+      assertThat(slots.busy("blue")).as("another pool").isFalse();
+      release.countDown();
+      assertThat(held.get(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(slots.busy("default")).as("its slot given back").isFalse();
+    } finally {
+      threads.shutdownNow();
+    }
+  }
+
+  @Test
   void shouldRefuseFewerThanOneSlot() {
     assertThatThrownBy(() -> new SubmissionSlots(0))
         .hasMessageContaining("tributary.reconciler.submissions must be at least 1, not 0");
