@@ -47,10 +47,7 @@ class ReconcilerTest {
 
   /** A new query for the table: an evolution. */
   void evolve(UUID id) {
-    world.change(
-        id,
-        spec -> spec.withDefinition(FakeWorld.definition(ORDERS.replace("> 50", "> 90"))),
-        true);
+    evolve(world, id);
   }
 
   @Test
