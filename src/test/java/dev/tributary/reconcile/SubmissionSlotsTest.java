@@ -56,16 +56,7 @@ class SubmissionSlotsTest {
     CountDownLatch release = new CountDownLatch(1);
     ExecutorService threads = Executors.newFixedThreadPool(2);
     try {
-      Future<String> busy =
-          threads.submit(
-              () ->
-                  slots.in(
-                      "analytics",
-                      () -> {
-                        holding.countDown();
-                        await(release);
-                        return "analytics";
-                      }));
+      Future<String> busy = holdSlot(slots, "analytics", threads, holding, release);
       assertThat(holding.await(5, TimeUnit.SECONDS)).isTrue();
       // The analytics pool's only slot is taken; the default pool's is free.
       assertThat(
@@ -86,15 +77,7 @@ class SubmissionSlotsTest {
     AtomicBoolean submitted = new AtomicBoolean();
     ExecutorService threads = Executors.newFixedThreadPool(2);
     try {
-      threads.submit(
-          () ->
-              slots.in(
-                  "default",
-                  () -> {
-                    holding.countDown();
-                    await(release);
-                    return null;
-                  }));
+      holdSlot(slots, "default", threads, holding, release);
       assertThat(holding.await(5, TimeUnit.SECONDS)).isTrue();
       Thread.currentThread().interrupt();
       assertThatThrownBy(() -> slots.in("default", () -> submitted.getAndSet(true)))
@@ -115,21 +98,12 @@ class SubmissionSlotsTest {
     CountDownLatch release = new CountDownLatch(1);
     ExecutorService threads = Executors.newSingleThreadExecutor();
     try {
-      Future<Boolean> held =
-          threads.submit(
-              () ->
-                  slots.in(
-                      "default",
-                      () -> {
-                        holding.countDown();
-                        await(release);
-                        return true;
-                      }));
+      Future<String> held = holdSlot(slots, "default", threads, holding, release);
       await(holding);
       assertThat(slots.busy("default")).isTrue();
       assertThat(slots.busy("blue")).as("another pool").isFalse();
       release.countDown();
-      assertThat(held.get(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(held.get(10, TimeUnit.SECONDS)).isEqualTo("default");
       assertThat(slots.busy("default")).as("its slot given back").isFalse();
     } finally {
       threads.shutdownNow();
@@ -140,6 +114,27 @@ class SubmissionSlotsTest {
   void shouldRefuseFewerThanOneSlot() {
     assertThatThrownBy(() -> new SubmissionSlots(0))
         .hasMessageContaining("tributary.reconciler.submissions must be at least 1, not 0");
+  }
+
+  /**
+   * A submission on {@code threads} that takes a slot of {@code pool}, counts {@code holding} down
+   * and keeps the slot until {@code release}; it answers the pool's name.
+   */
+  private static Future<String> holdSlot(
+      SubmissionSlots slots,
+      String pool,
+      ExecutorService threads,
+      CountDownLatch holding,
+      CountDownLatch release) {
+    return threads.submit(
+        () ->
+            slots.in(
+                pool,
+                () -> {
+                  holding.countDown();
+                  await(release);
+                  return pool;
+                }));
   }
 
   private static void sleep(long millis) {
