@@ -47,14 +47,15 @@ final class JobSteps {
       Transitions transitions,
       SubjectIds schemaIds,
       Reconciler.Settings settings,
-      Clock clock) {
+      Clock clock,
+      StartingJobs starting) {
     this.jobs = jobs;
     this.transitions = transitions;
     this.settings = settings;
     this.clock = clock;
     this.onceRuns = new OnceRuns(jobs, topics, planner, clock);
     this.counts = new ExpectationCounts(jobs, clock);
-    this.starting = new StartingJobs(jobs);
+    this.starting = starting;
     this.slots = new SubmissionSlots(settings.submissions());
     this.submission =
         new JobSubmission(

@@ -10,6 +10,7 @@ import dev.tributary.table.TableStatus;
 import dev.tributary.table.TableStatus.Reason;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -29,7 +30,7 @@ final class ReconcilePass {
   private static final Logger log = LoggerFactory.getLogger(ReconcilePass.class);
 
   final TableSnapshot table;
-  final List<JobSummary> overview;
+  List<JobSummary> overview;
   TableStatus status;
   Phase phase;
   private final ReconcileStore store;
@@ -70,6 +71,31 @@ final class ReconcilePass {
 
   TableStatus looked() {
     return looked;
+  }
+
+  /** Set by {@link #seen}: the pass runs its steps once more. */
+  private boolean again;
+
+  /**
+   * A job of the table, as a look the pass took itself saw it (a job it stopped, seen ended): it
+   * replaces the overview's entry, and the pass runs its steps once more with it ({@link
+   * Reconciler}), so that what comes after the job's end is not left to the next pass.
+   */
+  void seen(JobSummary job) {
+    List<JobSummary> now = new ArrayList<>(overview.size() + 1);
+    overview.forEach(j -> now.add(j.id().equals(job.id()) ? job : j));
+    if (!now.contains(job)) {
+      now.add(job);
+    }
+    overview = now;
+    again = true;
+  }
+
+  /** Whether the steps are to run once more ({@link #seen}); true once, then false. */
+  boolean again() {
+    boolean was = again;
+    again = false;
+    return was;
   }
 
   /** True once the pass came to a side effect ({@link #step}). */
@@ -276,6 +302,7 @@ final class ReconcilePass {
    * here with {@link ReconcileStore.ClaimLostException} and another replica's pass decides.
    */
   void step(String name) {
+    log.debug("Table {}: step {}", table.id(), name);
     acting("act: " + name);
     stepped = true;
     if (fence.token() != null && !store.confirm(table.id(), fence.token(), fence.lease())) {

@@ -293,6 +293,11 @@ public class ReconcileWorker implements SmartLifecycle {
             flink.unreachable(),
             seen == null ? null : new ConcurrentHashMap<>(seen));
     observed = now;
+    log.debug(
+        "Observed {} jobs and {} topics in {} ms",
+        flink.jobs().size(),
+        seen == null ? "no" : seen.size(),
+        (System.nanoTime() - taken) / 1_000_000);
     return now;
   }
 
@@ -616,7 +621,9 @@ public class ReconcileWorker implements SmartLifecycle {
       log.error("Reconciling table {} failed unexpectedly", id, e);
       return new ReconcileStore.Release(id, token, generation, backoff(attempt + 1), attempt + 1);
     } finally {
-      metrics.pass(Duration.ofNanos(System.nanoTime() - started), outcome);
+      Duration took = Duration.ofNanos(System.nanoTime() - started);
+      metrics.pass(took, outcome);
+      log.debug("Table {}: pass {} in {} ms", id, outcome, took.toMillis());
       span.tag("outcome", outcome);
       span.close();
       MDC.remove(TABLE);

@@ -86,6 +86,7 @@ public class Reconciler {
   private final RefreshSteps refreshSteps;
   private final PipelineSteps pipelineSteps;
   private final Faults faults;
+  private final StartingJobs watching;
 
   /**
    * Where things go and how often to look. {@code registryUrl} is the Schema Registry as the Flink
@@ -128,13 +129,20 @@ public class Reconciler {
     this.faults = faults;
     SubjectIds subjectIds = new SubjectIds(registry);
     this.provisioning = new Provisioning(planner, topics, subjectIds);
-    this.transitions = new Transitions(store, topics, registry, jobs, settings, clock);
+    this.watching = new StartingJobs(jobs);
+    this.transitions = new Transitions(store, topics, registry, jobs, settings, clock, watching);
     this.jobSteps =
-        new JobSteps(sql, jobs, topics, planner, transitions, subjectIds, settings, clock);
+        new JobSteps(
+            sql, jobs, topics, planner, transitions, subjectIds, settings, clock, watching);
     this.refreshSteps =
         new RefreshSteps(
             sql, jobs, topics, registry, subjectIds, planner, ledger, schedules, clock);
     this.pipelineSteps = new PipelineSteps(store, jobs, topics);
+  }
+
+  /** The passes watching a job start or stop, and their shared looks at its pool. */
+  StartingJobs watching() {
+    return watching;
   }
 
   /** Flink could not be observed: the table waits, and says so. */
@@ -191,6 +199,9 @@ public class Reconciler {
         new ReconcilePass(table, overview, store, settings.resync(), fence, faults)
             .withBatchTopics(batchTopics);
     Next next = attempt(pass);
+    if (pass.again()) {
+      next = attempt(pass); // a job it stopped ended under it: once more, with what it saw
+    }
     boolean atRest = pass.settle(next);
     return atRest && !pass.stepped() && next.after().compareTo(settings.resync()) >= 0
         ? new Next(next.after(), false, true)

@@ -465,6 +465,59 @@ class ReconcilerTest {
   }
 
   @Test
+  void shouldSubmitTheEvolvedJobInThePassWhoseStopEndedTheOldOne() {
+    UUID id = world.create(ORDERS);
+    world.converge(id);
+    String old = world.status(id).jobId();
+    evolve(id);
+
+    for (int i = 0; i < 5 && world.flink.savepointsTaken == 0; i++) {
+      world.pass(id); // the new definition is validated first
+    }
+
+    assertThat(world.flink.jobs.get(old).state).isEqualTo(JobState.FINISHED);
+    assertThat(world.store.events).endsWith("SavepointTaken", "JobSubmitted", "JobRunning");
+    assertThat(world.flink.submissions).isEqualTo(2);
+    assertThat(world.phase(id)).isEqualTo(Phase.RUNNING);
+  }
+
+  @Test
+  void shouldRecordASuspendInThePassWhoseStopEndedTheJob() {
+    UUID id = world.create(ORDERS);
+    world.converge(id);
+    world.change(id, spec -> spec.withStopped(true), false);
+
+    world.pass(id);
+
+    assertThat(world.store.events).endsWith("SavepointTaken", "Suspended");
+    assertThat(world.phase(id)).isEqualTo(Phase.STOPPED);
+  }
+
+  @Test
+  void shouldLeaveAStopToLaterPassesWhileOtherPassesWatch() throws Exception {
+    UUID id = world.create(ORDERS);
+    world.converge(id);
+    world.change(id, spec -> spec.withStopped(true), false);
+    StartingJobs watching = world.reconciler.watching();
+    for (int i = 0; i < StartingJobs.WATCHERS; i++) {
+      assertThat(watching.watch()).isTrue();
+    }
+    try {
+      world.pass(id);
+    } finally {
+      for (int i = 0; i < StartingJobs.WATCHERS; i++) {
+        watching.done();
+      }
+    }
+
+    assertThat(world.flink.savepointsTaken).isEqualTo(1);
+    assertThat(world.store.events).doesNotContain("SavepointTaken");
+    assertThat(world.phase(id)).isEqualTo(Phase.STOPPING);
+    world.pass(id);
+    assertThat(world.phase(id)).isEqualTo(Phase.STOPPED);
+  }
+
+  @Test
   void shouldAskForAYoungStopsSavepointEveryStoppingPollAndRecordItOnceWhileTheJobEnds() {
     SteppedClock clock = new SteppedClock(Instant.now());
     FakeWorld world = new FakeWorld(null, clock);
