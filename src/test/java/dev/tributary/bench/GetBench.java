@@ -2,11 +2,19 @@ package dev.tributary.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.sun.management.GarbageCollectionNotificationInfo;
 import dev.tributary.TributaryIT;
 import dev.tributary.local.LocalStack;
 import dev.tributary.system.Json;
 import dev.tributary.table.MaterializedTableService;
 import dev.tributary.table.StoredTables;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -14,26 +22,51 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
+import java.util.StringJoiner;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.ToLongFunction;
+import javax.management.ListenerNotFoundException;
+import javax.management.NotificationEmitter;
+import javax.management.NotificationListener;
+import javax.management.openmbean.CompositeData;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.Ordered;
 import org.springframework.test.context.TestPropertySource;
+import org.springframework.web.filter.OncePerRequestFilter;
+import org.springframework.web.servlet.HandlerInterceptor;
+import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 import tools.jackson.databind.JsonNode;
 
 /**
  * GET of a table at 200 requests/s with 10,000 tables stored, as an open model: each request leaves
  * at its scheduled time whatever the earlier ones do, and its latency counts from that scheduled
  * time (a slow answer delays no later request, and no queueing is hidden). Errors are counted, not
- * dropped. The reconciler is off: only the API and PostgreSQL are measured.
+ * dropped. Not counted: 1,000 GETs one after another, then 20 s at the same rate. The reconciler is
+ * off: only the API and PostgreSQL are measured. Where the time goes: a filter before every other
+ * one (Spring Security's included) and an interceptor just before the controller, both test-only
+ * beans, split each request into the time before the server's first filter (connection, Tomcat's
+ * queue, the client), the filters before the controller (authentication, tenancy), the controller
+ * (store reads, the JSON), and the rest after it; the garbage collections and each thread's CPU
+ * while the GETs run. No JFR recording: with one (the JDK's "profile" or "default" settings), the
+ * service fell behind the 200 requests a second here and the GETs timed out.
  */
 @TributaryIT
 @TestPropertySource(
@@ -46,6 +79,9 @@ class GetBench {
   static final int TABLES = Integer.getInteger("bench.tables", 10_000);
   static final int RATE = 200;
   static final int SECONDS = 20;
+
+  /** Seconds at the same rate before the measured ones, not counted. */
+  static final int WARM_SECONDS = 20;
 
   @LocalServerPort int port;
   @Autowired MaterializedTableService tables;
@@ -73,11 +109,165 @@ class GetBench {
               .build(),
           HttpResponse.BodyHandlers.discarding());
     }
+    // Then as many seconds at the measured rate, not counted either: measured right after the
+    // thousand GETs above, the JIT's compilers took 10.4 s of the 2 cores' 40 s of the window.
+    openModel(http, base, RATE * WARM_SECONDS, new AtomicInteger());
 
+    SPANS.clear();
+    Pauses pauses = Pauses.listen();
+    Map<Long, String> names = new java.util.HashMap<>();
+    Map<Long, Long> cpuBefore = threadCpu(names);
+    long processBefore = processCpu();
     int requests = RATE * SECONDS;
+    AtomicInteger errors = new AtomicInteger();
+    long start = System.nanoTime();
+    long[] latencies = openModel(http, base, requests, errors);
+    double took = (System.nanoTime() - start) / 1e9;
+    pauses.close();
+    Map<Long, Long> cpuAfter = threadCpu(names);
+    long processAfter = processCpu();
+    Arrays.sort(latencies);
+    System.out.printf(
+        "BENCH get: %d tables stored; %d GETs of random tables scheduled at %d/s over %.1f s;"
+            + " latency from the scheduled send: p50 %.1f ms, p99 %.1f ms, p99.9 %.1f ms, max %.1f"
+            + " ms; errors %d%n",
+        TABLES,
+        requests,
+        RATE,
+        took,
+        latencies[requests / 2] / 1e6,
+        latencies[requests * 99 / 100] / 1e6,
+        latencies[requests * 999 / 1000] / 1e6,
+        latencies[requests - 1] / 1e6,
+        errors.get());
+    List<long[]> spans = new ArrayList<>(SPANS);
+    long median = latencies[requests / 2];
+    long p99 = latencies[requests * 99 / 100];
+    System.out.printf(
+        Locale.ROOT,
+        "BENCH get: where the time goes, over %d requests seen by the server: server p50 %.1f ms"
+            + " p99 %.1f ms [filters before the controller p50 %.1f p99 %.1f, controller p50 %.1f"
+            + " p99 %.1f, after it p50 %.1f p99 %.1f]; outside the server (client, connection,"
+            + " Tomcat's queue) p50 %.1f ms, p99 %.1f ms (latency's percentile less the"
+            + " server's)%n",
+        spans.size(),
+        percentile(spans, s -> s[3] - s[0], 50),
+        percentile(spans, s -> s[3] - s[0], 99),
+        percentile(spans, s -> s[1] - s[0], 50),
+        percentile(spans, s -> s[1] - s[0], 99),
+        percentile(spans, s -> s[2] - s[1], 50),
+        percentile(spans, s -> s[2] - s[1], 99),
+        percentile(spans, s -> s[3] - s[2], 50),
+        percentile(spans, s -> s[3] - s[2], 99),
+        (median - percentileNanos(spans, s -> s[3] - s[0], 50)) / 1e6,
+        (p99 - percentileNanos(spans, s -> s[3] - s[0], 99)) / 1e6);
+    System.out.println(
+        "BENCH get: garbage collections in the JVM the service shares with Kafka, Flink's"
+            + " MiniCluster and this client, while the GETs ran: "
+            + pauses);
+    Map<String, Long> byGroup = new java.util.TreeMap<>();
+    cpuAfter.forEach(
+        (id, after) ->
+            byGroup.merge(
+                names.get(id).replaceAll("\\d+", "#"),
+                after - cpuBefore.getOrDefault(id, 0L),
+                Long::sum));
+    StringJoiner top = new StringJoiner(", ");
+    byGroup.entrySet().stream()
+        .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+        .limit(8)
+        .forEach(
+            e -> top.add(String.format(Locale.ROOT, "%s %.2f s", e.getKey(), e.getValue() / 1e9)));
+    System.out.printf(
+        Locale.ROOT,
+        "BENCH get: CPU while the GETs ran (%.1f s, %d cores): this JVM %.1f s; by thread, the"
+            + " most: %s%n",
+        took,
+        Runtime.getRuntime().availableProcessors(),
+        (processAfter - processBefore) / 1e9,
+        top);
+    pagesOf500(http, catalog);
+  }
+
+  /**
+   * The garbage collections of this JVM while it listens, as the JVM reports them (each one's
+   * duration, by collector): the service's tail latency here is mostly theirs, in a JVM shared with
+   * the broker and the MiniCluster.
+   */
+  static final class Pauses implements AutoCloseable {
+    private final List<Runnable> removals = new ArrayList<>();
+    private final Map<String, List<Long>> byCollector = new ConcurrentSkipListMap<>();
+
+    static Pauses listen() {
+      Pauses pauses = new Pauses();
+      for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+        if (gc instanceof NotificationEmitter emitter) {
+          NotificationListener listener =
+              (notification, handback) -> {
+                if (notification
+                    .getType()
+                    .equals(GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION)) {
+                  var info =
+                      GarbageCollectionNotificationInfo.from(
+                          (CompositeData) notification.getUserData());
+                  pauses
+                      .byCollector
+                      .computeIfAbsent(
+                          info.getGcName(), k -> Collections.synchronizedList(new ArrayList<>()))
+                      .add(info.getGcInfo().getDuration());
+                }
+              };
+          emitter.addNotificationListener(listener, null, null);
+          pauses.removals.add(
+              () -> {
+                try {
+                  emitter.removeNotificationListener(listener);
+                } catch (ListenerNotFoundException e) {
+                  // gone already
+                }
+              });
+        }
+      }
+      return pauses;
+    }
+
+    @Override
+    public void close() {
+      removals.forEach(Runnable::run);
+    }
+
+    /** Per collector: how many, their total and the longest, in milliseconds. */
+    @Override
+    public String toString() {
+      if (byCollector.isEmpty()) {
+        return "none";
+      }
+      StringJoiner out = new StringJoiner("; ");
+      byCollector.forEach(
+          (name, millis) -> {
+            List<Long> copy = new ArrayList<>(millis);
+            out.add(
+                String.format(
+                    Locale.ROOT,
+                    "%s %d, %d ms in all, longest %d ms",
+                    name,
+                    copy.size(),
+                    copy.stream().mapToLong(Long::longValue).sum(),
+                    copy.stream().mapToLong(Long::longValue).max().orElse(0)));
+          });
+      return out.toString();
+    }
+  }
+
+  /**
+   * {@code requests} GETs of random tables, one every 1/{@link #RATE} s whatever the earlier ones
+   * do; each one's latency from its scheduled send (ns). Failures and non-200 answers are counted
+   * in {@code errors}.
+   */
+  private long[] openModel(HttpClient http, String base, int requests, AtomicInteger errors)
+      throws Exception {
     long interval = TimeUnit.SECONDS.toNanos(1) / RATE;
     long[] latencies = new long[requests];
-    AtomicInteger errors = new AtomicInteger();
     CompletableFuture<?>[] answers = new CompletableFuture<?>[requests];
     long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
     for (int n = 0; n < requests; n++) {
@@ -104,22 +294,134 @@ class GetBench {
                   });
     }
     CompletableFuture.allOf(answers).get(2, TimeUnit.MINUTES);
-    double took = (System.nanoTime() - start) / 1e9;
-    Arrays.sort(latencies);
-    System.out.printf(
-        "BENCH get: %d tables stored; %d GETs of random tables scheduled at %d/s over %.1f s;"
-            + " latency from the scheduled send: p50 %.1f ms, p99 %.1f ms, p99.9 %.1f ms, max %.1f"
-            + " ms; errors %d%n",
-        TABLES,
-        requests,
-        RATE,
-        took,
-        latencies[requests / 2] / 1e6,
-        latencies[requests * 99 / 100] / 1e6,
-        latencies[requests * 999 / 1000] / 1e6,
-        latencies[requests - 1] / 1e6,
-        errors.get());
-    pagesOf500(http, catalog);
+    return latencies;
+  }
+
+  /** Each measured GET of a table as the server saw it: first filter, controller in, out, end. */
+  static final ConcurrentLinkedQueue<long[]> SPANS = new ConcurrentLinkedQueue<>();
+
+  /** The same for each page of the walks. */
+  static final ConcurrentLinkedQueue<long[]> PAGE_SPANS = new ConcurrentLinkedQueue<>();
+
+  private static final String SPAN = GetBench.class.getName() + ".span";
+
+  private static double percentile(List<long[]> spans, ToLongFunction<long[]> of, int p) {
+    return percentileNanos(spans, of, p) / 1e6;
+  }
+
+  private static long percentileNanos(List<long[]> spans, ToLongFunction<long[]> of, int p) {
+    long[] values = spans.stream().mapToLong(of).sorted().toArray();
+    return values.length == 0 ? 0 : values[Math.min(values.length - 1, values.length * p / 100)];
+  }
+
+  /**
+   * Each live thread's CPU time (ns), by id; their names go into {@code names}. On Linux from
+   * {@code /proc/self/task}, which also lists the JVM's own threads (the JIT's compilers, the
+   * garbage collector's workers) that the ThreadMXBean does not, under the first 15 characters of
+   * their names; elsewhere from the ThreadMXBean.
+   */
+  private static Map<Long, Long> threadCpu(Map<Long, String> names) {
+    Map<Long, Long> cpu = new java.util.HashMap<>();
+    java.io.File[] tasks = new java.io.File("/proc/self/task").listFiles();
+    if (tasks != null) {
+      for (java.io.File task : tasks) {
+        try {
+          String stat = java.nio.file.Files.readString(task.toPath().resolve("stat"));
+          int open = stat.indexOf('(');
+          int close = stat.lastIndexOf(')');
+          String[] fields = stat.substring(close + 2).split(" ");
+          // utime and stime, the 14th and 15th fields, in clock ticks (100 a second on Linux)
+          long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+          long id = Long.parseLong(task.getName());
+          cpu.put(id, ticks * 10_000_000L);
+          names.put(id, stat.substring(open + 1, close));
+        } catch (IOException | RuntimeException e) {
+          // the thread ended meanwhile
+        }
+      }
+      return cpu;
+    }
+    java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    for (java.lang.management.ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
+      if (info != null) {
+        long time = threads.getThreadCpuTime(info.getThreadId());
+        if (time >= 0) {
+          cpu.put(info.getThreadId(), time);
+          names.put(info.getThreadId(), info.getThreadName());
+        }
+      }
+    }
+    return cpu;
+  }
+
+  /** This JVM's CPU time so far (ns). */
+  private static long processCpu() {
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
+  }
+
+  /** The test-only beans that time each GET of a table inside the server. */
+  @TestConfiguration
+  static class Spans implements WebMvcConfigurer {
+
+    @Bean
+    FilterRegistrationBean<OncePerRequestFilter> getBenchSpans() {
+      OncePerRequestFilter first =
+          new OncePerRequestFilter() {
+            @Override
+            protected boolean shouldNotFilter(HttpServletRequest request) {
+              return !request.getMethod().equals("GET")
+                  || !request.getRequestURI().contains("/materialized-tables");
+            }
+
+            @Override
+            protected void doFilterInternal(
+                HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+                throws ServletException, IOException {
+              long[] span = new long[4];
+              span[0] = System.nanoTime();
+              request.setAttribute(SPAN, span);
+              try {
+                chain.doFilter(request, response);
+              } finally {
+                span[3] = System.nanoTime();
+                if (span[1] > 0 && span[2] > 0) {
+                  (request.getRequestURI().endsWith("/materialized-tables") ? PAGE_SPANS : SPANS)
+                      .add(span);
+                }
+              }
+            }
+          };
+      FilterRegistrationBean<OncePerRequestFilter> bean = new FilterRegistrationBean<>(first);
+      bean.setOrder(Ordered.HIGHEST_PRECEDENCE);
+      return bean;
+    }
+
+    @Override
+    public void addInterceptors(InterceptorRegistry registry) {
+      registry.addInterceptor(
+          new HandlerInterceptor() {
+            @Override
+            public boolean preHandle(
+                HttpServletRequest request, HttpServletResponse response, Object handler) {
+              if (request.getAttribute(SPAN) instanceof long[] span) {
+                span[1] = System.nanoTime();
+              }
+              return true;
+            }
+
+            @Override
+            public void afterCompletion(
+                HttpServletRequest request,
+                HttpServletResponse response,
+                Object handler,
+                Exception failure) {
+              if (request.getAttribute(SPAN) instanceof long[] span) {
+                span[2] = System.nanoTime();
+              }
+            }
+          });
+    }
   }
 
   /**
@@ -156,7 +458,11 @@ class GetBench {
         }
       } while (token != null);
       assertThat(seen).hasSize(TABLES);
+      if (walk == 0) {
+        PAGE_SPANS.clear();
+      }
     }
+    List<long[]> spans = new ArrayList<>(PAGE_SPANS);
     millis.sort(Double::compare);
     System.out.printf(
         Locale.ROOT,
@@ -167,5 +473,15 @@ class GetBench {
         millis.get(millis.size() / 2),
         millis.get(millis.size() * 9 / 10),
         millis.get(millis.size() - 1));
+    System.out.printf(
+        Locale.ROOT,
+        "BENCH get: where a page's time goes, over %d pages seen by the server: server p50 %.1f ms"
+            + " [filters before the controller %.1f, controller (the store's query, the"
+            + " resources and their JSON) %.1f, after it %.1f]%n",
+        spans.size(),
+        percentile(spans, s -> s[3] - s[0], 50),
+        percentile(spans, s -> s[1] - s[0], 50),
+        percentile(spans, s -> s[2] - s[1], 50),
+        percentile(spans, s -> s[3] - s[2], 50));
   }
 }
