@@ -165,6 +165,19 @@ class GetBench {
         "BENCH get: garbage collections in the JVM the service shares with Kafka, Flink's"
             + " MiniCluster and this client, while the GETs ran: "
             + pauses);
+    long codeUsed = 0;
+    long codeMax = 0;
+    for (java.lang.management.MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+      if (pool.getName().startsWith("CodeHeap") || pool.getName().equals("Code Cache")) {
+        codeUsed += pool.getUsage().getUsed();
+        codeMax += Math.max(0, pool.getUsage().getMax());
+      }
+    }
+    System.out.printf(
+        Locale.ROOT,
+        "BENCH get: the JIT's code cache: %d MB used of %d MB%n",
+        codeUsed >> 20,
+        codeMax >> 20);
     Map<String, Long> byGroup = new java.util.TreeMap<>();
     cpuAfter.forEach(
         (id, after) ->

@@ -202,10 +202,20 @@ class RefreshBench {
       throws IOException, InterruptedException {
     Map<String, Instant> at = new HashMap<>();
     long number = refresh.path("number").asLong();
-    for (JsonNode e : api.get(path + "/events?limit=500").body().path("items")) {
-      Instant when = Instant.parse(e.path("at").asString());
-      if (!when.isBefore(started)) { // this refresh's, not an earlier one's
-        at.putIfAbsent(e.path("reason").asString(), when);
+    // The refresh is recorded SUCCEEDED a moment before its event is: read until it is there.
+    long deadline = System.nanoTime() + 5_000_000_000L;
+    for (int read = 0;
+        read == 0 || (at.get("RefreshSucceeded") == null && System.nanoTime() < deadline);
+        read++) {
+      if (read > 0) {
+        Thread.sleep(20);
+      }
+      at.clear();
+      for (JsonNode e : api.get(path + "/events?limit=500").body().path("items")) {
+        Instant when = Instant.parse(e.path("at").asString());
+        if (!when.isBefore(started)) { // this refresh's, not an earlier one's
+          at.putIfAbsent(e.path("reason").asString(), when);
+        }
       }
     }
     Instant called = started.plusNanos((long) (call * 1e6));
