@@ -23,7 +23,8 @@ import java.util.concurrent.Semaphore;
  * 15 ms an overview, at 150 ms between looks: slower than a person polling every 50 ms). At most
  * {@link #WATCHERS} passes watch at once: beyond them the replica is submitting a backlog (an apply
  * of many tables), whose passes leave their jobs to the worker's watch rather than hold a thread
- * each.
+ * each. The pass that stops a job with a savepoint is a watcher too while it polls the savepoint
+ * ({@code Transitions.watch}), and looks here for the job's end.
  *
  * <p>Written here, not taken from a library: it is the single-flight sharing of one REST answer
  * between threads, a few lines over {@link CompletableFuture}.
