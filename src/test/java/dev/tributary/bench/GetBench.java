@@ -3,6 +3,7 @@ package dev.tributary.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.management.GarbageCollectionNotificationInfo;
+import com.sun.management.OperatingSystemMXBean;
 import dev.tributary.TributaryIT;
 import dev.tributary.local.LocalStack;
 import dev.tributary.system.Json;
@@ -12,23 +13,30 @@ import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import java.io.File;
 import java.io.IOException;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.StringJoiner;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -115,7 +123,7 @@ class GetBench {
 
     SPANS.clear();
     Pauses pauses = Pauses.listen();
-    Map<Long, String> names = new java.util.HashMap<>();
+    Map<Long, String> names = new HashMap<>();
     Map<Long, Long> cpuBefore = threadCpu(names);
     long processBefore = processCpu();
     int requests = RATE * SECONDS;
@@ -167,7 +175,7 @@ class GetBench {
             + pauses);
     long codeUsed = 0;
     long codeMax = 0;
-    for (java.lang.management.MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+    for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
       if (pool.getName().startsWith("CodeHeap") || pool.getName().equals("Code Cache")) {
         codeUsed += pool.getUsage().getUsed();
         codeMax += Math.max(0, pool.getUsage().getMax());
@@ -178,7 +186,7 @@ class GetBench {
         "BENCH get: the JIT's code cache: %d MB used of %d MB%n",
         codeUsed >> 20,
         codeMax >> 20);
-    Map<String, Long> byGroup = new java.util.TreeMap<>();
+    Map<String, Long> byGroup = new TreeMap<>();
     cpuAfter.forEach(
         (id, after) ->
             byGroup.merge(
@@ -334,12 +342,12 @@ class GetBench {
    * their names; elsewhere from the ThreadMXBean.
    */
   private static Map<Long, Long> threadCpu(Map<Long, String> names) {
-    Map<Long, Long> cpu = new java.util.HashMap<>();
-    java.io.File[] tasks = new java.io.File("/proc/self/task").listFiles();
+    Map<Long, Long> cpu = new HashMap<>();
+    File[] tasks = new File("/proc/self/task").listFiles();
     if (tasks != null) {
-      for (java.io.File task : tasks) {
+      for (File task : tasks) {
         try {
-          String stat = java.nio.file.Files.readString(task.toPath().resolve("stat"));
+          String stat = Files.readString(task.toPath().resolve("stat"));
           int open = stat.indexOf('(');
           int close = stat.lastIndexOf(')');
           String[] fields = stat.substring(close + 2).split(" ");
@@ -354,8 +362,8 @@ class GetBench {
       }
       return cpu;
     }
-    java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-    for (java.lang.management.ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
+    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    for (ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
       if (info != null) {
         long time = threads.getThreadCpuTime(info.getThreadId());
         if (time >= 0) {
@@ -369,7 +377,7 @@ class GetBench {
 
   /** This JVM's CPU time so far (ns). */
   private static long processCpu() {
-    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+    return ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
         .getProcessCpuTime();
   }
 
