@@ -167,8 +167,8 @@ class GetBench {
         percentile(spans, s -> s[2] - s[1], 99),
         percentile(spans, s -> s[3] - s[2], 50),
         percentile(spans, s -> s[3] - s[2], 99),
-        (median - percentileNanos(spans, s -> s[3] - s[0], 50)) / 1e6,
-        (p99 - percentileNanos(spans, s -> s[3] - s[0], 99)) / 1e6);
+        median / 1e6 - percentile(spans, s -> s[3] - s[0], 50),
+        p99 / 1e6 - percentile(spans, s -> s[3] - s[0], 99));
     System.out.println(
         "BENCH get: garbage collections in the JVM the service shares with Kafka, Flink's"
             + " MiniCluster and this client, while the GETs ran: "
@@ -326,13 +326,10 @@ class GetBench {
 
   private static final String SPAN = GetBench.class.getName() + ".span";
 
+  /** The {@code p}th percentile (nearest rank) of one part of the spans, in milliseconds. */
   private static double percentile(List<long[]> spans, ToLongFunction<long[]> of, int p) {
-    return percentileNanos(spans, of, p) / 1e6;
-  }
-
-  private static long percentileNanos(List<long[]> spans, ToLongFunction<long[]> of, int p) {
-    long[] values = spans.stream().mapToLong(of).sorted().toArray();
-    return values.length == 0 ? 0 : values[Math.min(values.length - 1, values.length * p / 100)];
+    return Waterfall.percentile(
+        spans.stream().map(s -> of.applyAsLong(s) / 1e6).toList(), p / 100.0);
   }
 
   /**
