@@ -142,13 +142,16 @@ class ArchitectureTest {
             "org.springframework..",
             "tools.jackson..")
         .check(MAIN);
-    // The service does not load Flink's runtime (not in the service jar); the statement language
-    // uses Flink's SQL parser, and the registry schemas Flink's type system and Avro converter.
+    // Flink's classes are used in three places only: the statement language uses Flink's SQL
+    // parser, the registry schemas Flink's type system and Avro converter, and validation Flink's
+    // planner in this process (PlannerFlinkSql).
     noClasses()
         .that()
         .resideOutsideOfPackages("dev.tributary.flinkformat..", "dev.tributary.sql..")
         .and()
         .haveNameNotMatching("dev\\.tributary\\.plan\\.SchemaDocuments(\\$.*)?")
+        .and()
+        .haveNameNotMatching("dev\\.tributary\\.adapter\\.flink\\.PlannerFlinkSql(\\$.*)?")
         .should()
         .dependOnClassesThat()
         .resideInAnyPackage("org.apache.flink..", "dev.tributary.flinkformat..")

@@ -13,6 +13,7 @@ import dev.tributary.sql.Statement;
 import dev.tributary.sql.TableOptions;
 import dev.tributary.sql.TableSchema;
 import dev.tributary.system.Beside;
+import dev.tributary.system.ServerTiming;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -31,12 +32,16 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Talks to Flink about a table's query: opens a session in which every table the query reads is
  * declared, then validates the query (its output schema and changelog mode) or submits its job.
  */
 public class QueryPlanner implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(QueryPlanner.class);
 
   /**
    * Finds the declaration of a table that a query reads: a source table or another materialized
@@ -166,7 +171,20 @@ public class QueryPlanner implements AutoCloseable {
   /** Sessions kept warm for validations, shared by this planner and those over snapshots. */
   private final WarmSessions warm;
 
+  /**
+   * Flink's planner in this process, or null: asked before the gateway, when the pool's gateway
+   * runs the same Flink version (see {@link #described}). Its sessions are kept warm as the
+   * gateway's are.
+   */
+  private final Local local;
+
   private final Clock clock;
+
+  /** The planner in this process, its warm sessions, and which pools' gateways match it. */
+  private record Local(FlinkSql planner, WarmSessions warm, Map<String, Matched> pools) {}
+
+  /** Whether a pool's gateway ran the planner's version when last asked. */
+  private record Matched(boolean same, Instant at) {}
 
   public QueryPlanner(FlinkSql sql, Catalog catalog) {
     this(sql, catalog, Clock.systemUTC());
@@ -174,15 +192,37 @@ public class QueryPlanner implements AutoCloseable {
 
   /** With {@code clock} timing what Flink said (tests move it). */
   public QueryPlanner(FlinkSql sql, Catalog catalog, Clock clock) {
-    this(sql, catalog, new ConcurrentHashMap<>(), new WarmSessions(sql), clock);
+    this(sql, null, catalog, clock);
+  }
+
+  /**
+   * With {@code planner}, Flink's planner in this process (or null), asked before the gateway of a
+   * pool that runs its version.
+   */
+  public QueryPlanner(FlinkSql sql, FlinkSql planner, Catalog catalog, Clock clock) {
+    this(
+        sql,
+        catalog,
+        new ConcurrentHashMap<>(),
+        new WarmSessions(sql),
+        planner == null
+            ? null
+            : new Local(planner, new WarmSessions(planner), new ConcurrentHashMap<>()),
+        clock);
   }
 
   private QueryPlanner(
-      FlinkSql sql, Catalog catalog, Map<String, Cached> recent, WarmSessions warm, Clock clock) {
+      FlinkSql sql,
+      Catalog catalog,
+      Map<String, Cached> recent,
+      WarmSessions warm,
+      Local local,
+      Clock clock) {
     this.sql = sql;
     this.catalog = catalog;
     this.recent = recent;
     this.warm = warm;
+    this.local = local;
     this.clock = clock;
   }
 
@@ -190,6 +230,9 @@ public class QueryPlanner implements AutoCloseable {
   @Override
   public void close() {
     warm.close();
+    if (local != null) {
+      local.warm().close();
+    }
   }
 
   /** The declarations of every table the queries read, from the live catalog. */
@@ -251,7 +294,7 @@ public class QueryPlanner implements AutoCloseable {
 
   /** This planner over a snapshot of the catalog instead of the live one. */
   public QueryPlanner over(Snapshot snapshot) {
-    return new QueryPlanner(sql, snapshot, recent, warm, clock);
+    return new QueryPlanner(sql, snapshot, recent, warm, local, clock);
   }
 
   /**
@@ -294,9 +337,12 @@ public class QueryPlanner implements AutoCloseable {
    * exactly what Flink is given (the session's catalog, database and mode, every declaration it
    * runs, and the query), so that the CREATE's check, the reconciler's validation and every
    * statement of a script that changes only options, freshness or column names ask Flink once,
-   * while a changed source table or upstream query is a new question. A refusal is not kept. It is
-   * asked of the SQL Gateway of the compute pool the job will run on, whose connectors and formats
-   * are the ones that count.
+   * while a changed source table or upstream query is a new question. A refusal is not kept.
+   *
+   * <p>It is asked of Flink's planner in this process when the SQL Gateway of the compute pool the
+   * job will run on runs the same Flink version, else of that gateway. What the planner here
+   * refuses is asked of the gateway too, whose connectors, formats and functions are the ones that
+   * count: its refusal stands, with its message and position.
    */
   private QueryShape described(
       ObjectName table, String pool, String query, boolean batch, Duration maxAge) {
@@ -330,46 +376,101 @@ public class QueryPlanner implements AutoCloseable {
     if (cached != null && cached.at().isAfter(clock.instant().minus(maxAge))) {
       return cached.shape();
     }
-    QueryShape shape;
-    try {
-      if (batch) {
-        // A batch plan has no changelog: its result is a set of rows, insert-only.
+    QueryShape shape = null;
+    if (local != null && sameVersion(pool)) {
+      try {
         shape =
-            new QueryShape(
-                inWarmSession(
-                    table,
-                    pool,
-                    declarations,
-                    Map.of("execution.runtime-mode", "batch"),
-                    session -> sql.inferSchema(session, query)),
-                new FlinkSql.ChangelogMode(Set.of(FlinkSql.RowKind.INSERT)));
-      } else {
-        // The changelog mode (an EXPLAIN, the optimizer's work) is asked in a second warm session
-        // while the first describes the columns: the two take the longer one's time, not the sum.
-        CompletableFuture<FlinkSql.ChangelogMode> mode =
-            Beside.ask(
+            ServerTiming.time(
+                "flinkPlanner",
                 () ->
-                    inWarmSession(
-                        table,
-                        pool,
-                        declarations,
-                        Map.of(),
-                        session -> sql.changelogMode(session, query)));
-        // A query Flink refuses is refused here first, with its position; the EXPLAIN then ends on
-        // its own.
-        List<FlinkSql.Column> columns =
-            inWarmSession(
-                table, pool, declarations, Map.of(), session -> sql.inferSchema(session, query));
-        shape = new QueryShape(columns, Beside.await(mode));
+                    shape(local.planner(), local.warm(), table, pool, declarations, query, batch));
+      } catch (FlinkSql.StatementFailedException e) {
+        // The gateway has the last word on a refusal: a connector, format or function that only
+        // the cluster has, and the message and position users know from Flink's own gateway.
+        log.debug("The planner here refused a query; the gateway is asked: {}", e.getMessage());
+      } catch (RuntimeException | LinkageError e) {
+        log.warn("The planner here failed; the gateway is asked", e);
       }
-    } catch (FlinkSql.StatementFailedException e) {
-      throw new InvalidQueryException(List.of(e.getMessage()), e.line(), e.column(), true);
+    }
+    if (shape == null) {
+      try {
+        shape = shape(sql, warm, table, pool, declarations, query, batch);
+      } catch (FlinkSql.StatementFailedException e) {
+        throw new InvalidQueryException(List.of(e.getMessage()), e.line(), e.column(), true);
+      }
     }
     if (recent.size() > 5000) {
       recent.clear();
     }
     recent.put(key, new Cached(shape, clock.instant()));
     return shape;
+  }
+
+  /** Flink's columns and changelog for {@code query}, asked of {@code flink} in warm sessions. */
+  private QueryShape shape(
+      FlinkSql flink,
+      WarmSessions sessions,
+      ObjectName table,
+      String pool,
+      List<String> declarations,
+      String query,
+      boolean batch) {
+    if (batch) {
+      // A batch plan has no changelog: its result is a set of rows, insert-only.
+      return new QueryShape(
+          inWarmSession(
+              sessions,
+              table,
+              pool,
+              declarations,
+              Map.of("execution.runtime-mode", "batch"),
+              session -> flink.inferSchema(session, query)),
+          new FlinkSql.ChangelogMode(Set.of(FlinkSql.RowKind.INSERT)));
+    }
+    // The changelog mode (an EXPLAIN, the optimizer's work) is asked in a second warm session
+    // while the first describes the columns: the two take the longer one's time, not the sum.
+    CompletableFuture<FlinkSql.ChangelogMode> mode =
+        Beside.ask(
+            () ->
+                inWarmSession(
+                    sessions,
+                    table,
+                    pool,
+                    declarations,
+                    Map.of(),
+                    session -> flink.changelogMode(session, query)));
+    // A query Flink refuses is refused here first, with its position; the EXPLAIN then ends on
+    // its own.
+    List<FlinkSql.Column> columns =
+        inWarmSession(
+            sessions,
+            table,
+            pool,
+            declarations,
+            Map.of(),
+            session -> flink.inferSchema(session, query));
+    return new QueryShape(columns, Beside.await(mode));
+  }
+
+  /**
+   * Whether compute pool {@code pool}'s gateway runs the Flink version of the planner here: asked
+   * at most once per {@link #CACHE_FOR}, so that an upgraded cluster is noticed soon. A gateway
+   * that does not answer is not matched (the gateway path reports it).
+   */
+  private boolean sameVersion(String pool) {
+    Matched known = local.pools().get(pool);
+    if (known != null && known.at().isAfter(clock.instant().minus(CACHE_FOR))) {
+      return known.same();
+    }
+    boolean same;
+    try {
+      Optional<String> theirs = sql.version(pool);
+      same = theirs.isPresent() && theirs.equals(local.planner().version(pool));
+    } catch (RuntimeException e) {
+      return false;
+    }
+    local.pools().put(pool, new Matched(same, clock.instant()));
+    return same;
   }
 
   /** The definition's own rules over what Flink said: declared columns, partitions, a key. */
@@ -478,12 +579,13 @@ public class QueryPlanner implements AutoCloseable {
    * probe view of their own.
    */
   private <T> T inWarmSession(
+      WarmSessions sessions,
       ObjectName table,
       String pool,
       List<String> declarations,
       Map<String, String> sessionProperties,
       Function<FlinkSql.Session, T> work) {
-    return warm.with(
+    return sessions.with(
         new WarmSessions.Key(
             pool,
             "tributary-validation",

@@ -43,6 +43,14 @@ public interface FlinkSql {
   /** The kinds of rows the query emits (EXPLAIN CHANGELOG_MODE). */
   ChangelogMode changelogMode(Session session, String query);
 
+  /**
+   * The Flink version that answers for compute pool {@code pool} (its SQL Gateway's, as "2.2.1"),
+   * or empty when not known.
+   */
+  default Optional<String> version(String pool) {
+    return Optional.empty();
+  }
+
   /** Closes the session; jobs it submitted keep running. Closing a gone session succeeds. */
   void closeSession(Session session);
 

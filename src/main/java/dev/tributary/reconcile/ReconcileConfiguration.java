@@ -4,6 +4,7 @@ import dev.tributary.catalog.CatalogService;
 import dev.tributary.plan.QueryPlanner;
 import dev.tributary.port.FlinkJobs;
 import dev.tributary.port.FlinkSql;
+import dev.tributary.port.LocalPlanner;
 import dev.tributary.port.RefreshSchedules;
 import dev.tributary.port.SchemaRegistry;
 import dev.tributary.port.Topics;
@@ -15,6 +16,7 @@ import dev.tributary.table.TableChanged;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.UUID;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
@@ -66,18 +68,22 @@ class ReconcileConfiguration {
   @Bean
   QueryPlanner queryPlanner(
       FlinkSql sql,
+      ObjectProvider<LocalPlanner> local,
       CatalogService catalogs,
       MaterializedTableService tables,
       ReconcileStore store,
       TributaryProperties properties) {
+    LocalPlanner planner = local.getIfAvailable();
     return new QueryPlanner(
         sql,
+        planner == null ? null : planner.sql(),
         new StoreCatalog(
             catalogs,
             tables,
             store,
             properties.kafka().bootstrapServers(),
-            properties.schemaRegistry().url().toString()));
+            properties.schemaRegistry().url().toString()),
+        Clock.systemUTC());
   }
 
   @Bean

@@ -87,6 +87,12 @@ class TelemetryIT {
                   HttpResponse.BodyHandlers.ofString());
       assertThat(created.statusCode()).as(created.body()).isEqualTo(200);
       assertThat(created.headers().firstValue("X-Request-Id")).contains(requestId);
+      // The packaged jar carries Flink's planner: the query was described in its process, not by
+      // the gateway (which runs the same Flink).
+      assertThat(created.headers().firstValue("Server-Timing"))
+          .get()
+          .asString()
+          .contains("flinkPlanner;dur=");
       String qualified = "logging.checks." + table;
 
       List<JsonNode> lines =

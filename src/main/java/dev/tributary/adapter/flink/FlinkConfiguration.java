@@ -4,19 +4,27 @@ import dev.tributary.port.ComputePoolDirectory;
 import dev.tributary.port.ComputePoolDirectory.Cluster;
 import dev.tributary.port.FlinkJobs;
 import dev.tributary.port.FlinkSql;
+import dev.tributary.port.LocalPlanner;
 import dev.tributary.system.TributaryProperties;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.event.EventListener;
 import tools.jackson.databind.JsonNode;
 
 /** Wires the Flink adapters (SQL Gateway and JobManager REST) and their health indicator. */
 @Configuration(proxyBeanMethods = false)
 class FlinkConfiguration {
+
+  private static final Logger log = LoggerFactory.getLogger(FlinkConfiguration.class);
 
   @Bean
   StateStorage flinkStateStorage(TributaryProperties properties) {
@@ -50,6 +58,42 @@ class FlinkConfiguration {
   @Bean
   FlinkSql flinkSql(PoolClients pools) {
     return new PooledFlinkSql(pools);
+  }
+
+  /**
+   * Flink's planner in this process, asked by validation before a gateway of its Flink version;
+   * {@code tributary.flink.validation=gateway} asks the gateways only. It plans a query once as
+   * soon as the service is ready, on a thread of its own, so that no user waits for its classes.
+   */
+  @Bean
+  @ConditionalOnProperty(
+      name = "tributary.flink.validation",
+      havingValue = "planner",
+      matchIfMissing = true)
+  LocalPlanner flinkLocalPlanner() {
+    return new LocalPlanner(new PlannerFlinkSql());
+  }
+
+  @EventListener(ApplicationReadyEvent.class)
+  void warmUpPlanner(ApplicationReadyEvent ready) {
+    ready
+        .getApplicationContext()
+        .getBeanProvider(LocalPlanner.class)
+        .ifAvailable(
+            local -> {
+              Thread warmUp =
+                  new Thread(
+                      () -> {
+                        try {
+                          ((PlannerFlinkSql) local.sql()).warmUp();
+                        } catch (RuntimeException | LinkageError e) {
+                          log.warn("Flink's planner did not warm up; validation asks it anyway", e);
+                        }
+                      },
+                      "planner-warm-up");
+              warmUp.setDaemon(true);
+              warmUp.start();
+            });
   }
 
   @Bean

@@ -5,14 +5,9 @@ import dev.tributary.port.ExternalSystem;
 import dev.tributary.port.FlinkSql;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.UUID;
-import java.util.function.Supplier;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.springframework.web.client.RestClient;
 import tools.jackson.databind.JsonNode;
@@ -23,9 +18,6 @@ import tools.jackson.databind.json.JsonMapper;
  * pages, following {@code nextResultUri} until {@code EOS}.
  */
 public class GatewayFlinkSql implements FlinkSql {
-
-  private static final Pattern CHANGELOG_MODE = Pattern.compile("changelogMode=\\[([A-Z,]*)]");
-  private static final String OPTIMIZED_PLAN = "== Optimized Physical Plan ==";
 
   private final RestClient http;
   private final Duration statementTimeout;
@@ -109,37 +101,12 @@ public class GatewayFlinkSql implements FlinkSql {
 
   @Override
   public List<Column> inferSchema(Session session, String query) {
-    String view = probeView(session, query);
-    try {
-      return describeView(session, view);
-    } finally {
-      configure(session, "DROP TEMPORARY VIEW IF EXISTS `" + view + "`");
-    }
-  }
-
-  private String probeView(Session session, String query) {
-    String view = "tributary_probe_" + UUID.randomUUID().toString().replace("-", "");
-    configureAround(session, "CREATE TEMPORARY VIEW `" + view + "` AS ", query);
-    return view;
-  }
-
-  private List<Column> describeView(Session session, String view) {
-    // DESCRIBE rows: name, type, null, key, extras, watermark.
-    return execute(session, "DESCRIBE `" + view + "`").rows().stream()
-        .map(
-            row ->
-                new Column(
-                    String.valueOf(row.get(0)),
-                    withoutTimeAttribute(String.valueOf(row.get(1))),
-                    Boolean.TRUE.equals(row.get(2))))
-        .toList();
+    return QueryProbes.inferSchema(this, session, query);
   }
 
   @Override
   public ChangelogMode changelogMode(Session session, String query) {
-    StatementResult plan = executeAround(session, "EXPLAIN CHANGELOG_MODE ", query);
-    String text = plan.rows().isEmpty() ? "" : String.valueOf(plan.rows().get(0).get(0));
-    return parseChangelogMode(text);
+    return QueryProbes.changelogMode(this, session, query);
   }
 
   @Override
@@ -149,38 +116,6 @@ public class GatewayFlinkSql implements FlinkSql {
         http.delete().uri("/v3/sessions/{session}", session.handle()), "close a session");
   }
 
-  /**
-   * Runs {@code prefix + query}; an error position on the first line is shifted so that it points
-   * into the user's query rather than into the wrapper.
-   */
-  private StatementResult executeAround(Session session, String prefix, String query) {
-    return around(prefix, () -> execute(session, prefix + query));
-  }
-
-  /** As {@link #executeAround}, for a statement that only changes the session. */
-  private void configureAround(Session session, String prefix, String query) {
-    around(
-        prefix,
-        () -> {
-          configure(session, prefix + query);
-          return null;
-        });
-  }
-
-  private static <T> T around(String prefix, Supplier<T> statement) {
-    try {
-      return statement.get();
-    } catch (StatementFailedException e) {
-      if (e.line() != 1 || e.column() <= prefix.length()) {
-        throw e;
-      }
-      int column = e.column() - prefix.length();
-      String message = e.getMessage().replace("column " + e.column(), "column " + column);
-      throw new StatementFailedException(message, 1, column, e.causes());
-    }
-  }
-
-  /** Product name and version, for the health indicator. */
   /**
    * Whether the cluster loads this project's formats: a session (which adds the delivered jar)
    * plans a read of a Kafka table in {@code json-confluent}, which fails with Flink's "Could not
@@ -210,30 +145,20 @@ public class GatewayFlinkSql implements FlinkSql {
     return formatJar == null ? null : formatJar.location();
   }
 
+  /** The gateway's Flink version, from its {@code /v3/info}. */
+  @Override
+  public Optional<String> version(String pool) {
+    String version =
+        FlinkHttp.expectOk(http.get().uri("/v3/info"), "read gateway info")
+            .path("version")
+            .asString();
+    return version.isBlank() ? Optional.empty() : Optional.of(version);
+  }
+
+  /** Product name and version, for the health indicator. */
   public String info() {
     JsonNode info = FlinkHttp.expectOk(http.get().uri("/v3/info"), "read gateway info");
     return info.path("productName").asString() + " " + info.path("version").asString();
-  }
-
-  /** The root node of the optimized physical plan carries the query's changelog mode. */
-  static ChangelogMode parseChangelogMode(String explain) {
-    int start = explain.indexOf(OPTIMIZED_PLAN);
-    Matcher m = CHANGELOG_MODE.matcher(start < 0 ? explain : explain.substring(start));
-    if (!m.find()) {
-      throw new DependencyUnavailableException(
-          ExternalSystem.FLINK, "EXPLAIN CHANGELOG_MODE returned no changelog mode", null);
-    }
-    Set<RowKind> kinds = EnumSet.noneOf(RowKind.class);
-    for (String kind : m.group(1).split(",")) {
-      switch (kind.strip()) {
-        case "I" -> kinds.add(RowKind.INSERT);
-        case "UB" -> kinds.add(RowKind.UPDATE_BEFORE);
-        case "UA" -> kinds.add(RowKind.UPDATE_AFTER);
-        case "D" -> kinds.add(RowKind.DELETE);
-        default -> {}
-      }
-    }
-    return new ChangelogMode(kinds);
   }
 
   /**
@@ -343,10 +268,6 @@ public class GatewayFlinkSql implements FlinkSql {
       values.add(field.isNull() ? null : JsonMapper.shared().convertValue(field, Object.class));
     }
     return values;
-  }
-
-  private static String withoutTimeAttribute(String type) {
-    return type.replace(" *ROWTIME*", "").replace(" *PROCTIME*", "").strip();
   }
 
   private static void sleep(long millis) {

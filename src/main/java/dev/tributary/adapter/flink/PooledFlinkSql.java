@@ -5,6 +5,7 @@ import dev.tributary.port.FlinkSql;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The SQL Gateways of every compute pool as one {@link FlinkSql}: a session is opened on its pool's
@@ -63,6 +64,11 @@ public class PooledFlinkSql implements FlinkSql {
   @Override
   public ChangelogMode changelogMode(Session session, String query) {
     return gateway(session).changelogMode(session, query);
+  }
+
+  @Override
+  public Optional<String> version(String pool) {
+    return pools.of(pool).sql().version(pool);
   }
 
   @Override

@@ -24,7 +24,7 @@ class ChangelogModeParsingTest {
         GroupAggregate(groupBy=[customer_id])
         """;
 
-    assertThat(GatewayFlinkSql.parseChangelogMode(explain).kinds())
+    assertThat(QueryProbes.parseChangelogMode(explain).kinds())
         .containsExactlyInAnyOrder(RowKind.INSERT, RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER);
   }
 
@@ -37,6 +37,6 @@ class ChangelogModeParsingTest {
         +- TableSourceScan(table=[[examples, marketplace, orders]], changelogMode=[I])
         """;
 
-    assertThat(GatewayFlinkSql.parseChangelogMode(explain).insertOnly()).isTrue();
+    assertThat(QueryProbes.parseChangelogMode(explain).insertOnly()).isTrue();
   }
 }

@@ -1,0 +1,181 @@
+package dev.tributary.adapter.flink;
+
+import dev.tributary.port.FlinkSql;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.runtime.util.EnvironmentInformation;
+import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.api.TableResult;
+import org.apache.flink.table.api.internal.TableEnvironmentInternal;
+import org.apache.flink.table.operations.ModifyOperation;
+import org.apache.flink.table.operations.Operation;
+import org.apache.flink.table.operations.QueryOperation;
+import org.apache.flink.table.operations.StatementSetOperation;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.CloseableIterator;
+
+/**
+ * Flink's own planner in this process, as the {@link FlinkSql} that validation asks: a session is a
+ * {@link TableEnvironment} made with the session's properties, and a statement is parsed and run by
+ * it. It plans and describes; it runs no job: an INSERT, a SELECT, a statement set or a compiled
+ * plan is refused. Its connectors and formats are the ones on the service's class path (Kafka, the
+ * JSON formats, this project's {@code dev.tributary.flinkformat}).
+ *
+ * <p>Why: asked of a SQL Gateway, a validation is a session's round trips and an operation the
+ * gateway runs in a fresh table environment of its own, polled for its result: 100-190 ms for a
+ * query the planner here describes and explains in 20-30 ms. The gateway stays the authority: the
+ * planner is asked only when the gateway runs the same Flink version ({@link #version}), and what
+ * it refuses is asked of the gateway again (see {@code QueryPlanner}).
+ */
+public final class PlannerFlinkSql implements FlinkSql {
+
+  private final Map<String, TableEnvironment> sessions = new ConcurrentHashMap<>();
+
+  @Override
+  public Session openSession(String name, Map<String, String> properties) {
+    EnvironmentSettings settings =
+        EnvironmentSettings.newInstance()
+            .withConfiguration(Configuration.fromMap(properties))
+            .withClassLoader(PlannerFlinkSql.class.getClassLoader())
+            .build();
+    Session session = new Session("planner-" + UUID.randomUUID());
+    sessions.put(session.handle(), TableEnvironment.create(settings));
+    return session;
+  }
+
+  /** Every pool: the planner is this process's, whichever cluster the job will run on. */
+  @Override
+  public Session openSession(String pool, String name, Map<String, String> properties) {
+    return openSession(name, properties);
+  }
+
+  @Override
+  public StatementResult execute(Session session, String statement) {
+    TableResult result = run(session, statement);
+    List<List<Object>> rows = new ArrayList<>();
+    try (CloseableIterator<Row> it = result.collect()) {
+      while (it.hasNext()) {
+        Row row = it.next();
+        List<Object> values = new ArrayList<>(row.getArity());
+        for (int i = 0; i < row.getArity(); i++) {
+          values.add(row.getField(i));
+        }
+        rows.add(values);
+      }
+    } catch (Exception e) {
+      throw failed(e);
+    }
+    return new StatementResult(
+        List.copyOf(result.getResolvedSchema().getColumnNames()), rows, Optional.empty());
+  }
+
+  @Override
+  public void configure(Session session, String statement) {
+    run(session, statement);
+  }
+
+  private TableResult run(Session session, String statement) {
+    TableEnvironmentInternal env = env(session);
+    try {
+      List<Operation> operations = env.getParser().parse(statement);
+      if (operations.size() != 1) {
+        throw new StatementFailedException(
+            "Expected one statement, got " + operations.size(), 0, 0, List.of());
+      }
+      Operation operation = operations.get(0);
+      if (runsAJob(operation)) {
+        throw new StatementFailedException(
+            "The service's planner plans and describes; it runs no job: "
+                + operation.getClass().getSimpleName(),
+            0,
+            0,
+            List.of());
+      }
+      return env.executeInternal(operation);
+    } catch (StatementFailedException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw failed(e);
+    }
+  }
+
+  private static boolean runsAJob(Operation operation) {
+    String type = operation.getClass().getSimpleName();
+    return operation instanceof ModifyOperation
+        || operation instanceof QueryOperation
+        || operation instanceof StatementSetOperation
+        || type.contains("Plan")
+        || type.contains("Job")
+        || type.contains("Procedure");
+  }
+
+  /** Flink's refusal, read as the gateway's is: its message chain, the root's text, a position. */
+  private static StatementFailedException failed(Throwable e) {
+    StringWriter trace = new StringWriter();
+    e.printStackTrace(new PrintWriter(trace));
+    List<String> causes = FlinkErrors.causes(trace.toString());
+    int[] position = FlinkErrors.position(causes).orElse(new int[] {0, 0});
+    return new StatementFailedException(
+        FlinkErrors.rootMessage(trace.toString()), position[0], position[1], causes);
+  }
+
+  @Override
+  public List<Column> inferSchema(Session session, String query) {
+    return QueryProbes.inferSchema(this, session, query);
+  }
+
+  @Override
+  public ChangelogMode changelogMode(Session session, String query) {
+    return QueryProbes.changelogMode(this, session, query);
+  }
+
+  @Override
+  public void closeSession(Session session) {
+    sessions.remove(session.handle());
+  }
+
+  /** The Flink version of this planner, the same for every pool. */
+  @Override
+  public Optional<String> version(String pool) {
+    return Optional.of(EnvironmentInformation.getVersion());
+  }
+
+  /**
+   * Plans a query once, so that the first validation a user waits for does not load and compile the
+   * planner's classes (seconds).
+   */
+  public void warmUp() {
+    Session session = openSession("warm-up", Map.of());
+    try {
+      configure(
+          session,
+          "CREATE TEMPORARY TABLE warm_up (x INT) WITH ('connector' = 'datagen',"
+              + " 'number-of-rows' = '1')");
+      inferSchema(session, "SELECT x + 1 AS y FROM warm_up");
+      changelogMode(session, "SELECT x, COUNT(*) AS n FROM warm_up GROUP BY x");
+    } finally {
+      closeSession(session);
+    }
+  }
+
+  /** Sessions open now. */
+  int open() {
+    return sessions.size();
+  }
+
+  private TableEnvironmentInternal env(Session session) {
+    TableEnvironment env = sessions.get(session.handle());
+    if (env == null) {
+      throw new StatementFailedException("No such session: " + session.handle(), 0, 0, List.of());
+    }
+    return (TableEnvironmentInternal) env;
+  }
+}

@@ -1,0 +1,119 @@
+package dev.tributary.adapter.flink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tributary.port.FlinkSql;
+import dev.tributary.port.FlinkSql.Column;
+import dev.tributary.port.FlinkSql.RowKind;
+import dev.tributary.port.FlinkSql.Session;
+import dev.tributary.port.FlinkSql.StatementFailedException;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Flink's planner in this process answers validation's statements as a gateway does: columns as
+ * DESCRIBE prints them, the changelog of the optimized plan, a refusal with Flink's message and its
+ * position. It runs no job.
+ */
+class PlannerFlinkSqlTest {
+
+  final PlannerFlinkSql planner = new PlannerFlinkSql();
+  final Session session =
+      planner.openSession(
+          "blue",
+          "test",
+          Map.of("table.builtin-catalog-name", "shop", "table.builtin-database-name", "sales"));
+
+  PlannerFlinkSqlTest() {
+    planner.configure(
+        session,
+        "CREATE TEMPORARY TABLE orders (order_id STRING, customer_id INT, price DOUBLE, event_time"
+            + " TIMESTAMP(3), WATERMARK FOR event_time AS event_time - INTERVAL '5' SECOND) WITH"
+            + " ('connector' = 'kafka', 'topic' = 'orders', 'properties.bootstrap.servers' ="
+            + " '127.0.0.1:9', 'properties.group.id' = 'g', 'scan.startup.mode' ="
+            + " 'earliest-offset', 'format' = 'json')");
+  }
+
+  @AfterEach
+  void close() {
+    planner.closeSession(session);
+    assertThat(planner.open()).isZero();
+  }
+
+  @Test
+  void shouldDescribeAQueryAsDescribePrintsItsColumns() {
+    assertThat(
+            planner.inferSchema(
+                session, "SELECT order_id, price * 2 AS doubled, event_time FROM orders"))
+        .containsExactly(
+            new Column("order_id", "STRING", true),
+            new Column("doubled", "DOUBLE", true),
+            new Column("event_time", "TIMESTAMP(3)", true));
+    assertThat(planner.open()).as("the probe view is dropped, the session stays").isOne();
+  }
+
+  @Test
+  void shouldTellAppendsFromUpdates() {
+    assertThat(planner.changelogMode(session, "SELECT * FROM orders WHERE price > 5").kinds())
+        .containsExactly(RowKind.INSERT);
+    assertThat(
+            planner
+                .changelogMode(
+                    session,
+                    "SELECT customer_id, SUM(price) AS total FROM orders GROUP BY customer_id")
+                .kinds())
+        .contains(RowKind.INSERT, RowKind.UPDATE_AFTER)
+        .hasSizeGreaterThan(1);
+  }
+
+  @Test
+  void shouldRefuseWithFlinksMessageAndThePositionInTheUsersQuery() {
+    assertThatThrownBy(() -> planner.inferSchema(session, "SELECT order_id, nope FROM orders"))
+        .isInstanceOfSatisfying(
+            StatementFailedException.class,
+            e -> {
+              assertThat(e.getMessage()).contains("Column 'nope' not found in any table");
+              assertThat(e.line()).isEqualTo(1);
+              assertThat(e.column()).isEqualTo(18); // in the query, not in the probe view's text
+            });
+    assertThatThrownBy(() -> planner.changelogMode(session, "SELECT * FROM missing"))
+        .isInstanceOf(StatementFailedException.class)
+        .hasMessageContaining("Object 'missing' not found");
+  }
+
+  @Test
+  void shouldRunNoJob() {
+    planner.configure(
+        session, "CREATE TEMPORARY TABLE sink (order_id STRING) WITH ('connector' = 'blackhole')");
+    assertThatThrownBy(
+            () -> planner.execute(session, "INSERT INTO sink SELECT order_id FROM orders"))
+        .isInstanceOf(StatementFailedException.class)
+        .hasMessageContaining("runs no job");
+    assertThatThrownBy(() -> planner.execute(session, "SELECT * FROM orders"))
+        .isInstanceOf(StatementFailedException.class)
+        .hasMessageContaining("runs no job");
+  }
+
+  @Test
+  void shouldPlanTheSessionsRuntimeMode() {
+    Session batch = planner.openSession("batch", Map.of("execution.runtime-mode", "batch"));
+    try {
+      planner.configure(
+          batch,
+          "CREATE TEMPORARY TABLE events (id INT) WITH ('connector' = 'datagen',"
+              + " 'number-of-rows' = '3')");
+      FlinkSql.StatementResult plan =
+          planner.execute(batch, "EXPLAIN SELECT id, COUNT(*) AS n FROM events GROUP BY id");
+      assertThat(String.valueOf(plan.rows().get(0).get(0))).contains("HashAggregate");
+    } finally {
+      planner.closeSession(batch);
+    }
+  }
+
+  @Test
+  void shouldNameItsFlinkVersion() {
+    assertThat(planner.version("any")).get().asString().matches("\\d+\\.\\d+.*");
+  }
+}
