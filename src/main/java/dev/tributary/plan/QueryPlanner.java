@@ -30,6 +30,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -181,7 +182,8 @@ public class QueryPlanner implements AutoCloseable {
   private final Clock clock;
 
   /** The planner in this process, its warm sessions, and which pools' gateways match it. */
-  private record Local(FlinkSql planner, WarmSessions warm, Map<String, Matched> pools) {}
+  private record Local(
+      FlinkSql planner, WarmSessions warm, Map<String, Matched> pools, AtomicBoolean broken) {}
 
   /** Whether a pool's gateway ran the planner's version when last asked. */
   private record Matched(boolean same, Instant at) {}
@@ -207,7 +209,8 @@ public class QueryPlanner implements AutoCloseable {
         new WarmSessions(sql),
         planner == null
             ? null
-            : new Local(planner, new WarmSessions(planner), new ConcurrentHashMap<>()),
+            : new Local(
+                planner, new WarmSessions(planner), new ConcurrentHashMap<>(), new AtomicBoolean()),
         clock);
   }
 
@@ -377,7 +380,7 @@ public class QueryPlanner implements AutoCloseable {
       return cached.shape();
     }
     QueryShape shape = null;
-    if (local != null && sameVersion(pool)) {
+    if (local != null && !local.broken().get() && sameVersion(pool)) {
       try {
         shape =
             ServerTiming.time(
@@ -388,8 +391,11 @@ public class QueryPlanner implements AutoCloseable {
         // The gateway has the last word on a refusal: a connector, format or function that only
         // the cluster has, and the message and position users know from Flink's own gateway.
         log.debug("The planner here refused a query; the gateway is asked: {}", e.getMessage());
-      } catch (RuntimeException | LinkageError e) {
+      } catch (RuntimeException e) {
         log.warn("The planner here failed; the gateway is asked", e);
+      } catch (LinkageError e) {
+        local.broken().set(true); // its classes will not load on a second try either
+        log.warn("Flink's planner cannot load here: validation asks the gateways from now on", e);
       }
     }
     if (shape == null) {

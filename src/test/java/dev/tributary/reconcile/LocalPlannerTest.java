@@ -6,6 +6,7 @@ import dev.tributary.adapter.flink.PlannerFlinkSql;
 import dev.tributary.adapter.flink.SteppedClock;
 import dev.tributary.plan.QueryPlanner;
 import dev.tributary.port.FlinkSql;
+import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.sql.Parser;
 import dev.tributary.sql.Statement;
@@ -31,11 +32,14 @@ class LocalPlannerTest {
   final AtomicReference<String> gatewayVersion =
       new AtomicReference<>(local.version("default").orElseThrow());
   final ObjectName table = new ObjectName("c", "d", "t");
+  final SteppedClock clock = new SteppedClock(Instant.parse("2026-12-05T12:00:00Z"));
+  final Map<ObjectName, Statement.CreateSourceTable> sources;
+  final FlinkSql gateway;
   final QueryPlanner planner;
 
   LocalPlannerTest() {
     FlinkSql flink = new FakeWorld.Flink();
-    FlinkSql gateway =
+    gateway =
         (FlinkSql)
             Proxy.newProxyInstance(
                 FlinkSql.class.getClassLoader(),
@@ -59,20 +63,19 @@ class LocalPlannerTest {
                 "CREATE TABLE c.d.orders (order_id STRING, customer_id INT, price DOUBLE) WITH"
                     + " ('connector' = 'kafka', 'topic' = 'orders', 'properties.bootstrap.servers'"
                     + " = '127.0.0.1:9', 'format' = 'json')");
+    sources = Map.of(orders.name(), orders);
     planner =
-        new QueryPlanner(
-            gateway,
-            local,
-            name -> Optional.ofNullable(Map.of(orders.name(), orders).get(name)),
-            new SteppedClock(Instant.parse("2026-12-05T12:00:00Z")));
+        new QueryPlanner(gateway, local, name -> Optional.ofNullable(sources.get(name)), clock);
+  }
+
+  static MaterializedTableDefinition definition(String query) {
+    return ((Statement.CreateMaterializedTable)
+            Parser.parse("CREATE MATERIALIZED TABLE t AS " + query))
+        .definition();
   }
 
   QueryPlanner.QueryShape validate(String query) {
-    return planner.validate(
-        table,
-        ((Statement.CreateMaterializedTable)
-                Parser.parse("CREATE MATERIALIZED TABLE t AS " + query))
-            .definition());
+    return planner.validate(table, definition(query));
   }
 
   @Test
@@ -94,6 +97,33 @@ class LocalPlannerTest {
     assertThat(gatewayAsked).hasValue(1);
     assertThat(shape.columns().stream().map(FlinkSql.Column::name))
         .isEqualTo(List.of("order_id", "price"));
+  }
+
+  @Test
+  void shouldStopAskingAPlannerWhoseClassesDoNotLoad() {
+    AtomicInteger opened = new AtomicInteger();
+    FlinkSql unloadable =
+        (FlinkSql)
+            Proxy.newProxyInstance(
+                FlinkSql.class.getClassLoader(),
+                new Class<?>[] {FlinkSql.class},
+                (proxy, method, args) -> {
+                  if (method.getName().equals("version")) {
+                    return Optional.of(gatewayVersion.get());
+                  }
+                  if (method.getName().equals("openSession")) {
+                    opened.incrementAndGet();
+                    throw new NoClassDefFoundError("org/apache/flink/table/planner/Missing");
+                  }
+                  throw new UnsupportedOperationException(method.getName());
+                });
+    QueryPlanner withBroken =
+        new QueryPlanner(
+            gateway, unloadable, name -> Optional.ofNullable(sources.get(name)), clock);
+    withBroken.validate(table, definition("SELECT order_id FROM orders"));
+    withBroken.validate(table, definition("SELECT price FROM orders"));
+    assertThat(gatewayAsked).as("the gateway answered both").hasValue(2);
+    assertThat(opened.get()).as("not asked again once its classes failed").isBetween(1, 2);
   }
 
   @Test
