@@ -41,43 +41,53 @@ class KafkaConfiguration {
     return new KafkaTopics(
         kafkaAdmin,
         kafka.requestTimeout(),
-        () ->
-            new KafkaConsumer<>(
-                Map.of(
-                    ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                    kafka.bootstrapServers(),
-                    ConsumerConfig.CLIENT_ID_CONFIG,
-                    "tributary-preview",
-                    ConsumerConfig.ISOLATION_LEVEL_CONFIG,
-                    "read_committed",
-                    ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
-                    false,
-                    // Reads end at the end offsets taken first: waiting for more data is wasted.
-                    ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG,
-                    50,
-                    ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG,
-                    (int) kafka.requestTimeout().toMillis(),
-                    ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
-                    (int) kafka.requestTimeout().toMillis()),
-                new ByteArrayDeserializer(),
-                new ByteArrayDeserializer()),
-        () ->
-            new KafkaProducer<>(
-                Map.of(
-                    ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                    kafka.bootstrapServers(),
-                    ProducerConfig.CLIENT_ID_CONFIG,
-                    "tributary-refresh",
-                    ProducerConfig.ACKS_CONFIG,
-                    "all",
-                    ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
-                    true,
-                    ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG,
-                    (int) kafka.requestTimeout().toMillis(),
-                    ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG,
-                    (int) kafka.requestTimeout().toMillis() * 2),
-                new ByteArraySerializer(),
-                new ByteArraySerializer()));
+        () -> readConsumer(kafka),
+        () -> tombstoneProducer(kafka));
+  }
+
+  /**
+   * A consumer for bounded reads of committed records (a refresh's scan, a table's latest rows).
+   */
+  static KafkaConsumer<byte[], byte[]> readConsumer(TributaryProperties.Kafka kafka) {
+    return new KafkaConsumer<>(
+        Map.of(
+            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+            kafka.bootstrapServers(),
+            ConsumerConfig.CLIENT_ID_CONFIG,
+            "tributary-preview",
+            ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+            "read_committed",
+            ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+            false,
+            // Reads end at the end offsets taken first: waiting for more data is wasted.
+            ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG,
+            50,
+            ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG,
+            (int) kafka.requestTimeout().toMillis(),
+            ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
+            (int) kafka.requestTimeout().toMillis()),
+        new ByteArrayDeserializer(),
+        new ByteArrayDeserializer());
+  }
+
+  /** An idempotent producer for a refresh's tombstones. */
+  static KafkaProducer<byte[], byte[]> tombstoneProducer(TributaryProperties.Kafka kafka) {
+    return new KafkaProducer<>(
+        Map.of(
+            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+            kafka.bootstrapServers(),
+            ProducerConfig.CLIENT_ID_CONFIG,
+            "tributary-refresh",
+            ProducerConfig.ACKS_CONFIG,
+            "all",
+            ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
+            true,
+            ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG,
+            (int) kafka.requestTimeout().toMillis(),
+            ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG,
+            (int) kafka.requestTimeout().toMillis() * 2),
+        new ByteArraySerializer(),
+        new ByteArraySerializer());
   }
 
   @Bean

@@ -15,11 +15,14 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
@@ -31,6 +34,7 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -43,13 +47,26 @@ import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
-/** {@link Topics} over the Kafka AdminClient. */
-public class KafkaTopics implements Topics {
+/**
+ * {@link Topics} over the Kafka AdminClient, with consumers for bounded reads (a refresh's scan for
+ * keys that left its result, a table's latest rows) and a producer for tombstones.
+ */
+public class KafkaTopics implements Topics, AutoCloseable {
+
+  /**
+   * Consumers kept between bounded reads. A new consumer (its configuration, metrics, first
+   * connection and metadata) cost more than reading a table of a few thousand records: 80-110 ms of
+   * a FULL refresh's 114 ms tombstone scan in {@code RefreshBench}.
+   */
+  static final int IDLE_CONSUMERS = 2;
 
   private final Admin admin;
   private final Duration timeout;
   private final Supplier<org.apache.kafka.clients.consumer.Consumer<byte[], byte[]>> consumers;
   private final Supplier<Producer<byte[], byte[]>> producers;
+  private final BlockingQueue<org.apache.kafka.clients.consumer.Consumer<byte[], byte[]>> idle =
+      new ArrayBlockingQueue<>(IDLE_CONSUMERS);
+  private boolean closed; // guarded by idle
 
   public KafkaTopics(Admin admin, Duration timeout) {
     this(
@@ -140,44 +157,98 @@ public class KafkaTopics implements Topics {
   @Override
   public void scan(String name, Consumer<TopicRecord> each) {
     Map<Integer, Long> ends = endOffsets(name);
-    try (var consumer = consumers.get()) {
-      List<TopicPartition> partitions =
-          ends.keySet().stream().map(p -> new TopicPartition(name, p)).toList();
-      consumer.assign(partitions);
-      consumer.seekToBeginning(partitions);
-      long deadline = System.nanoTime() + timeout.multipliedBy(10).toNanos();
-      while (true) {
-        boolean done = true;
-        for (TopicPartition partition : partitions) {
-          if (consumer.position(partition, timeout) < ends.get(partition.partition())) {
-            done = false;
-          }
-        }
-        if (done) {
-          return;
-        }
-        if (System.nanoTime() > deadline) {
-          throw new DependencyUnavailableException(
-              ExternalSystem.KAFKA,
-              "read topic " + name + ": not at its end offsets " + ends + " in time",
-              null);
-        }
-        for (var r : consumer.poll(Duration.ofMillis(200))) {
-          if (r.offset() < ends.get(r.partition())) {
-            each.accept(
-                new TopicRecord(
-                    r.partition(),
-                    r.offset(),
-                    Instant.ofEpochMilli(r.timestamp()),
-                    r.key(),
-                    r.value()));
-          }
+    reading(name, consumer -> scan(consumer, name, ends, each));
+  }
+
+  private Void scan(
+      org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> consumer,
+      String name,
+      Map<Integer, Long> ends,
+      Consumer<TopicRecord> each) {
+    List<TopicPartition> partitions =
+        ends.keySet().stream().map(p -> new TopicPartition(name, p)).toList();
+    consumer.assign(partitions);
+    consumer.seekToBeginning(partitions);
+    long deadline = System.nanoTime() + timeout.multipliedBy(10).toNanos();
+    while (true) {
+      boolean done = true;
+      for (TopicPartition partition : partitions) {
+        if (consumer.position(partition, timeout) < ends.get(partition.partition())) {
+          done = false;
         }
       }
+      if (done) {
+        return null;
+      }
+      if (System.nanoTime() > deadline) {
+        throw new DependencyUnavailableException(
+            ExternalSystem.KAFKA,
+            "read topic " + name + ": not at its end offsets " + ends + " in time",
+            null);
+      }
+      for (var r : consumer.poll(Duration.ofMillis(200))) {
+        if (r.offset() < ends.get(r.partition())) {
+          each.accept(
+              new TopicRecord(
+                  r.partition(),
+                  r.offset(),
+                  Instant.ofEpochMilli(r.timestamp()),
+                  r.key(),
+                  r.value()));
+        }
+      }
+    }
+  }
+
+  /**
+   * {@code read} with a consumer of its own: an idle one if there is one, else a new one. It is
+   * kept for the next read unless the read failed (its state is then unknown) or enough are idle.
+   */
+  private <T> T reading(
+      String name, Function<org.apache.kafka.clients.consumer.Consumer<byte[], byte[]>, T> read) {
+    var consumer = idle.poll();
+    boolean keep = false;
+    try {
+      if (consumer == null) {
+        consumer = consumers.get();
+      }
+      T result = read.apply(consumer);
+      consumer.assign(List.of()); // unassigned: it fetches nothing while idle
+      keep = true;
+      return result;
     } catch (org.apache.kafka.common.KafkaException e) {
       throw new DependencyUnavailableException(
           ExternalSystem.KAFKA, "read topic " + name + ": " + e.getMessage(), e);
+    } finally {
+      if (consumer != null && !(keep && keptIdle(consumer))) {
+        closeQuietly(consumer);
+      }
     }
+  }
+
+  private boolean keptIdle(org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> consumer) {
+    synchronized (idle) {
+      return !closed && idle.offer(consumer);
+    }
+  }
+
+  private static void closeQuietly(org.apache.kafka.clients.consumer.Consumer<?, ?> consumer) {
+    try {
+      consumer.close(CloseOptions.timeout(Duration.ofSeconds(1)));
+    } catch (RuntimeException e) {
+      // closing an idle consumer: nothing is lost if it fails
+    }
+  }
+
+  /** Closes the idle consumers (Spring calls it when the context closes). */
+  @Override
+  public void close() {
+    List<org.apache.kafka.clients.consumer.Consumer<byte[], byte[]>> idled = new ArrayList<>();
+    synchronized (idle) {
+      closed = true;
+      idle.drainTo(idled);
+    }
+    idled.forEach(KafkaTopics::closeQuietly);
   }
 
   @Override
@@ -211,53 +282,57 @@ public class KafkaTopics implements Topics {
       throw new RemoteSystemException(
           ExternalSystem.KAFKA, "Topic " + name + " does not exist", false);
     }
-    try (var consumer = consumers.get()) {
-      List<org.apache.kafka.common.TopicPartition> partitions = new ArrayList<>();
-      for (int p = 0; p < topic.get().partitions(); p++) {
-        partitions.add(new org.apache.kafka.common.TopicPartition(name, p));
-      }
-      consumer.assign(partitions);
-      Map<org.apache.kafka.common.TopicPartition, Long> ends =
-          consumer.endOffsets(partitions, timeout);
-      Map<org.apache.kafka.common.TopicPartition, Long> begins =
-          consumer.beginningOffsets(partitions, timeout);
-      long remaining = 0;
-      for (var partition : partitions) {
-        // Up to limit from each partition's end; the newest overall are picked below.
-        long start = Math.max(begins.get(partition), ends.get(partition) - limit);
-        consumer.seek(partition, start);
-        remaining += ends.get(partition) - start;
-      }
-      List<TopicRecord> records = new ArrayList<>();
-      long deadline = System.nanoTime() + timeout.toNanos();
-      while (remaining > 0 && System.nanoTime() < deadline) {
-        var batch = consumer.poll(Duration.ofMillis(200));
-        batch.forEach(
-            r ->
-                records.add(
-                    new TopicRecord(
-                        r.partition(),
-                        r.offset(),
-                        Instant.ofEpochMilli(r.timestamp()),
-                        r.key(),
-                        r.value())));
-        boolean done = true;
-        for (var partition : partitions) {
-          // read_committed stops at the last stable offset; transaction markers take offsets too.
-          if (consumer.position(partition) < ends.get(partition)) {
-            done = false;
-          }
-        }
-        if (done) {
-          break;
-        }
-      }
-      records.sort(Comparator.comparing(TopicRecord::timestamp).thenComparing(TopicRecord::offset));
-      return List.copyOf(records.subList(Math.max(0, records.size() - limit), records.size()));
-    } catch (org.apache.kafka.common.KafkaException e) {
-      throw new DependencyUnavailableException(
-          ExternalSystem.KAFKA, "read topic " + name + ": " + e.getMessage(), e);
+    int count = topic.get().partitions();
+    return reading(name, consumer -> latest(consumer, name, count, limit));
+  }
+
+  private List<TopicRecord> latest(
+      org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> consumer,
+      String name,
+      int partitionCount,
+      int limit) {
+    List<org.apache.kafka.common.TopicPartition> partitions = new ArrayList<>();
+    for (int p = 0; p < partitionCount; p++) {
+      partitions.add(new org.apache.kafka.common.TopicPartition(name, p));
     }
+    consumer.assign(partitions);
+    Map<org.apache.kafka.common.TopicPartition, Long> ends =
+        consumer.endOffsets(partitions, timeout);
+    Map<org.apache.kafka.common.TopicPartition, Long> begins =
+        consumer.beginningOffsets(partitions, timeout);
+    long remaining = 0;
+    for (var partition : partitions) {
+      // Up to limit from each partition's end; the newest overall are picked below.
+      long start = Math.max(begins.get(partition), ends.get(partition) - limit);
+      consumer.seek(partition, start);
+      remaining += ends.get(partition) - start;
+    }
+    List<TopicRecord> records = new ArrayList<>();
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (remaining > 0 && System.nanoTime() < deadline) {
+      var batch = consumer.poll(Duration.ofMillis(200));
+      batch.forEach(
+          r ->
+              records.add(
+                  new TopicRecord(
+                      r.partition(),
+                      r.offset(),
+                      Instant.ofEpochMilli(r.timestamp()),
+                      r.key(),
+                      r.value())));
+      boolean done = true;
+      for (var partition : partitions) {
+        // read_committed stops at the last stable offset; transaction markers take offsets too.
+        if (consumer.position(partition) < ends.get(partition)) {
+          done = false;
+        }
+      }
+      if (done) {
+        break;
+      }
+    }
+    records.sort(Comparator.comparing(TopicRecord::timestamp).thenComparing(TopicRecord::offset));
+    return List.copyOf(records.subList(Math.max(0, records.size() - limit), records.size()));
   }
 
   @Override

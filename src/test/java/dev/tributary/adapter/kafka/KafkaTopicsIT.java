@@ -7,14 +7,21 @@ import static org.awaitility.Awaitility.await;
 import dev.tributary.TributaryIT;
 import dev.tributary.port.DependencyUnavailableException;
 import dev.tributary.port.RemoteSystemException;
+import dev.tributary.port.Topics;
 import dev.tributary.port.Topics.TopicSpec;
 import dev.tributary.port.Topics.TopicState;
+import dev.tributary.system.TributaryProperties;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
@@ -22,6 +29,8 @@ import org.springframework.beans.factory.annotation.Autowired;
 class KafkaTopicsIT {
 
   @Autowired KafkaTopics topics;
+  @Autowired Admin admin;
+  @Autowired TributaryProperties properties;
 
   private static String name() {
     return "it-topic-" + UUID.randomUUID();
@@ -99,6 +108,60 @@ class KafkaTopicsIT {
             () -> topics.ensure(new TopicSpec(name(), 1, Map.of("cleanup.policy", "sometimes"))))
         .isInstanceOf(RemoteSystemException.class)
         .hasMessageContaining("cleanup.policy");
+  }
+
+  @Test
+  void shouldReadTopicsOneAfterAnotherWithOneKeptConsumer() throws Exception {
+    String first = name();
+    String second = name();
+    topics.ensure(new TopicSpec(first, 2, Map.of()));
+    topics.ensure(new TopicSpec(second, 1, Map.of()));
+    TributaryProperties.Kafka kafka = properties.kafka();
+    try (var producer = KafkaConfiguration.tombstoneProducer(kafka)) {
+      producer.send(new ProducerRecord<>(first, 0, bytes("a"), bytes("1"))).get();
+      producer.send(new ProducerRecord<>(first, 1, bytes("b"), bytes("2"))).get();
+      producer.send(new ProducerRecord<>(second, 0, bytes("c"), bytes("3"))).get();
+    }
+    AtomicInteger made = new AtomicInteger();
+    try (KafkaTopics reads =
+        new KafkaTopics(
+            admin,
+            kafka.requestTimeout(),
+            () -> {
+              made.incrementAndGet();
+              return KafkaConfiguration.readConsumer(kafka);
+            },
+            () -> KafkaConfiguration.tombstoneProducer(kafka))) {
+
+      assertThat(scanned(reads, first)).containsExactlyInAnyOrder("0:a=1", "1:b=2");
+      assertThat(scanned(reads, second)).containsExactly("0:c=3");
+      reads.tombstones(first, List.of(new Topics.KeyAt(0, bytes("a"))));
+      assertThat(scanned(reads, first)).containsExactlyInAnyOrder("0:a=1", "0:a=null", "1:b=2");
+      assertThat(reads.latest(second, 10))
+          .extracting(Topics.TopicRecord::keyText)
+          .containsExactly("c");
+
+      // Each read had the topic's records only, and all four were served by one consumer.
+      assertThat(made).hasValue(1);
+    }
+  }
+
+  private static List<String> scanned(KafkaTopics reads, String topic) {
+    List<String> records = new ArrayList<>();
+    reads.scan(
+        topic,
+        r ->
+            records.add(
+                r.partition()
+                    + ":"
+                    + new String(r.key(), StandardCharsets.UTF_8)
+                    + "="
+                    + (r.value() == null ? null : new String(r.value(), StandardCharsets.UTF_8))));
+    return records;
+  }
+
+  private static byte[] bytes(String text) {
+    return text.getBytes(StandardCharsets.UTF_8);
   }
 
   @Test
