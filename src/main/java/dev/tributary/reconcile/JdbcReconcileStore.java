@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -377,6 +378,13 @@ public class JdbcReconcileStore implements ReconcileStore {
   @Override
   public void refreshEnded(UUID id, String outcome, Duration took) {
     metrics.refreshEnded(id, outcome, took);
+  }
+
+  /** In one transaction, which every JdbcTemplate of the store's data source joins. */
+  @Override
+  @Transactional
+  public <T> T atomically(Supplier<T> work) {
+    return work.get();
   }
 
   /** The end of a DROP: the definition goes; versions and events stay as history. */

@@ -359,6 +359,11 @@ final class ReconcilePass {
     store.event(table.id(), type, reason, message);
   }
 
+  /** {@code work}'s writes as one (see {@link ReconcileStore#atomically}). */
+  <T> T atomically(java.util.function.Supplier<T> work) {
+    return store.atomically(work);
+  }
+
   /** A refresh attempt ended (measured only). */
   void refreshEnded(String outcome, Duration took) {
     acting("record a refresh's end");

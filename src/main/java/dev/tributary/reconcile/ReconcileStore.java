@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.Supplier;
 
 /**
  * The reconciler's side of the store: claiming due rows with a lease (so replicas never work on the
@@ -164,6 +165,14 @@ public interface ReconcileStore {
    * retried} or {@code failed}. Only measured; the refresh ledger holds the record.
    */
   default void refreshEnded(UUID id, String outcome, Duration took) {}
+
+  /**
+   * Runs {@code work}'s writes to the store as one: all of them or none, and seen by readers only
+   * together (a refresh recorded SUCCEEDED with its event and the table's status).
+   */
+  default <T> T atomically(Supplier<T> work) {
+    return work.get();
+  }
 
   /**
    * Makes these tables due now (their jobs changed state, a refresh fired), ahead of every row that

@@ -370,8 +370,22 @@ final class RefreshSteps {
             .state(TableRefresh.State.SUCCEEDED)
             .ended(end, written[0], written[1] + stale.size(), null)
             .build();
-    ledger.save(done);
+    // The refresh SUCCEEDED, its event and the table's status are written as one: whoever sees
+    // it SUCCEEDED (a caller waiting on it) sees the rest too.
+    Next next = p.atomically(() -> succeeded(p, r, done, end, written, stale.size(), scanMillis));
     p.refreshEnded("succeeded", took(r, end));
+    return next;
+  }
+
+  private Next succeeded(
+      ReconcilePass p,
+      TableRefresh r,
+      TableRefresh done,
+      Instant end,
+      long[] written,
+      int stale,
+      long scanMillis) {
+    ledger.save(done);
     String message =
         "Refresh #"
             + r.number()
@@ -382,7 +396,7 @@ final class RefreshSteps {
             + " ms: "
             + written[0]
             + " rows written, "
-            + (written[1] + stale.size())
+            + (written[1] + stale)
             + " tombstones (keys that left the result; the scan of the topic for them took "
             + scanMillis
             + " ms), sources read up to "

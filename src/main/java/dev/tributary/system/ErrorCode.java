@@ -144,8 +144,8 @@ public enum ErrorCode {
       "Send application/json."),
   TOO_MANY_REQUESTS(
       429,
-      "Too many scripts at once",
-      "Every slot for running scripts was taken for the whole wait.",
+      "Too many requests at once",
+      "Every slot for this kind of request was taken: the slots for running scripts for the whole wait, or those for requests waiting on a refresh to end.",
       "Retry after the number of seconds in the Retry-After header."),
   HTTP_VERSION_NOT_SUPPORTED(
       505,

@@ -167,6 +167,10 @@ class OpenApiConfiguration {
     if (path.startsWith("/v1/statements")) {
       problem(responses, "429", "Too many scripts run at once; retry later");
     }
+    if (path.endsWith("/refreshes/{number}")) {
+      problem(
+          responses, "429", "Too many requests wait for refreshes on this replica; retry later");
+    }
     problem(responses, "500", "An unexpected error (a bug); see the service log");
     if (!path.startsWith("/v1/api-keys") && !path.startsWith("/v1/audit")) {
       problem(responses, "502", "Flink, Kafka or the registry refused a request");
@@ -184,8 +188,9 @@ class OpenApiConfiguration {
           "Retry-After",
           new Header()
               .description(
-                  "Seconds to wait before trying again: a script slot's mean hold (429), the time"
-                      + " until the dependencies are checked again (503)")
+                  "Seconds to wait before trying again: a script slot's mean hold or 1 s for a"
+                      + " wait on a refresh (429), the time until the dependencies are checked"
+                      + " again (503)")
               .schema(new IntegerSchema().minimum(java.math.BigDecimal.ONE)));
     }
     responses.addApiResponse(

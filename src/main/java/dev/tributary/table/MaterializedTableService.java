@@ -592,7 +592,9 @@ public class MaterializedTableService {
             + (refresh.state() == TableRefresh.State.WAITING
                 ? " waits for the running refresh to end, then runs"
                 : " " + refresh.state().name().toLowerCase(Locale.ROOT))
-            + "; GET .../refreshes shows its progress");
+            + "; GET .../refreshes/"
+            + refresh.number()
+            + "?waitSeconds=60 answers when it has ended");
   }
 
   /**

@@ -28,9 +28,11 @@ public class RefreshLedger {
   private static final TypeReference<Map<String, String>> PARTITION = new TypeReference<>() {};
 
   private final JdbcTemplate jdbc;
+  private final RefreshWaits waits;
 
-  public RefreshLedger(JdbcTemplate jdbc) {
+  public RefreshLedger(JdbcTemplate jdbc, RefreshWaits waits) {
     this.jdbc = jdbc;
+    this.waits = waits;
   }
 
   /**
@@ -123,6 +125,11 @@ public class RefreshLedger {
     return one("SELECT * FROM table_refresh WHERE id = ?", id);
   }
 
+  /** The table's refresh numbered {@code number}. */
+  public Optional<TableRefresh> find(UUID table, long number) {
+    return one("SELECT * FROM table_refresh WHERE table_id = ? AND number = ?", table, number);
+  }
+
   /** The table's queued or running refresh. */
   public Optional<TableRefresh> active(UUID table) {
     return one(
@@ -181,6 +188,7 @@ public class RefreshLedger {
         r.tombstonesWritten(),
         r.error(),
         r.id());
+    waits.changed();
   }
 
   /**
@@ -188,12 +196,17 @@ public class RefreshLedger {
    * CONTINUOUS).
    */
   public int cancelQueued(UUID table, String why) {
-    return jdbc.update(
-        """
-        UPDATE table_refresh SET state = 'CANCELLED', ended_at = now(), error = ?
-        WHERE table_id = ? AND state IN ('QUEUED', 'WAITING') AND NOT submitted""",
-        why,
-        table);
+    int cancelled =
+        jdbc.update(
+            """
+            UPDATE table_refresh SET state = 'CANCELLED', ended_at = now(), error = ?
+            WHERE table_id = ? AND state IN ('QUEUED', 'WAITING') AND NOT submitted""",
+            why,
+            table);
+    if (cancelled > 0) {
+      waits.changed();
+    }
+    return cancelled;
   }
 
   private Optional<TableRefresh> one(String sql, Object... args) {

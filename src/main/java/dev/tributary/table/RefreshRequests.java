@@ -122,6 +122,12 @@ public class RefreshRequests {
         "Refresh #" + refresh.number() + " " + what + " (" + describe(refresh.partition()) + ")");
   }
 
+  /** The table's refresh numbered {@code number}. */
+  @Transactional(readOnly = true)
+  public Optional<TableRefresh> refresh(UUID table, long number) {
+    return refreshes.find(table, number);
+  }
+
   /** Newest first: at most {@code limit} refreshes numbered below {@code before} (or any). */
   @Transactional(readOnly = true)
   public List<TableRefresh> refreshesBefore(UUID table, Long before, int limit) {

@@ -62,6 +62,11 @@ public record TableRefresh(
     public boolean active() {
       return this == QUEUED || this == RUNNING;
     }
+
+    /** SUCCEEDED, FAILED or CANCELLED: the refresh will not change again. */
+    public boolean ended() {
+      return this == SUCCEEDED || this == FAILED || this == CANCELLED;
+    }
   }
 
   public TableRefresh {

@@ -249,20 +249,24 @@ class FullRefreshIT {
     assertThat(viaSql.path("message").asString())
         .contains("Refresh #" + waiting.path("number").asLong());
 
+    // Asked without a wait, it is answered as it is; with one, once it has ended.
+    long waitingNumber = waiting.path("number").asLong();
+    String one = refreshes + "/" + waitingNumber;
+    Api.Answer now = api.get(one);
+    assertThat(now.status()).as(now.text()).isEqualTo(200);
+    assertThat(now.body().path("id").asString()).isEqualTo(waiting.path("id").asString());
+    assertThat(api.get(one + "?waitSeconds=61").status()).isEqualTo(400);
+    assertThat(api.get(refreshes + "/" + (waitingNumber + 1)).status()).isEqualTo(404);
+    Api.Answer waited = api.get(one + "?waitSeconds=60");
+    assertThat(waited.status()).as(waited.text()).isEqualTo(200);
+
     // It runs right after the one it waited for, and reads what was there when it started.
-    String waitingId = waiting.path("id").asString();
-    String firstId = first.path("id").asString();
-    JsonNode ran =
-        await()
-            .atMost(Duration.ofSeconds(90))
-            .until(
-                () -> refresh(table, waitingId),
-                r -> "SUCCEEDED".equals(r.path("state").asString()));
-    JsonNode before = refresh(table, firstId);
+    JsonNode ran = waited.body();
+    assertThat(ran.path("state").asString()).as(ran.toString()).isEqualTo("SUCCEEDED");
+    JsonNode before = refresh(table, first.path("id").asString());
     assertThat(before.path("state").asString()).isEqualTo("SUCCEEDED");
     assertThat(Instant.parse(ran.path("startedAt").asString()))
         .isAfterOrEqualTo(Instant.parse(before.path("endedAt").asString()));
-    long waitingNumber = waiting.path("number").asLong();
     assertThat(refreshes(table))
         .filteredOn(r -> r.path("number").asLong() > waitingNumber)
         .isEmpty();

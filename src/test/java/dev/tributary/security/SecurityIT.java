@@ -72,6 +72,7 @@ class SecurityIT {
     NEEDS.put("GET " + t + "/versions/{version}", Needs.VIEWER);
     NEEDS.put("GET " + t + "/refreshes", Needs.VIEWER);
     NEEDS.put("POST " + t + "/refreshes", Needs.DEVELOPER);
+    NEEDS.put("GET " + t + "/refreshes/{number}", Needs.VIEWER);
     NEEDS.put("GET " + t + "/preview", Needs.DEVELOPER);
     // A script needs what its statements need; this one only reads.
     NEEDS.put("POST /v1/statements", Needs.VIEWER);
@@ -166,6 +167,7 @@ class SecurityIT {
         .replace("{table}", "orders")
         .replace("{flow}", "nosuch_flow")
         .replace("{version}", "1")
+        .replace("{number}", "1")
         .replace("{id}", UUID.randomUUID().toString())
         .replace("{code}", "not-found")
         .replace("{pool}", "nosuch-pool");

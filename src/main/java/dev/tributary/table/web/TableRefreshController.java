@@ -11,6 +11,7 @@ import dev.tributary.system.PagingDocs;
 import dev.tributary.table.MaterializedTableService;
 import dev.tributary.table.PipelineTables;
 import dev.tributary.table.RefreshRequests;
+import dev.tributary.table.RefreshWaits;
 import dev.tributary.table.TableHistory;
 import dev.tributary.table.TableRefresh;
 import dev.tributary.table.TableSpec;
@@ -22,6 +23,7 @@ import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
+import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
 import org.springframework.http.ResponseEntity;
@@ -43,16 +45,19 @@ class TableRefreshController {
   private final PipelineTables pipelines;
   private final TableHistory history;
   private final RefreshRequests refreshRequests;
+  private final RefreshWaits waits;
 
   TableRefreshController(
       MaterializedTableService tables,
       PipelineTables pipelines,
       TableHistory history,
-      RefreshRequests refreshRequests) {
+      RefreshRequests refreshRequests,
+      RefreshWaits waits) {
     this.tables = tables;
     this.pipelines = pipelines;
     this.history = history;
     this.refreshRequests = refreshRequests;
+    this.waits = waits;
   }
 
   @GetMapping("/{name}/refreshes")
@@ -79,6 +84,53 @@ class TableRefreshController {
         refreshRequests.refreshesBefore(id, before, size + 1),
         size,
         r -> Long.toString(r.number()));
+  }
+
+  @GetMapping("/{name}/refreshes/{number}")
+  @Operation(
+      operationId = "getTableRefresh",
+      summary =
+          "One refresh of a FULL table; with waitSeconds, answered once it has ended (SUCCEEDED,"
+              + " FAILED or CANCELLED) or when the wait is up, whichever is first",
+      description =
+          "Instead of polling: a CI step that refreshed a table asks with waitSeconds (at most "
+              + RefreshWaits.MAX_WAIT_SECONDS
+              + ") and, if the refresh is still QUEUED, WAITING or RUNNING when the answer comes,"
+              + " asks again. A replica holds a bounded number of waiting requests; beyond it"
+              + " the answer is a 429 with Retry-After.")
+  TableRefresh refresh(
+      @PathVariable String catalog,
+      @PathVariable String database,
+      @PathVariable String name,
+      @PathVariable long number,
+      @Parameter(
+              description =
+                  "Seconds to wait for the refresh to end, 0 to "
+                      + RefreshWaits.MAX_WAIT_SECONDS
+                      + "; none or 0 answers at once")
+          @RequestParam(required = false)
+          Integer waitSeconds) {
+    Access.require(Role.VIEWER, catalog, database);
+    ObjectName table = new ObjectName(catalog, database, name);
+    if (waitSeconds != null && (waitSeconds < 0 || waitSeconds > RefreshWaits.MAX_WAIT_SECONDS)) {
+      throw new ApiException(
+          ErrorCode.VALIDATION_FAILED,
+          "waitSeconds must be between 0 and "
+              + RefreshWaits.MAX_WAIT_SECONDS
+              + ", not "
+              + waitSeconds);
+    }
+    UUID id = history.historyOf(table);
+    TableRefresh refresh =
+        waitSeconds == null || waitSeconds == 0
+            ? refreshRequests.refresh(id, number).orElse(null)
+            : waits.await(
+                () -> refreshRequests.refresh(id, number).orElse(null),
+                Duration.ofSeconds(waitSeconds));
+    if (refresh == null) {
+      throw new ApiException(ErrorCode.NOT_FOUND, table + " has no refresh #" + number);
+    }
+    return refresh;
   }
 
   @PostMapping("/{name}/refreshes")
