@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -360,7 +361,7 @@ final class ReconcilePass {
   }
 
   /** {@code work}'s writes as one (see {@link ReconcileStore#atomically}). */
-  <T> T atomically(java.util.function.Supplier<T> work) {
+  <T> T atomically(Supplier<T> work) {
     return store.atomically(work);
   }
 
