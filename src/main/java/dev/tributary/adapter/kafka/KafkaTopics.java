@@ -15,8 +15,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -24,6 +22,11 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.apache.commons.pool2.BasePooledObjectFactory;
+import org.apache.commons.pool2.PooledObject;
+import org.apache.commons.pool2.impl.DefaultPooledObject;
+import org.apache.commons.pool2.impl.GenericObjectPool;
+import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.Config;
@@ -60,13 +63,13 @@ public class KafkaTopics implements Topics, AutoCloseable {
    */
   static final int IDLE_CONSUMERS = 2;
 
+  /** How long a kept consumer may sit unused before it is closed. */
+  static final Duration MAX_IDLE = Duration.ofMinutes(5);
+
   private final Admin admin;
   private final Duration timeout;
-  private final Supplier<org.apache.kafka.clients.consumer.Consumer<byte[], byte[]>> consumers;
   private final Supplier<Producer<byte[], byte[]>> producers;
-  private final BlockingQueue<org.apache.kafka.clients.consumer.Consumer<byte[], byte[]>> idle =
-      new ArrayBlockingQueue<>(IDLE_CONSUMERS);
-  private boolean closed; // guarded by idle
+  private final GenericObjectPool<org.apache.kafka.clients.consumer.Consumer<byte[], byte[]>> idle;
 
   public KafkaTopics(Admin admin, Duration timeout) {
     this(
@@ -87,8 +90,15 @@ public class KafkaTopics implements Topics, AutoCloseable {
       Supplier<Producer<byte[], byte[]>> producers) {
     this.admin = admin;
     this.timeout = timeout;
-    this.consumers = consumers;
     this.producers = producers;
+    GenericObjectPoolConfig<org.apache.kafka.clients.consumer.Consumer<byte[], byte[]>> config =
+        new GenericObjectPoolConfig<>();
+    config.setMaxTotal(-1); // every concurrent read has a consumer of its own, as before the pool
+    config.setMaxIdle(IDLE_CONSUMERS);
+    config.setMinEvictableIdleDuration(MAX_IDLE);
+    config.setTimeBetweenEvictionRuns(Duration.ofMinutes(1));
+    config.setJmxEnabled(false);
+    this.idle = new GenericObjectPool<>(new ConsumerFactory(consumers), config);
   }
 
   @Override
@@ -206,49 +216,86 @@ public class KafkaTopics implements Topics, AutoCloseable {
    */
   private <T> T reading(
       String name, Function<org.apache.kafka.clients.consumer.Consumer<byte[], byte[]>, T> read) {
-    var consumer = idle.poll();
-    boolean keep = false;
+    org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> consumer;
     try {
-      if (consumer == null) {
-        consumer = consumers.get();
-      }
-      T result = read.apply(consumer);
-      consumer.assign(List.of()); // unassigned: it fetches nothing while idle
-      keep = true;
-      return result;
+      consumer = idle.borrowObject();
     } catch (org.apache.kafka.common.KafkaException e) {
-      throw new DependencyUnavailableException(
-          ExternalSystem.KAFKA, "read topic " + name + ": " + e.getMessage(), e);
-    } finally {
-      if (consumer != null && !(keep && keptIdle(consumer))) {
-        closeQuietly(consumer);
-      }
-    }
-  }
-
-  private boolean keptIdle(org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> consumer) {
-    synchronized (idle) {
-      return !closed && idle.offer(consumer);
-    }
-  }
-
-  private static void closeQuietly(org.apache.kafka.clients.consumer.Consumer<?, ?> consumer) {
-    try {
-      consumer.close(CloseOptions.timeout(Duration.ofSeconds(1)));
+      throw unavailable(name, e);
     } catch (RuntimeException e) {
-      // closing an idle consumer: nothing is lost if it fails
+      throw e;
+    } catch (Exception e) {
+      throw new IllegalStateException("read topic " + name + ": no consumer", e);
+    }
+    T result;
+    try {
+      result = read.apply(consumer);
+    } catch (RuntimeException e) {
+      discard(consumer);
+      if (e instanceof org.apache.kafka.common.KafkaException kafka) {
+        throw unavailable(name, kafka);
+      }
+      throw e;
+    }
+    idle.returnObject(consumer); // passivated (unassigned), or closed when enough are idle
+    return result;
+  }
+
+  private static DependencyUnavailableException unavailable(
+      String name, org.apache.kafka.common.KafkaException e) {
+    return new DependencyUnavailableException(
+        ExternalSystem.KAFKA, "read topic " + name + ": " + e.getMessage(), e);
+  }
+
+  private void discard(org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> consumer) {
+    try {
+      idle.invalidateObject(consumer);
+    } catch (Exception e) {
+      // closing a consumer whose read failed: nothing is lost if that fails too
     }
   }
 
-  /** Closes the idle consumers (Spring calls it when the context closes). */
+  /** Closes the idle consumers and any returned later (Spring calls it when the context closes). */
   @Override
   public void close() {
-    List<org.apache.kafka.clients.consumer.Consumer<byte[], byte[]>> idled = new ArrayList<>();
-    synchronized (idle) {
-      closed = true;
-      idle.drainTo(idled);
+    idle.close();
+  }
+
+  /** Makes the kept consumers; commons-pool2 decides how many stay idle and for how long. */
+  private static final class ConsumerFactory
+      extends BasePooledObjectFactory<org.apache.kafka.clients.consumer.Consumer<byte[], byte[]>> {
+    private final Supplier<org.apache.kafka.clients.consumer.Consumer<byte[], byte[]>> consumers;
+
+    ConsumerFactory(
+        Supplier<org.apache.kafka.clients.consumer.Consumer<byte[], byte[]>> consumers) {
+      this.consumers = consumers;
     }
-    idled.forEach(KafkaTopics::closeQuietly);
+
+    @Override
+    public org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> create() {
+      return consumers.get();
+    }
+
+    @Override
+    public PooledObject<org.apache.kafka.clients.consumer.Consumer<byte[], byte[]>> wrap(
+        org.apache.kafka.clients.consumer.Consumer<byte[], byte[]> consumer) {
+      return new DefaultPooledObject<>(consumer);
+    }
+
+    @Override
+    public void passivateObject(
+        PooledObject<org.apache.kafka.clients.consumer.Consumer<byte[], byte[]>> kept) {
+      kept.getObject().assign(List.of()); // unassigned: it fetches nothing while idle
+    }
+
+    @Override
+    public void destroyObject(
+        PooledObject<org.apache.kafka.clients.consumer.Consumer<byte[], byte[]>> kept) {
+      try {
+        kept.getObject().close(CloseOptions.timeout(Duration.ofSeconds(1)));
+      } catch (RuntimeException e) {
+        // closing a consumer no read needs: nothing is lost if it fails
+      }
+    }
   }
 
   @Override

@@ -19,8 +19,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -123,13 +125,15 @@ class KafkaTopicsIT {
       producer.send(new ProducerRecord<>(second, 0, bytes("c"), bytes("3"))).get();
     }
     AtomicInteger made = new AtomicInteger();
+    AtomicReference<Consumer<byte[], byte[]>> kept = new AtomicReference<>();
     try (KafkaTopics reads =
         new KafkaTopics(
             admin,
             kafka.requestTimeout(),
             () -> {
               made.incrementAndGet();
-              return KafkaConfiguration.readConsumer(kafka);
+              kept.set(KafkaConfiguration.readConsumer(kafka));
+              return kept.get();
             },
             () -> KafkaConfiguration.tombstoneProducer(kafka))) {
 
@@ -143,7 +147,12 @@ class KafkaTopicsIT {
 
       // Each read had the topic's records only, and all four were served by one consumer.
       assertThat(made).hasValue(1);
+      assertThat(kept.get().assignment()).isEmpty(); // idle between reads: it fetches nothing
     }
+    // Closing the topics closed the consumer they kept.
+    assertThatThrownBy(() -> kept.get().assignment())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("closed");
   }
 
   private static List<String> scanned(KafkaTopics reads, String topic) {
