@@ -188,7 +188,9 @@ public class RefreshLedger {
         r.tombstonesWritten(),
         r.error(),
         r.id());
-    waits.changed();
+    if (r.state().ended()) {
+      waits.changed(); // waiters answer at a refresh's end only: its bounds or job wake no one
+    }
   }
 
   /**

@@ -14,7 +14,7 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 /**
  * Requests that wait for a refresh to end ({@code GET .../refreshes/{number}?waitSeconds=}), so
  * that a caller (a CI step, a script) need not poll. A waiting request reads its refresh again when
- * this replica's reconciler changes any refresh ({@link #changed}), and at least every {@link
+ * this replica's reconciler ends any refresh ({@link #changed}), and at least every {@link
  * #RECHECK}, for the changes another replica's reconciler makes. One monitor serves all waiters: a
  * change wakes each to read its one row, which the cap on waiters ({@code
  * tributary.refresh-waits.max}, each holding a request thread) bounds.
@@ -48,7 +48,7 @@ public class RefreshWaits {
   }
 
   /**
-   * A refresh changed in this process: waiting requests read theirs again, once the change is
+   * A refresh ended in this process: waiting requests read theirs again, once the change is
    * committed if it is written in a transaction.
    */
   void changed() {
