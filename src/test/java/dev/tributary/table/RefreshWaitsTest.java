@@ -65,9 +65,10 @@ class RefreshWaitsTest {
             () ->
                 waits.await(
                     () -> {
+                      TableRefresh read = row.get(); // read before the test may end it
                       reads.incrementAndGet();
                       firstRead.countDown();
-                      return row.get();
+                      return read;
                     },
                     Duration.ofSeconds(30)));
     assertThat(firstRead.await(5, TimeUnit.SECONDS)).isTrue();
