@@ -95,7 +95,12 @@ public class ReconcileWorker implements SmartLifecycle {
   /** The pools the watch could not ask last time ({@link #EVERY_POOL}: none could be). */
   private Set<String> lastUnreachable = Set.of();
 
-  private long lastWatch;
+  /**
+   * When the watch last looked (nanoTime), a day before the worker's start at first. Not 0: {@link
+   * System#nanoTime} counts from the host's boot on Linux, so within one watch interval of the boot
+   * a 0 read as "looked just now" and the first watch was skipped.
+   */
+  private long lastWatch = System.nanoTime() - Duration.ofDays(1).toNanos();
 
   /**
    * When a pass last asked for its next look within {@link JobSteps#STARTING_POLL} (a job it
