@@ -100,7 +100,15 @@ class ControlPlaneBench {
         s.total(viaService, i);
         r.total(viaRaw, i);
       }
+      // The next round starts once this one's table is gone and its job ended, so that neither
+      // path is timed while the other's teardown runs.
+      String job = api.get(TABLES + name).body().path("status").path("job").path("id").asString();
       api.sql("DROP MATERIALIZED TABLE " + name, "examples", "marketplace");
+      await()
+          .atMost(Duration.ofSeconds(120))
+          .pollInterval(Duration.ofMillis(50))
+          .until(() -> api.get(TABLES + name).status() == 404);
+      RawGateway.awaitEnded(jobs, job);
     }
     Path jfr = profile == null ? null : profile.keep("control-plane"); // null: no counted round
     if (profile != null) {
@@ -174,6 +182,7 @@ class ControlPlaneBench {
     long running = System.nanoTime();
     w.phase("running seen", (running - submitted) / 1e6);
     jobs.cancel(jobId);
+    RawGateway.awaitEnded(jobs, jobId); // not timed: the cancel is not part of the path
     return (running - start) / 1e6;
   }
 }

@@ -77,8 +77,17 @@ class EvolutionBench {
         s.total(viaTributary, i);
         r.total(viaGateway.millis(), i);
       }
+      // The next round starts once this one's jobs have ended, so that neither path is timed
+      // while the other's teardown runs.
+      String job = api.get(TABLES + name).body().path("status").path("job").path("id").asString();
       api.sql("DROP MATERIALIZED TABLE " + name, "examples", "marketplace");
       jobs.cancel(viaGateway.job());
+      await()
+          .atMost(Duration.ofSeconds(120))
+          .pollInterval(Duration.ofMillis(50))
+          .until(() -> api.get(TABLES + name).status() == 404);
+      RawGateway.awaitEnded(jobs, job);
+      RawGateway.awaitEnded(jobs, viaGateway.job());
     }
     Path jfr = profile.keep("evolution");
     profile.close();

@@ -80,6 +80,20 @@ final class RawGateway {
                     .anyMatch(j -> j.id().equals(id) && j.state() == FlinkJobs.JobState.RUNNING));
   }
 
+  /**
+   * Until job {@code id} has ended (terminal, or no longer listed): a round's teardown (a cancel, a
+   * table's drop) is then not under way while the next round is timed.
+   */
+  static void awaitEnded(FlinkJobs jobs, String id) {
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .pollInterval(Duration.ofMillis(50))
+        .until(
+            () ->
+                jobs.overview().stream()
+                    .noneMatch(j -> j.id().equals(id) && !j.state().terminal()));
+  }
+
   private static long phase(Waterfall phases, String name, long since) {
     long now = System.nanoTime();
     if (phases != null) {
