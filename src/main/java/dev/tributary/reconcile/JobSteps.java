@@ -64,7 +64,7 @@ final class JobSteps {
 
   Next ensureJob(ReconcilePass p, PipelinePlan plan, Optional<JobSummary> live) {
     if (live.isPresent()) {
-      return observeRunning(p, plan, live.get());
+      return observeRunning(p, plan, live.get(), false);
     }
     Optional<JobSummary> last = p.lastJob(plan.pipelineName());
     if (OnceRuns.once(p) && p.status.once() != null && p.status.once().done()) {
@@ -162,7 +162,7 @@ final class JobSteps {
                 .findFirst();
         JobState state = job.map(JobSummary::state).orElse(JobState.CREATED);
         if (state == JobState.RUNNING) {
-          return observeRunning(p, plan, job.get());
+          return observeRunning(p, plan, job.get(), true);
         }
         boolean starts =
             state == JobState.CREATED
@@ -228,7 +228,8 @@ final class JobSteps {
    * checkpoint interval (and not before one can have completed since the last one recorded). A
    * savepoint the job started from counts as its first restore point.
    */
-  private void recordCheckpoint(ReconcilePass p, JobSummary job, TableStatus.Builder b) {
+  private void recordCheckpoint(
+      ReconcilePass p, JobSummary job, TableStatus.Builder b, boolean startSeen) {
     TableStatus.RestorePoint point = p.status.checkpoint();
     if (p.status.savepointPath() != null
         && job.name().equals(p.status.savepointPipeline())
@@ -249,7 +250,7 @@ final class JobSteps {
             || !point.path().contains(job.id())
             || point.completedAt() == null
             || !point.completedAt().plus(interval).isAfter(now);
-    if (!due) {
+    if (!due || startSeen) {
       return;
     }
     Optional<FlinkJobs.Completed> newest;
@@ -305,7 +306,13 @@ final class JobSteps {
     return starting ? new Next(STARTING_POLL, false) : Next.soon();
   }
 
-  private Next observeRunning(ReconcilePass p, PipelinePlan plan, JobSummary job) {
+  /**
+   * Records what the job's state means for the table. {@code startSeen}: this pass submitted the
+   * job and has just seen every task run, so no checkpoint of its own can be there yet worth a call
+   * to the JobManager before RUNNING is recorded; the next pass, or the sweep, asks.
+   */
+  private Next observeRunning(
+      ReconcilePass p, PipelinePlan plan, JobSummary job, boolean startSeen) {
     Phase next =
         switch (job.state()) {
           case RUNNING -> Phase.RUNNING;
@@ -325,7 +332,7 @@ final class JobSteps {
             && job.startTime().isBefore(clock.instant().minus(Reconciler.STABLE_AFTER));
     TableStatus.Builder b = p.status.toBuilder();
     if (running) {
-      recordCheckpoint(p, job, b);
+      recordCheckpoint(p, job, b, startSeen);
       counts.countExpectations(p, plan, job, b);
       counts.countSkipped(p, plan, job, b);
     }

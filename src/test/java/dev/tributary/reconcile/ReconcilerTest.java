@@ -928,6 +928,29 @@ class ReconcilerTest {
     assertThat(world.status(id).savepointPath()).isEqualTo(world.flink.jobs.get(job).savepoint);
   }
 
+  /**
+   * The pass that submitted a job and saw every task run records RUNNING without asking the
+   * JobManager for checkpoints first (a job that has just started has none of its own); the next
+   * pass asks, and records the one there is.
+   */
+  @Test
+  void shouldRecordRunningWithoutAskingForCheckpointsThenRecordTheFirstInTheNextPass() {
+    UUID id = world.create(ORDERS);
+    for (int i = 0; i < 10 && !world.store.events.contains("JobRunning"); i++) {
+      world.pass(id);
+    }
+    assertThat(world.store.events).endsWith("JobSubmitted", "JobRunning");
+    assertThat(world.phase(id)).isEqualTo(Phase.RUNNING);
+    assertThat(world.calls("flinkJobs.latestCompleted")).isZero();
+    assertThat(world.status(id).checkpoint()).isNull();
+
+    world.pass(id);
+    String job = world.status(id).jobId();
+    assertThat(world.calls("flinkJobs.latestCompleted")).isOne();
+    assertThat(world.status(id).checkpoint().path())
+        .isEqualTo("file:///checkpoints/" + job + "/chk-7");
+  }
+
   @Test
   void shouldRestoreTheRecordedCheckpointWhenTheJobManagerForgotTheJob() {
     UUID id = world.create(ORDERS);
