@@ -120,12 +120,13 @@ class ControlPlaneBench {
     System.out.printf(
         Locale.ROOT,
         "BENCH create-to-running: service median %.0f ms (p90 %.0f), raw median %.0f ms (p90"
-            + " %.0f), overhead %.1f%% of the medians; JFR in %s%n",
+            + " %.0f), overhead %.1f%% of the medians; the service %s; JFR in %s%n",
         service.median(),
         service.p90(),
         raw.median(),
         raw.p90(),
         100 * (service.median() - raw.median()) / raw.median(),
+        service.pairedAgainst(raw),
         jfr);
   }
 

@@ -96,13 +96,14 @@ class EvolutionBench {
     System.out.printf(
         Locale.ROOT,
         "BENCH evolution-to-running: service median %.0f ms (p90 %.0f), stop-with-savepoint and"
-            + " submit by hand median %.0f ms (p90 %.0f), overhead %.1f%% of the medians; JFR in"
+            + " submit by hand median %.0f ms (p90 %.0f), overhead %.1f%% of the medians; the service %s; JFR in"
             + " %s%n",
         service.median(),
         service.p90(),
         byHand.median(),
         byHand.p90(),
         100 * (service.median() - byHand.median()) / byHand.median(),
+        service.pairedAgainst(byHand),
         jfr);
   }
 

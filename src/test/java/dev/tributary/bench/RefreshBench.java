@@ -205,7 +205,7 @@ class RefreshBench {
         Locale.ROOT,
         "BENCH full-refresh of %d rows into %d keys: service (REFRESH to SUCCEEDED seen) median"
             + " %.0f ms (p90 %.0f), bounded INSERT by hand (session to FINISHED seen) median %.0f"
-            + " ms (p90 %.0f), overhead %.1f%% of the medians; JFR in %s%n",
+            + " ms (p90 %.0f), overhead %.1f%% of the medians; the service %s; JFR in %s%n",
         ROWS,
         CUSTOMERS,
         service.median(),
@@ -213,6 +213,7 @@ class RefreshBench {
         raw.median(),
         raw.p90(),
         100 * (service.median() - raw.median()) / raw.median(),
+        service.pairedAgainst(raw),
         jfr);
     api.sql("DROP MATERIALIZED TABLE " + table, "examples", DATABASE);
   }

@@ -113,6 +113,37 @@ public final class Waterfall {
         phases);
   }
 
+  /**
+   * Round by round, this path's total less {@code other}'s (both ran in the same round): the
+   * differences' median, 10th and 90th percentile, their median as a share of {@code other}'s
+   * median total, and in how many rounds this path took longer. Paired, what the machine did in a
+   * round weighs on both totals and cancels; the ratio of the two medians can set one round's total
+   * against another's.
+   */
+  public String pairedAgainst(Waterfall other) {
+    int n = Math.min(totals.size(), other.totals.size());
+    List<Double> differences = new ArrayList<>();
+    int longer = 0;
+    for (int i = 0; i < n; i++) {
+      double difference = totals.get(i) - other.totals.get(i);
+      differences.add(difference);
+      if (difference > 0) {
+        longer++;
+      }
+    }
+    double median = percentile(differences, 0.5);
+    return String.format(
+        Locale.ROOT,
+        "paired by round: %+.0f ms (p10 %+.0f, p90 %+.0f), %+.1f%% of the other's median, longer"
+            + " in %d of %d rounds",
+        median,
+        percentile(differences, 0.1),
+        percentile(differences, 0.9),
+        100 * median / other.median(),
+        longer,
+        n);
+  }
+
   /** Nearest-rank percentile. */
   static double percentile(List<Double> values, double p) {
     if (values.isEmpty()) {
