@@ -13,6 +13,8 @@ class WaterfallTest {
     // The service is longer in four rounds of five, yet its median total is the shorter one.
     double[][] rounds = {{100, 90}, {110, 100}, {500, 1000}, {510, 505}, {520, 515}};
     for (int i = 0; i < rounds.length; i++) {
+      service.round();
+      raw.round();
       service.total(rounds[i][0], i);
       raw.total(rounds[i][1], i);
     }
