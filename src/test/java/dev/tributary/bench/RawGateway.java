@@ -10,6 +10,7 @@ import dev.tributary.port.FlinkSql;
 import dev.tributary.port.Topics;
 import java.time.Duration;
 import java.util.Map;
+import java.util.function.Predicate;
 
 /** What a user would do without Tributary: topic, session, source tables, sink table, INSERT. */
 final class RawGateway {
@@ -71,13 +72,7 @@ final class RawGateway {
 
   /** Waits, polling the JobManager every 50 ms, until job {@code id} is RUNNING. */
   static void awaitRunning(FlinkJobs jobs, String id) {
-    await()
-        .atMost(Duration.ofSeconds(120))
-        .pollInterval(Duration.ofMillis(50))
-        .until(
-            () ->
-                jobs.overview().stream()
-                    .anyMatch(j -> j.id().equals(id) && j.state() == FlinkJobs.JobState.RUNNING));
+    awaitJob(jobs, id, state -> state == FlinkJobs.JobState.RUNNING, true);
   }
 
   /**
@@ -85,13 +80,19 @@ final class RawGateway {
    * table's drop) is then not under way while the next round is timed.
    */
   static void awaitEnded(FlinkJobs jobs, String id) {
+    awaitJob(jobs, id, state -> !state.terminal(), false);
+  }
+
+  /** Polls the JobManager's overview every 50 ms until job {@code id} is (or is not) listed so. */
+  private static void awaitJob(
+      FlinkJobs jobs, String id, Predicate<FlinkJobs.JobState> state, boolean listed) {
     await()
         .atMost(Duration.ofSeconds(120))
         .pollInterval(Duration.ofMillis(50))
         .until(
             () ->
-                jobs.overview().stream()
-                    .noneMatch(j -> j.id().equals(id) && !j.state().terminal()));
+                jobs.overview().stream().anyMatch(j -> j.id().equals(id) && state.test(j.state()))
+                    == listed);
   }
 
   private static long phase(Waterfall phases, String name, long since) {
