@@ -5,6 +5,7 @@ import dev.tributary.system.Json;
 import dev.tributary.table.Phase;
 import dev.tributary.table.TableSpec;
 import dev.tributary.table.TableStatus;
+import dev.tributary.table.TableWaits;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.tracing.Tracer;
 import java.sql.PreparedStatement;
@@ -49,10 +50,15 @@ public class JdbcReconcileStore implements ReconcileStore {
 
   private final JdbcTemplate jdbc;
   private final ReconcileMetrics metrics;
+  private final TableWaits waits;
 
   public JdbcReconcileStore(
-      JdbcTemplate jdbc, ObjectProvider<MeterRegistry> registry, ObjectProvider<Tracer> tracer) {
+      JdbcTemplate jdbc,
+      ObjectProvider<MeterRegistry> registry,
+      ObjectProvider<Tracer> tracer,
+      TableWaits waits) {
     this.jdbc = jdbc;
+    this.waits = waits;
     this.metrics = new ReconcileMetrics(registry.getIfAvailable(), jdbc, tracer.getIfAvailable());
   }
 
@@ -356,6 +362,7 @@ public class JdbcReconcileStore implements ReconcileStore {
     if (rows == 0 && token != null) {
       throw new ClaimLostException(id);
     }
+    waits.changed(id); // requests waiting for the table to settle read it again
   }
 
   @Override
@@ -483,6 +490,7 @@ public class JdbcReconcileStore implements ReconcileStore {
     if (rows == 0 && token != null) {
       throw new ClaimLostException(id);
     }
+    waits.changed(id); // a request waiting for it answers 404
   }
 
   @Override

@@ -167,9 +167,14 @@ class OpenApiConfiguration {
     if (path.startsWith("/v1/statements")) {
       problem(responses, "429", "Too many scripts run at once; retry later");
     }
-    if (path.endsWith("/refreshes/{number}")) {
+    boolean waits =
+        operation.getParameters() != null
+            && operation.getParameters().stream().anyMatch(p -> "waitSeconds".equals(p.getName()));
+    if (waits) {
       problem(
-          responses, "429", "Too many requests wait for refreshes on this replica; retry later");
+          responses,
+          "429",
+          "Too many requests wait (waitSeconds) on this replica; retry later, or without waiting");
     }
     problem(responses, "500", "An unexpected error (a bug); see the service log");
     if (!path.startsWith("/v1/api-keys") && !path.startsWith("/v1/audit")) {
@@ -188,8 +193,8 @@ class OpenApiConfiguration {
           "Retry-After",
           new Header()
               .description(
-                  "Seconds to wait before trying again: a script slot's mean hold or 1 s for a"
-                      + " wait on a refresh (429), the time until the dependencies are checked"
+                  "Seconds to wait before trying again: a script slot's mean hold, or 1 s for a"
+                      + " request with waitSeconds (429), the time until the dependencies are checked"
                       + " again (503)")
               .schema(new IntegerSchema().minimum(java.math.BigDecimal.ONE)));
     }

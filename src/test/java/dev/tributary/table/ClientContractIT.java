@@ -81,7 +81,11 @@ class ClientContractIT {
   }
 
   private String phase(String name) throws ApiException {
-    return tables.getMaterializedTable(CATALOG, DATABASE, name).getStatus().getPhase().getValue();
+    return tables
+        .getMaterializedTable(CATALOG, DATABASE, name, null)
+        .getStatus()
+        .getPhase()
+        .getValue();
   }
 
   private void awaitPhase(String name, String phase) {
@@ -132,8 +136,17 @@ class ClientContractIT {
     MaterializedTable fromPut = put.getData().getMaterializedTable();
     assertThat(fromPut.getKind()).isEqualTo("MaterializedTable");
     assertThat(fromPut.getMetadata().getGeneration()).isEqualTo(1);
+    // One GET that waits, right after the PUT: answered once the new table has settled, RUNNING
+    // at generation 1 (without the wait, it would answer CREATING at observedGeneration 0).
+    MaterializedTable settled = tables.getMaterializedTable(CATALOG, DATABASE, byPut, 60);
+    assertThat(settled.getStatus().getObservedGeneration()).isEqualTo(1L);
+    assertThat(settled.getStatus().getPhase().getValue()).isEqualTo("RUNNING");
+    ApiException tooLong =
+        catchThrowableOfType(
+            ApiException.class, () -> tables.getMaterializedTable(CATALOG, DATABASE, byPut, 61));
+    assertThat(tooLong.getCode()).isEqualTo(400);
+    assertThat(problem(tooLong).path("code").asString()).isEqualTo("VALIDATION_FAILED");
     awaitPhase(byStatement, "RUNNING");
-    awaitPhase(byPut, "RUNNING");
 
     // A plan (dry run): nothing changes.
     ScriptResponse plan =
@@ -159,16 +172,15 @@ class ClientContractIT {
             + " FRESHNESS = INTERVAL '2' SECOND AS SELECT order_id, price FROM orders WHERE price"
             + " > 1",
         false);
-    await()
-        .atMost(Duration.ofSeconds(120))
-        .pollInterval(Duration.ofMillis(500))
-        .until(
-            () -> {
-              MaterializedTable t = tables.getMaterializedTable(CATALOG, DATABASE, byStatement);
-              return t.getStatus().getPhase().getValue().equals("RUNNING")
-                  && t.getStatus().getObservedGeneration().equals(t.getMetadata().getGeneration());
-            });
-    MaterializedTable evolved = tables.getMaterializedTable(CATALOG, DATABASE, byStatement);
+    // Instead of polling: each GET answers once the evolution has settled, or after 60 s.
+    MaterializedTable evolved =
+        await()
+            .atMost(Duration.ofSeconds(120))
+            .pollInterval(Duration.ofMillis(10))
+            .until(
+                () -> tables.getMaterializedTable(CATALOG, DATABASE, byStatement, 60),
+                t -> t.getStatus().getObservedGeneration().equals(t.getMetadata().getGeneration()));
+    assertThat(evolved.getStatus().getPhase().getValue()).isEqualTo("RUNNING");
     assertThat(evolved.getApiVersion()).isEqualTo("tributary.dev/v2");
     assertThat(evolved.getStatus().getConditions())
         .extracting(c -> c.getType())
@@ -200,7 +212,10 @@ class ClientContractIT {
 
     // A stale If-Match is a 412 problem; a second CREATE of the same name a 409.
     long resourceVersion =
-        tables.getMaterializedTable(CATALOG, DATABASE, byPut).getMetadata().getResourceVersion();
+        tables
+            .getMaterializedTable(CATALOG, DATABASE, byPut, null)
+            .getMetadata()
+            .getResourceVersion();
     ApiException stale =
         catchThrowableOfType(
             ApiException.class,
@@ -235,11 +250,11 @@ class ClientContractIT {
             () ->
                 catchThrowableOfType(
                         ApiException.class,
-                        () -> tables.getMaterializedTable(CATALOG, DATABASE, byPut))
+                        () -> tables.getMaterializedTable(CATALOG, DATABASE, byPut, null))
                     != null);
     ApiException gone =
         catchThrowableOfType(
-            ApiException.class, () -> tables.getMaterializedTable(CATALOG, DATABASE, byPut));
+            ApiException.class, () -> tables.getMaterializedTable(CATALOG, DATABASE, byPut, null));
     assertThat(gone.getCode()).isEqualTo(404);
     assertThat(problem(gone).path("code").asString()).isEqualTo("NOT_FOUND");
   }
@@ -274,7 +289,7 @@ class ClientContractIT {
         tables.listTableFlows(CATALOG, DATABASE, pipeline, null, null).getItems();
     assertThat(flows).hasSize(1);
     assertThat(flows.get(0).getKind()).isEqualTo("Flow");
-    MaterializedTable table = tables.getMaterializedTable(CATALOG, DATABASE, pipeline);
+    MaterializedTable table = tables.getMaterializedTable(CATALOG, DATABASE, pipeline, null);
     assertThat(table.getKind()).isEqualTo("PipelineTable");
   }
 }

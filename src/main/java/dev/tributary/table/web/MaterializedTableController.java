@@ -4,12 +4,15 @@ import dev.tributary.security.Access;
 import dev.tributary.security.AuditContext;
 import dev.tributary.security.Role;
 import dev.tributary.sql.ObjectName;
+import dev.tributary.system.ApiException;
+import dev.tributary.system.ErrorCode;
 import dev.tributary.system.Paging;
 import dev.tributary.system.Paging.Page;
 import dev.tributary.system.PagingDocs;
 import dev.tributary.table.MaterializedTable;
 import dev.tributary.table.MaterializedTableService;
 import dev.tributary.table.Phase;
+import dev.tributary.table.TableWaits;
 import dev.tributary.table.web.TableApi.PutRequest;
 import dev.tributary.table.web.TableApi.Resource;
 import io.swagger.v3.oas.annotations.Operation;
@@ -19,6 +22,7 @@ import io.swagger.v3.oas.annotations.media.Content;
 import io.swagger.v3.oas.annotations.media.Schema;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.tags.Tag;
+import java.time.Duration;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
@@ -46,12 +50,17 @@ class MaterializedTableController {
   private final MaterializedTableService tables;
   private final PutTable putTable;
   private final TableResources resources;
+  private final TableWaits waits;
 
   MaterializedTableController(
-      MaterializedTableService tables, PutTable putTable, TableResources resources) {
+      MaterializedTableService tables,
+      PutTable putTable,
+      TableResources resources,
+      TableWaits waits) {
     this.tables = tables;
     this.putTable = putTable;
     this.resources = resources;
+    this.waits = waits;
   }
 
   @GetMapping
@@ -82,14 +91,45 @@ class MaterializedTableController {
   @GetMapping("/{name}")
   @Operation(
       operationId = "getMaterializedTable",
-      summary = "Get one materialized table: spec, status, conditions, topic, subjects, job",
+      summary =
+          "Get one materialized table: spec, status, conditions, topic, subjects, job; with"
+              + " waitSeconds, answered once it has settled or when the wait is up",
       description =
           "The ETag is the resourceVersion: send it as If-Match to change the table only if no one"
-              + " changed it since.")
+              + " changed it since. Instead of polling: after a change, a CI step asks with"
+              + " waitSeconds (at most "
+              + TableWaits.MAX_WAIT_SECONDS
+              + "), and the answer comes as soon as status.observedGeneration equals"
+              + " metadata.generation, that is once the table is at rest (RUNNING, STOPPED,"
+              + " FAILED, SUCCEEDED, PENDING) at its current definition; if it has not settled"
+              + " when the wait is up, the answer is the table as it is then, and the step asks"
+              + " again. A table dropped meanwhile answers 404. A replica holds a bounded number of"
+              + " waiting requests; beyond it the answer is a 429 with Retry-After.")
   ResponseEntity<Resource> get(
-      @PathVariable String catalog, @PathVariable String database, @PathVariable String name) {
+      @PathVariable String catalog,
+      @PathVariable String database,
+      @PathVariable String name,
+      @Parameter(
+              description =
+                  "Seconds to wait for the table to settle, 0 to "
+                      + TableWaits.MAX_WAIT_SECONDS
+                      + "; none or 0 answers at once")
+          @RequestParam(required = false)
+          Integer waitSeconds) {
     Access.require(Role.VIEWER, catalog, database);
-    MaterializedTable table = tables.get(new ObjectName(catalog, database, name));
+    if (waitSeconds != null && (waitSeconds < 0 || waitSeconds > TableWaits.MAX_WAIT_SECONDS)) {
+      throw new ApiException(
+          ErrorCode.VALIDATION_FAILED,
+          "waitSeconds must be between 0 and "
+              + TableWaits.MAX_WAIT_SECONDS
+              + ", not "
+              + waitSeconds);
+    }
+    ObjectName id = new ObjectName(catalog, database, name);
+    MaterializedTable table = tables.get(id);
+    if (waitSeconds != null && waitSeconds > 0 && !TableWaits.settled(table)) {
+      table = waits.await(table.getId(), () -> tables.get(id), Duration.ofSeconds(waitSeconds));
+    }
     return TableResources.withEtag(HttpStatus.OK, resources.of(table));
   }
 
