@@ -9,7 +9,9 @@ import dev.tributary.sql.ObjectName;
 import dev.tributary.sql.TableOptions;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
+import dev.tributary.system.ReadOnce;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -210,14 +212,17 @@ public class Placement {
    */
   private Room room(String pool, boolean countJobs) {
     Cluster cluster = pools.cluster(pool).orElseThrow();
-    FlinkJobs.Slots slots = jobs.slots(pool);
+    // Read once per script (ReadOnce): the 200 CREATEs of one apply asked the JobManager 200 times
+    // for the same slots. Each plan saw the cluster as it was, not as the script leaves it, before
+    // too: the script's jobs are submitted after it commits.
+    FlinkJobs.Slots slots = ReadOnce.read(List.of("slots", pool), () -> jobs.slots(pool));
     int needed = slots.parallelism();
     parallelism.put(pool, needed);
     int jobsThere =
         !countJobs
             ? 0
             : (int)
-                jobs.overview(pool).stream()
+                ReadOnce.read(List.of("overview", pool), () -> jobs.overview(pool)).stream()
                     .filter(j -> j.name().startsWith("tributary-") && !j.state().terminal())
                     .count();
     int used = jobsThere * needed;

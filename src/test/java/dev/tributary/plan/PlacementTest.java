@@ -15,6 +15,7 @@ import dev.tributary.sql.Parser;
 import dev.tributary.sql.Statement;
 import dev.tributary.system.ApiException;
 import dev.tributary.system.ErrorCode;
+import dev.tributary.system.ReadOnce;
 import java.lang.reflect.Proxy;
 import java.net.URI;
 import java.time.Instant;
@@ -87,6 +88,36 @@ class PlacementTest {
 
   static JobSummary job(String name, JobState state) {
     return new JobSummary(name.hashCode() + "", name, state, Instant.EPOCH);
+  }
+
+  @Test
+  void shouldAskTheJobManagerOncePerScriptForAPoolsRoom() {
+    List<String> calls = new ArrayList<>();
+    FlinkJobs counted = jobs(new FlinkJobs.Slots(32, 20, 2), List.of());
+    FlinkJobs jobs =
+        (FlinkJobs)
+            Proxy.newProxyInstance(
+                FlinkJobs.class.getClassLoader(),
+                new Class<?>[] {FlinkJobs.class},
+                (proxy, method, args) -> {
+                  calls.add(method.getName() + " " + args[0]);
+                  return method.invoke(counted, args);
+                });
+    Placement placement = new Placement(directory(6), jobs);
+
+    ReadOnce.within( // one script's questions
+        () -> {
+          placement.requireRoom(TABLE, "blue");
+          placement.requireRoom(ObjectName.of("c.d.u"), "blue");
+          placement.requireRoom(TABLE, "default");
+          return null;
+        });
+    assertThat(calls).containsExactly("slots blue", "overview blue", "slots default");
+
+    calls.clear();
+    placement.requireRoom(TABLE, "blue"); // outside a script (the reconciler): asked each time
+    placement.requireRoom(TABLE, "blue");
+    assertThat(calls).hasSize(4);
   }
 
   @Test
