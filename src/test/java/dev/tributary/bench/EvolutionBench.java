@@ -23,9 +23,9 @@ import tools.jackson.databind.JsonNode;
 /**
  * An evolution (ALTER ... AS) from the statement to the new job RUNNING through Tributary, against
  * the same stop-with-savepoint and submit done by hand on the gateway, in interleaved rounds
- * (service, raw, raw, service ...: ABBA) after a warm-up round. Each round prints both waterfalls:
- * the service's call (with its Server-Timing), then each of the table's events after it as the
- * phase it closes (the savepoint, the submission, the job's start), then RUNNING seen by the
+ * (service, raw, raw, service ...: ABBA), 10 after a warm-up round. Each round prints both
+ * waterfalls: the service's call (with its Server-Timing), then each of the table's events after it
+ * as the phase it closes (the savepoint, the submission, the job's start), then RUNNING seen by the
  * client; the raw one's stop-with-savepoint, topic, session, DDL, INSERT and RUNNING seen. Then the
  * medians and the overhead. A JFR recording is kept as {@code target/bench/evolution.jfr}. ./mvnw
  * -Pbench verify; {@code -Dbench.rounds}.
@@ -33,7 +33,7 @@ import tools.jackson.databind.JsonNode;
 @TributaryIT
 class EvolutionBench {
 
-  static final int ROUNDS = Integer.getInteger("bench.rounds", 5);
+  static final int ROUNDS = Integer.getInteger("bench.rounds", 10);
   static final String TABLES = "/v1/catalogs/examples/databases/marketplace/materialized-tables/";
   static final String BEFORE =
       "SELECT order_id, customer_id, price FROM examples.marketplace.orders WHERE price > 50";
