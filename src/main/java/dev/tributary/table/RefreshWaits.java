@@ -18,7 +18,7 @@ import org.springframework.stereotype.Component;
 public class RefreshWaits {
 
   /** The longest wait a request may ask for. */
-  public static final int MAX_WAIT_SECONDS = 60;
+  public static final int MAX_WAIT_SECONDS = Waits.MAX_WAIT_SECONDS;
 
   /** How often a waiting request reads its refresh again without a change seen here. */
   static final Duration RECHECK = Duration.ofMillis(250);

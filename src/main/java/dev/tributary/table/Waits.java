@@ -24,6 +24,9 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  */
 public final class Waits {
 
+  /** The longest wait a request may ask for ({@code waitSeconds}). */
+  public static final int MAX_WAIT_SECONDS = 60;
+
   private final Semaphore waiters;
   private final Duration recheck;
   private final String tooMany;
@@ -120,6 +123,23 @@ public final class Waits {
       watches.computeIfPresent(key, (k, w) -> --w.waiters == 0 ? null : w);
       waiters.release();
     }
+  }
+
+  /**
+   * A request's {@code waitSeconds} as a wait: zero when it asks for none.
+   *
+   * @throws ApiException a 400 outside 0 to {@link #MAX_WAIT_SECONDS}
+   */
+  public static Duration requested(Integer waitSeconds) {
+    if (waitSeconds == null) {
+      return Duration.ZERO;
+    }
+    if (waitSeconds < 0 || waitSeconds > MAX_WAIT_SECONDS) {
+      throw new ApiException(
+          ErrorCode.VALIDATION_FAILED,
+          "waitSeconds must be between 0 and " + MAX_WAIT_SECONDS + ", not " + waitSeconds);
+    }
+    return Duration.ofSeconds(waitSeconds);
   }
 
   /** Keys waited on now. */

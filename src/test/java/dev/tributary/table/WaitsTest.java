@@ -3,6 +3,8 @@ package dev.tributary.table;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tributary.system.ApiException;
+import dev.tributary.system.ErrorCode;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
@@ -58,6 +60,19 @@ class WaitsTest {
     assertThat(answer.get(5, TimeUnit.SECONDS)).isEqualTo("RUNNING");
     assertThat(reads).hasValue(2);
     assertThat(waits.keys()).as("no watch is kept once no one waits").isZero();
+  }
+
+  @Test
+  void shouldTakeARequestsWaitSecondsFromNoneToSixtyAndRefuseTheRestWith400() {
+    assertThat(Waits.requested(null)).isZero();
+    assertThat(Waits.requested(0)).isZero();
+    assertThat(Waits.requested(60)).isEqualTo(Duration.ofSeconds(60));
+    for (int wrong : new int[] {-1, 61}) {
+      assertThatThrownBy(() -> Waits.requested(wrong))
+          .isInstanceOfSatisfying(
+              ApiException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.VALIDATION_FAILED))
+          .hasMessage("waitSeconds must be between 0 and 60, not " + wrong);
+    }
   }
 
   @Test

@@ -4,8 +4,6 @@ import dev.tributary.security.Access;
 import dev.tributary.security.AuditContext;
 import dev.tributary.security.Role;
 import dev.tributary.sql.ObjectName;
-import dev.tributary.system.ApiException;
-import dev.tributary.system.ErrorCode;
 import dev.tributary.system.Paging;
 import dev.tributary.system.Paging.Page;
 import dev.tributary.system.PagingDocs;
@@ -13,6 +11,7 @@ import dev.tributary.table.MaterializedTable;
 import dev.tributary.table.MaterializedTableService;
 import dev.tributary.table.Phase;
 import dev.tributary.table.TableWaits;
+import dev.tributary.table.Waits;
 import dev.tributary.table.web.TableApi.PutRequest;
 import dev.tributary.table.web.TableApi.Resource;
 import io.swagger.v3.oas.annotations.Operation;
@@ -117,18 +116,11 @@ class MaterializedTableController {
           @RequestParam(required = false)
           Integer waitSeconds) {
     Access.require(Role.VIEWER, catalog, database);
-    if (waitSeconds != null && (waitSeconds < 0 || waitSeconds > TableWaits.MAX_WAIT_SECONDS)) {
-      throw new ApiException(
-          ErrorCode.VALIDATION_FAILED,
-          "waitSeconds must be between 0 and "
-              + TableWaits.MAX_WAIT_SECONDS
-              + ", not "
-              + waitSeconds);
-    }
+    Duration wait = Waits.requested(waitSeconds);
     ObjectName id = new ObjectName(catalog, database, name);
     MaterializedTable table = tables.get(id);
-    if (waitSeconds != null && waitSeconds > 0 && !TableWaits.settled(table)) {
-      table = waits.await(table.getId(), () -> tables.get(id), Duration.ofSeconds(waitSeconds));
+    if (!wait.isZero() && !TableWaits.settled(table)) {
+      table = waits.await(table.getId(), () -> tables.get(id), wait);
     }
     return TableResources.withEtag(HttpStatus.OK, resources.of(table));
   }

@@ -15,6 +15,7 @@ import dev.tributary.table.RefreshWaits;
 import dev.tributary.table.TableHistory;
 import dev.tributary.table.TableRefresh;
 import dev.tributary.table.TableSpec;
+import dev.tributary.table.Waits;
 import dev.tributary.table.web.TableApi.FullRefreshResponse;
 import dev.tributary.table.web.TableApi.RefreshRequest;
 import io.swagger.v3.oas.annotations.Operation;
@@ -112,21 +113,12 @@ class TableRefreshController {
           Integer waitSeconds) {
     Access.require(Role.VIEWER, catalog, database);
     ObjectName table = new ObjectName(catalog, database, name);
-    if (waitSeconds != null && (waitSeconds < 0 || waitSeconds > RefreshWaits.MAX_WAIT_SECONDS)) {
-      throw new ApiException(
-          ErrorCode.VALIDATION_FAILED,
-          "waitSeconds must be between 0 and "
-              + RefreshWaits.MAX_WAIT_SECONDS
-              + ", not "
-              + waitSeconds);
-    }
+    Duration wait = Waits.requested(waitSeconds);
     UUID id = history.historyOf(table);
     TableRefresh refresh =
-        waitSeconds == null || waitSeconds == 0
+        wait.isZero()
             ? refreshRequests.refresh(id, number).orElse(null)
-            : waits.await(
-                () -> refreshRequests.refresh(id, number).orElse(null),
-                Duration.ofSeconds(waitSeconds));
+            : waits.await(() -> refreshRequests.refresh(id, number).orElse(null), wait);
     if (refresh == null) {
       throw new ApiException(ErrorCode.NOT_FOUND, table + " has no refresh #" + number);
     }
