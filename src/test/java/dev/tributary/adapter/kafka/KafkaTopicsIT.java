@@ -79,9 +79,17 @@ class KafkaTopicsIT {
 
     topics.alterConfigs(name, change);
 
-    assertThat(topics.describe(name).orElseThrow().configs())
-        .doesNotContainKey("retention.ms")
-        .containsEntry("cleanup.policy", "compact,delete");
+    // The controller has committed the change when the call returns; the broker that answers
+    // describe applies it from the metadata log a moment later (one clean-clone run read the old
+    // retention.ms back at once).
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .pollInterval(Duration.ofMillis(50))
+        .untilAsserted(
+            () ->
+                assertThat(topics.describe(name).orElseThrow().configs())
+                    .doesNotContainKey("retention.ms")
+                    .containsEntry("cleanup.policy", "compact,delete"));
   }
 
   @Test
