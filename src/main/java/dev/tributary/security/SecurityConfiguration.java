@@ -15,6 +15,7 @@ import java.util.Set;
 import java.util.function.Function;
 import org.slf4j.MDC;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -25,6 +26,7 @@ import org.springframework.security.authentication.BadCredentialsException;
 import org.springframework.security.authentication.ProviderManager;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.config.http.SessionCreationPolicy;
+import org.springframework.security.config.observation.SecurityObservationSettings;
 import org.springframework.security.core.Authentication;
 import org.springframework.security.core.AuthenticationException;
 import org.springframework.security.core.context.SecurityContextHolder;
@@ -48,6 +50,23 @@ import org.springframework.security.web.firewall.RequestRejectedHandler;
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(SecurityProperties.class)
 class SecurityConfiguration {
+
+  /**
+   * No Micrometer observations of Spring Security's own: of its filter chain (one around each of
+   * its filters), its authentication and its authorization. They took 13% of the CPU of a GET in
+   * {@code GetBench} (JFR samples of the request threads), as a span or a timer for each step of
+   * every request, where a request is one span already (its {@code http.server.requests}
+   * observation, which stays, and with it the request's {@code traceId} in its log lines). {@code
+   * tributary.security.observations=true} brings them back.
+   */
+  @Bean
+  @ConditionalOnProperty(
+      name = "tributary.security.observations",
+      havingValue = "false",
+      matchIfMissing = true)
+  SecurityObservationSettings securityObservationSettings() {
+    return SecurityObservationSettings.noObservations();
+  }
 
   @Bean
   SecurityFilterChain api(
