@@ -26,9 +26,9 @@ import tools.jackson.databind.JsonNode;
  * (service, raw, raw, service ...: ABBA), 10 after a warm-up round. Each round prints both
  * waterfalls: the service's call (with its Server-Timing), then each of the table's events after it
  * as the phase it closes (the savepoint, the submission, the job's start), then RUNNING seen by the
- * client, by a GET that waits for the table to settle; the raw one's stop-with-savepoint, topic,
- * session, DDL, INSERT and RUNNING seen. Then the medians and the overhead. A JFR recording is kept
- * as {@code target/bench/evolution.jfr}. ./mvnw -Pbench verify; {@code -Dbench.rounds}.
+ * client; the raw one's stop-with-savepoint, topic, session, DDL, INSERT and RUNNING seen. Then the
+ * medians and the overhead. A JFR recording is kept as {@code target/bench/evolution.jfr}. ./mvnw
+ * -Pbench verify; {@code -Dbench.rounds}.
  */
 @TributaryIT
 class EvolutionBench {
@@ -160,24 +160,17 @@ class EvolutionBench {
   /** How long the evolution by hand took, and its new job (cancelled at the round's end). */
   private record Evolved(double millis, String job) {}
 
-  /**
-   * The table's job once the table is RUNNING with a job other than {@code notJob}, as a CI step
-   * sees it: a GET that answers once the table has settled ({@code ?waitSeconds=60}, TableWaits),
-   * asked again if the wait is up first. The raw path polls the JobManager, which has no such wait.
-   */
   private static String awaitRunning(Api api, String name, String notJob) {
-    long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-    while (true) {
-      JsonNode status = api.get(TABLES + name + "?waitSeconds=60").body().path("status");
-      String phase = status.path("phase").asString();
-      String job = status.path("job").path("id").asString();
-      if ("RUNNING".equals(phase) && !job.isEmpty() && !job.equals(notJob)) {
-        return job;
-      }
-      if ("FAILED".equals(phase) || System.nanoTime() > deadline) {
-        throw new IllegalStateException(name + " is " + phase + ": " + status);
-      }
-    }
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .pollInterval(Duration.ofMillis(50))
+        .until(
+            () -> {
+              var status = api.get(TABLES + name).body().path("status");
+              return "RUNNING".equals(status.path("phase").asString())
+                  && !status.path("job").path("id").asString().equals(notJob);
+            });
+    return api.get(TABLES + name).body().path("status").path("job").path("id").asString();
   }
 
   /** Stop-with-savepoint as a person would do it: trigger, poll, and trigger again if it failed. */
