@@ -53,10 +53,10 @@ class SecurityConfiguration {
 
   /**
    * No Micrometer observations of Spring Security's own: of its filter chain (one around each of
-   * its filters), its authentication and its authorization. They took 13% of the CPU of a GET in
-   * {@code GetBench} (JFR samples of the request threads), as a span or a timer for each step of
-   * every request, where a request is one span already (its {@code http.server.requests}
-   * observation, which stays, and with it the request's {@code traceId} in its log lines). {@code
+   * its filters), its authentication and its authorization. They took 13% of the request threads'
+   * JFR samples in {@code GetBench}, as a span or a timer for each step of every request, where a
+   * request is one span already (its {@code http.server.requests} observation, which stays, and
+   * with it the request's {@code traceId} in its log lines). {@code
    * tributary.security.observations=true} brings them back.
    */
   @Bean

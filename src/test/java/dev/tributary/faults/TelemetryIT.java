@@ -143,8 +143,7 @@ class TelemetryIT {
                     .contains("flinkSqlGateway")
                     .contains("kafka")
                     .containsPattern("http post /v1/statements|POST /v1/statements|http post")
-                    // Spring Security's own spans are off (SecurityConfiguration): a request is
-                    // one.
+                    // Spring Security's own spans are off (SecurityConfiguration).
                     .doesNotContain("security filterchain");
               });
       assertThat(lines)

@@ -103,8 +103,9 @@ class MaterializedTableController {
               + " FAILED, SUCCEEDED, PENDING) at its current definition (after a new query, once"
               + " its job has run through the readiness window: RUNNING comes first); if it has"
               + " not settled when the wait is up, the answer is the table as it is then, and the"
-              + " step asks again. A table dropped meanwhile answers 404. A replica holds a bounded number of"
-              + " waiting requests; beyond it the answer is a 429 with Retry-After.")
+              + " step asks again. A table dropped meanwhile answers 404. A replica holds a"
+              + " bounded number of waiting requests; beyond it the answer is a 429 with"
+              + " Retry-After.")
   ResponseEntity<Resource> get(
       @PathVariable String catalog,
       @PathVariable String database,
