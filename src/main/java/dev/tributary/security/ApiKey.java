@@ -71,7 +71,12 @@ public class ApiKey {
   }
 
   public List<Grant> grants() {
-    return Arrays.stream(grants.split("\n")).filter(g -> !g.isBlank()).map(Grant::parse).toList();
+    return grants(grants);
+  }
+
+  /** Grants stored as {@code role:catalog.database}, one per line. */
+  static List<Grant> grants(String stored) {
+    return Arrays.stream(stored.split("\n")).filter(g -> !g.isBlank()).map(Grant::parse).toList();
   }
 
   public UUID getId() {
