@@ -61,7 +61,14 @@ public class ApiKey {
   }
 
   public boolean activeAt(Instant now) {
-    return revokedAt == null && (expiresAt == null || expiresAt.isAfter(now));
+    return revokedAt == null && unexpiredAt(expiresAt, now);
+  }
+
+  /**
+   * Whether a key that expires at {@code expiresAt} (null: never) is still valid at {@code now}.
+   */
+  static boolean unexpiredAt(Instant expiresAt, Instant now) {
+    return expiresAt == null || expiresAt.isAfter(now);
   }
 
   void revoke(Instant at) {

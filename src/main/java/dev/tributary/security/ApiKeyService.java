@@ -128,7 +128,7 @@ public class ApiKeyService {
             },
             hash(secret))
         .stream()
-        .filter(c -> c.credential().expiresAt() == null || c.credential().expiresAt().isAfter(now))
+        .filter(c -> ApiKey.unexpiredAt(c.credential().expiresAt(), now))
         .findFirst();
   }
 
