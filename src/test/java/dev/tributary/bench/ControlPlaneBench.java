@@ -21,6 +21,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.annotation.DirtiesContext;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -43,6 +44,8 @@ import tools.jackson.databind.JsonNode;
  * as {@code target/bench/control-plane.jfr}. ./mvnw -Pbench verify; {@code -Dbench.rounds}.
  */
 @TributaryIT
+// Its service stops when it ends, so the benchmarks after it measure theirs alone.
+@DirtiesContext
 class ControlPlaneBench {
 
   static final int ROUNDS = Integer.getInteger("bench.rounds", 10);

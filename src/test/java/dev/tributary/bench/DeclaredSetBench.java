@@ -31,6 +31,7 @@ import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.annotation.DirtiesContext;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -57,6 +58,8 @@ import tools.jackson.databind.JsonNode;
  * -Dbench.files}, {@code -Dbench.rounds}, {@code -Dbench.warmup}.
  */
 @TributaryIT
+// Its service stops when it ends, so the benchmarks after it measure theirs alone.
+@DirtiesContext
 class DeclaredSetBench {
 
   static final int FILES = Integer.getInteger("bench.files", 200);

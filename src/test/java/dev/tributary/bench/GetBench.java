@@ -56,6 +56,7 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.Ordered;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.TestPropertySource;
 import org.springframework.web.filter.OncePerRequestFilter;
 import org.springframework.web.servlet.HandlerInterceptor;
@@ -77,6 +78,8 @@ import tools.jackson.databind.JsonNode;
  * service fell behind the 200 requests a second here and the GETs timed out.
  */
 @TributaryIT
+// Its service stops when it ends, so the benchmarks after it measure theirs alone.
+@DirtiesContext
 @TestPropertySource(
     properties = {
       "tributary.reconciler.enabled=false",

@@ -28,6 +28,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.annotation.DirtiesContext;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -48,6 +49,8 @@ import tools.jackson.databind.JsonNode;
  * verify; {@code -Dbench.rounds}.
  */
 @TributaryIT
+// Its service stops when it ends, so the benchmarks after it measure theirs alone.
+@DirtiesContext
 class RefreshBench {
 
   static final int ROWS = 100_000;

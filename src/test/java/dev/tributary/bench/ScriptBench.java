@@ -11,6 +11,7 @@ import java.util.StringJoiner;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.TestPropertySource;
 
 /**
@@ -23,6 +24,8 @@ import org.springframework.test.context.TestPropertySource;
  * verify; {@code -Dbench.statements}, {@code -Dbench.rounds}, {@code -Dbench.warmup}.
  */
 @TributaryIT
+// Its service stops when it ends, so the benchmarks after it measure theirs alone.
+@DirtiesContext
 @TestPropertySource(properties = "tributary.reconciler.enabled=false")
 class ScriptBench {
 

@@ -23,6 +23,7 @@ import java.util.concurrent.atomic.LongAdder;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.TestPropertySource;
 
 /**
@@ -38,6 +39,8 @@ import org.springframework.test.context.TestPropertySource;
  * verify.
  */
 @TributaryIT
+// Its service stops when it ends, so the benchmarks after it measure theirs alone.
+@DirtiesContext
 @TestPropertySource(
     properties = {
       "tributary.reconciler.enabled=false",
