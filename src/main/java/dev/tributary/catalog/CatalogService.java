@@ -141,6 +141,23 @@ public class CatalogService {
     return all;
   }
 
+  /**
+   * The source tables, in every catalog, whose {@code topic} names this one; what {@link
+   * #sourceTopics()} holds for it, read through an index.
+   */
+  @Transactional(readOnly = true)
+  public List<SourceTopics> sourceTopicsReading(String topic) {
+    List<SourceTopics> reading = new ArrayList<>();
+    for (SourceTable t : sourceTables.findReadingTopic(topic)) {
+      Map<String, String> options = t.storedOptions();
+      List<String> topics = topicsOf(options.get("topic"));
+      if (topics.contains(topic)) { // the index's list, checked by the rule that reads it here
+        reading.add(new SourceTopics(t.objectName(), topics, options.get("topic-pattern")));
+      }
+    }
+    return reading;
+  }
+
   /** The topics of a {@code topic} option: one name, or several separated by ';'. */
   public static List<String> topicsOf(String topic) {
     return topic == null

@@ -20,4 +20,13 @@ public interface SourceTableRepository extends JpaRepository<SourceTable, Long> 
       @Param("name") String name);
 
   List<SourceTable> findByDatabaseOrderByName(CatalogDatabase database);
+
+  /**
+   * The source tables, of every catalog, whose {@code topic} option names {@code topic}: an index
+   * read of the column PostgreSQL derives from the option (V19), not a read of them all.
+   */
+  @Query(
+      value = "SELECT * FROM source_table WHERE topics @> ARRAY[CAST(:topic AS text)]",
+      nativeQuery = true)
+  List<SourceTable> findReadingTopic(@Param("topic") String topic);
 }

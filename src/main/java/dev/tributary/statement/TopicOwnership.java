@@ -12,6 +12,7 @@ import dev.tributary.system.ErrorCode;
 import dev.tributary.system.web.Problems;
 import dev.tributary.table.MaterializedTableService;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -55,11 +56,13 @@ public class TopicOwnership {
 
   /** 403 naming the option unless every topic the source table would read is its database's. */
   void checkTopics(ObjectName source, Map<String, String> options) {
-    World world = world();
-    for (String topic : CatalogService.topicsOf(options.get("topic"))) {
+    List<String> topics = CatalogService.topicsOf(options.get("topic"));
+    String pattern = options.get("topic-pattern");
+    // Named topics need only what touches them; a pattern's reach is checked against everything.
+    World world = pattern == null ? worldOf(topics) : world();
+    for (String topic : topics) {
       world.refusal(source, topic).ifPresent(why -> refuse("topic", why));
     }
-    String pattern = options.get("topic-pattern");
     if (pattern != null) {
       world.patternRefusal(source, pattern, true).ifPresent(why -> refuse("topic-pattern", why));
     }
@@ -99,6 +102,21 @@ public class TopicOwnership {
 
   private World world() {
     return new World(policy.topicClaims(), catalogs.sourceTopics(), tables.topicOwners());
+  }
+
+  /**
+   * The world as far as these topics go: the claims, the source tables that read them and the
+   * tables whose topics they are, each an index read; what {@link World#refusal} asks of a topic is
+   * the same in it as in {@link #world()}.
+   */
+  private World worldOf(List<String> topics) {
+    List<SourceTopics> sources = new ArrayList<>();
+    Map<String, ObjectName> materialized = new HashMap<>();
+    for (String topic : new LinkedHashSet<>(topics)) {
+      sources.addAll(catalogs.sourceTopicsReading(topic));
+      tables.topicOwnerName(topic).ifPresent(table -> materialized.put(topic, table));
+    }
+    return new World(policy.topicClaims(), sources, materialized);
   }
 
   private static void refuse(String option, String why) {

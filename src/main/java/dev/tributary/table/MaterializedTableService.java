@@ -420,6 +420,12 @@ public class MaterializedTableService {
     return owners;
   }
 
+  /** The table whose topic this is, by its name, if one owns it. */
+  @Transactional(readOnly = true)
+  public Optional<ObjectName> topicOwnerName(String topic) {
+    return tables.findByTopicNameAndFlowOfIsNull(topic).map(MaterializedTable::objectName);
+  }
+
   /** The table whose topic this is, if one owns it. */
   @Transactional(readOnly = true)
   public Optional<String> topicOwner(String topic) {
@@ -499,11 +505,11 @@ public class MaterializedTableService {
   private void requireTopicFree(ObjectName name, String topic) {
     // A source table of another database that already reads the topic would read this table's
     // rows past its database's grants: the topic is taken.
-    for (CatalogService.SourceTopics source : catalogs.sourceTopics()) {
+    for (CatalogService.SourceTopics source : catalogs.sourceTopicsReading(topic)) {
       ObjectName s = source.table();
       boolean elsewhere =
           !s.catalog().equals(name.catalog()) || !s.database().equals(name.database());
-      if (elsewhere && source.topics().contains(topic)) {
+      if (elsewhere) {
         throw new ApiException(
             ErrorCode.ALREADY_EXISTS,
             "Topic "
