@@ -114,7 +114,7 @@ public class TopicOwnership {
     Map<String, ObjectName> materialized = new HashMap<>();
     for (String topic : new LinkedHashSet<>(topics)) {
       sources.addAll(catalogs.sourceTopicsReading(topic));
-      tables.topicOwnerName(topic).ifPresent(table -> materialized.put(topic, table));
+      tables.topicOwner(topic).ifPresent(table -> materialized.put(topic, table));
     }
     return new World(policy.topicClaims(), sources, materialized);
   }

@@ -420,16 +420,10 @@ public class MaterializedTableService {
     return owners;
   }
 
-  /** The table whose topic this is, by its name, if one owns it. */
-  @Transactional(readOnly = true)
-  public Optional<ObjectName> topicOwnerName(String topic) {
-    return tables.findByTopicNameAndFlowOfIsNull(topic).map(MaterializedTable::objectName);
-  }
-
   /** The table whose topic this is, if one owns it. */
   @Transactional(readOnly = true)
-  public Optional<String> topicOwner(String topic) {
-    return tables.findByTopicNameAndFlowOfIsNull(topic).map(MaterializedTable::qualifiedName);
+  public Optional<ObjectName> topicOwner(String topic) {
+    return tables.findByTopicNameAndFlowOfIsNull(topic).map(MaterializedTable::objectName);
   }
 
   /**
