@@ -218,16 +218,10 @@ class TableQueries {
       }
     }
     List<List<Object>> rows = new ArrayList<>();
-    List<MaterializedTable> all = new ArrayList<>();
-    for (MaterializedTable t : tables.all()) {
-      all.add(t);
-      if (tables.spec(t).kind() == TableSpec.Kind.PIPELINE_TABLE) {
-        all.addAll(tables.flows(t)); // a flow is a row of type FLOW, named as the flow
-      }
-    }
-    for (MaterializedTable t : all) {
-      if (!t.getDatabase().getCatalog().getName().equals(catalog)
-          || !Access.sees(catalog, t.getDatabase().getName())) {
+    // The catalog's rows only, where every table of every catalog was read; a flow is a row of
+    // type FLOW, named as the flow.
+    for (MaterializedTable t : tables.inCatalog(catalog)) {
+      if (!Access.sees(catalog, t.getDatabase().getName())) {
         continue; // only the databases the caller may see
       }
       Map<String, Object> row = informationSchemaRow(t);

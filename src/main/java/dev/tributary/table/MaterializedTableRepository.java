@@ -26,6 +26,12 @@ public interface MaterializedTableRepository extends JpaRepository<MaterializedT
 
   List<MaterializedTable> findByFlowOfIsNull();
 
+  /** Every row of the catalog, tables and flows, with their databases, in one query. */
+  @Query(
+      "SELECT t FROM MaterializedTable t JOIN FETCH t.database d JOIN FETCH d.catalog c"
+          + " WHERE c.name = :catalog")
+  List<MaterializedTable> findInCatalog(@Param("catalog") String catalog);
+
   /**
    * A page of the database's tables by name after {@code after} (null: from the first), optionally
    * of one phase: an index-ordered read of {@code limit} rows, whatever the number of tables. Names

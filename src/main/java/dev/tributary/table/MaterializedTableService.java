@@ -317,6 +317,12 @@ public class MaterializedTableService {
         limit);
   }
 
+  /** The catalog's tables and flows (a flow is a row of its own), none of another catalog. */
+  @Transactional(readOnly = true)
+  public List<MaterializedTable> inCatalog(String catalog) {
+    return tables.findInCatalog(catalog);
+  }
+
   @Transactional(readOnly = true)
   public List<MaterializedTable> all() {
     return tables.findByFlowOfIsNull();

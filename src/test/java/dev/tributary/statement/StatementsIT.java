@@ -265,6 +265,10 @@ class StatementsIT {
     String ddl =
         ok("SHOW CREATE MATERIALIZED TABLE events").path(0).path("rows").path(0).path(0).asString();
     JsonNode tables = ok("SHOW TABLES").path(0);
+    // The catalog's rows and no other's (examples has tables of its own), its flows among them.
+    JsonNode schema =
+        ok("SELECT table_catalog, table_name, table_type FROM information_schema.materialized_tables")
+            .path(0);
     Answer dropRead = sql("DROP TABLE clicks");
     Answer secondFlow = sql("CREATE FLOW backfill AS INSERT INTO events BY NAME SELECT 1");
 
@@ -278,6 +282,11 @@ class StatementsIT {
                 + "`.`db`.`events` BY NAME");
     assertThat(tables.path("rows").toString())
         .isEqualTo("[[\"clicks\",\"SOURCE_TABLE\"],[\"events\",\"PIPELINE_TABLE\"]]");
+    assertThat(schema.path("rows").valueStream().map(JsonNode::toString))
+        .contains(
+            "[\"" + catalog + "\",\"backfill\",\"FLOW\"]",
+            "[\"" + catalog + "\",\"events\",\"PIPELINE_TABLE\"]")
+        .allMatch(row -> row.startsWith("[\"" + catalog + "\","));
     assertThat(dropRead.status()).isEqualTo(409);
     assertThat(dropRead.body().path("detail").asString())
         .contains("is read by " + catalog + ".db.events");
