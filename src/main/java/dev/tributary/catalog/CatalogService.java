@@ -165,6 +165,12 @@ public class CatalogService {
         : Arrays.stream(topic.split(";")).map(String::trim).filter(t -> !t.isEmpty()).toList();
   }
 
+  /** Every database of every catalog, with its catalog. */
+  @Transactional(readOnly = true)
+  public List<CatalogDatabase> allDatabases() {
+    return databases.findAll();
+  }
+
   @Transactional(readOnly = true)
   public Optional<CatalogDatabase> findDatabase(String catalog, String database) {
     return databases.findByCatalogNameAndName(catalog, database);

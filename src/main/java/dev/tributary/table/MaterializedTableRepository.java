@@ -1,6 +1,7 @@
 package dev.tributary.table;
 
 import dev.tributary.catalog.CatalogDatabase;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -25,6 +26,26 @@ public interface MaterializedTableRepository extends JpaRepository<MaterializedT
   List<MaterializedTable> findByDatabaseAndFlowOfIsNullOrderByName(CatalogDatabase database);
 
   List<MaterializedTable> findByFlowOfIsNull();
+
+  /**
+   * Up to {@code limit} tables of these databases by qualified name ({@code
+   * catalog.database.table}) after {@code after} (null: from the first), compared byte-wise as
+   * {@code pageByName} compares names: the status page's list across catalogs, a page read, not
+   * every row.
+   */
+  @Query(
+      value =
+          "SELECT t.* FROM materialized_table t JOIN catalog_database d ON d.id = t.database_id"
+              + " JOIN catalog c ON c.id = d.catalog_id"
+              + " WHERE t.flow_of IS NULL AND t.database_id IN (:databases)"
+              + " AND (CAST(:after AS text) IS NULL"
+              + " OR (c.name || '.' || d.name || '.' || t.name) COLLATE \"C\" > CAST(:after AS text))"
+              + " ORDER BY (c.name || '.' || d.name || '.' || t.name) COLLATE \"C\" LIMIT :limit",
+      nativeQuery = true)
+  List<MaterializedTable> pageByQualifiedName(
+      @Param("databases") Collection<Long> databases,
+      @Param("after") String after,
+      @Param("limit") int limit);
 
   /** Every row of the catalog, tables and flows, with their databases, in one query. */
   @Query(

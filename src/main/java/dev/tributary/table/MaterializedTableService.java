@@ -24,6 +24,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.BiPredicate;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
@@ -315,6 +316,22 @@ public class MaterializedTableService {
         phase == null ? null : phase.name(),
         after,
         limit);
+  }
+
+  /**
+   * Up to {@code limit} tables of the databases {@code shown} accepts, by qualified name, after
+   * {@code after} (null: from the first): the databases are read whole (they are few), the tables a
+   * page at a time.
+   */
+  @Transactional(readOnly = true)
+  public List<MaterializedTable> pageAcross(
+      BiPredicate<String, String> shown, String after, int limit) {
+    List<Long> databases =
+        catalogs.allDatabases().stream()
+            .filter(d -> shown.test(d.getCatalog().getName(), d.getName()))
+            .map(CatalogDatabase::getId)
+            .toList();
+    return databases.isEmpty() ? List.of() : tables.pageByQualifiedName(databases, after, limit);
   }
 
   /** The catalog's tables and flows (a flow is a row of its own), none of another catalog. */

@@ -18,9 +18,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
@@ -221,21 +219,14 @@ class StatusPage {
    * {@code limit} rows after the token's table, and a last row linking the next page.
    */
   private String rows(Integer limit, String pageToken) {
-    List<MaterializedTable> visible = new ArrayList<>();
-    for (MaterializedTable t : tables.all()) {
-      ObjectName n = t.objectName();
-      if (Access.sees(n.catalog(), n.database())) {
-        visible.add(t);
-      }
-    }
+    String list = "ui-tables";
+    int size = Paging.limit(limit);
     Paging.Page<MaterializedTable> page =
-        Paging.page(
-            "ui-tables",
-            visible,
-            MaterializedTable::qualifiedName,
-            Paging.BY_NAME,
-            limit,
-            pageToken);
+        Paging.fetched(
+            list,
+            tables.pageAcross(Access::sees, Paging.after(list, pageToken), size + 1),
+            size,
+            MaterializedTable::qualifiedName);
     if (page.items().isEmpty()) {
       return "<tr><td colspan=\"9\" class=\"empty\">No tables yet.</td></tr>";
     }
