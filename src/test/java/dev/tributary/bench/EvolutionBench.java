@@ -36,7 +36,9 @@ import tools.jackson.databind.JsonNode;
 @DirtiesContext
 class EvolutionBench {
 
-  static final int ROUNDS = Integer.getInteger("bench.rounds", 10);
+  /** 20 rounds: the paired median's 95% interval is the 6th to the 15th difference. */
+  static final int ROUNDS = Integer.getInteger("bench.rounds", 20);
+
   static final String TABLES = "/v1/catalogs/examples/databases/marketplace/materialized-tables/";
   static final String BEFORE =
       "SELECT order_id, customer_id, price FROM examples.marketplace.orders WHERE price > 50";
@@ -99,7 +101,7 @@ class EvolutionBench {
     System.out.printf(
         Locale.ROOT,
         "BENCH evolution-to-running: service median %.0f ms (p90 %.0f), stop-with-savepoint and"
-            + " submit by hand median %.0f ms (p90 %.0f), overhead %.1f%% of the medians; the service %s; JFR in"
+            + " submit by hand median %.0f ms (p90 %.0f), overhead %.1f%% of the medians; the service %s; %s; JFR in"
             + " %s%n",
         service.median(),
         service.p90(),
@@ -107,6 +109,7 @@ class EvolutionBench {
         byHand.p90(),
         100 * (service.median() - byHand.median()) / byHand.median(),
         service.pairedAgainst(byHand),
+        service.verdict(byHand, 20),
         jfr);
   }
 
