@@ -68,14 +68,16 @@ import tools.jackson.databind.JsonNode;
  * GET of a table at 200 requests/s with 10,000 tables stored, as an open model: each request leaves
  * at its scheduled time whatever the earlier ones do, and its latency counts from that scheduled
  * time (a slow answer delays no later request, and no queueing is hidden). Errors are counted, not
- * dropped. Not counted: 1,000 GETs one after another, then 20 s at the same rate. The reconciler is
- * off: only the API and PostgreSQL are measured. Where the time goes: a filter before every other
- * one (Spring Security's included) and an interceptor just before the controller, both test-only
- * beans, split each request into the time before the server's first filter (connection, Tomcat's
- * queue, the client), the filters before the controller (authentication, tenancy), the controller
- * (store reads, the JSON), and the rest after it; the garbage collections and each thread's CPU
- * while the GETs run. No JFR recording: with one (the JDK's "profile" or "default" settings), the
- * service fell behind the 200 requests a second here and the GETs timed out.
+ * dropped. Not counted: 1,000 GETs one after another, then 60 s at the same rate ({@code
+ * -Dbench.warmSeconds}), each 10 s of it printed with its p99 and the JIT's CPU, so that what the
+ * window measures is seen to be the service after its start-up, not assumed to be. The reconciler
+ * is off: only the API and PostgreSQL are measured. Where the time goes: a filter before every
+ * other one (Spring Security's included) and an interceptor just before the controller, both
+ * test-only beans, split each request into the time before the server's first filter (connection,
+ * Tomcat's queue, the client), the filters before the controller (authentication, tenancy), the
+ * controller (store reads, the JSON), and the rest after it; the garbage collections and each
+ * thread's CPU while the GETs run. No JFR recording: with one (the JDK's "profile" or "default"
+ * settings), the service fell behind the 200 requests a second here and the GETs timed out.
  */
 @TributaryIT
 // Its service stops when it ends, so the benchmarks after it measure theirs alone.
@@ -92,7 +94,7 @@ class GetBench {
   static final int SECONDS = 20;
 
   /** Seconds at the same rate before the measured ones, not counted. */
-  static final int WARM_SECONDS = 20;
+  static final int WARM_SECONDS = Integer.getInteger("bench.warmSeconds", 60);
 
   @LocalServerPort int port;
   @Autowired MaterializedTableService tables;
@@ -120,9 +122,25 @@ class GetBench {
               .build(),
           HttpResponse.BodyHandlers.discarding());
     }
-    // Then as many seconds at the measured rate, not counted either: measured right after the
-    // thousand GETs above, the JIT's compilers took 10.4 s of the 2 cores' 40 s of the window.
-    openModel(http, base, RATE * WARM_SECONDS, new AtomicInteger());
+    // Then seconds at the measured rate, not counted either, printed by slices of 10 s: measured
+    // right after the thousand GETs above, the JIT's compilers took 10.4 s of the 2 cores' 40 s of
+    // the window; alone, 20 s of warm-up still left them 6.8 s of it.
+    for (int slice = 0; slice < WARM_SECONDS / 10; slice++) {
+      Map<Long, Long> jitBefore = threadCpu(new HashMap<>());
+      Map<Long, String> names = new HashMap<>();
+      long[] warm = openModel(http, base, RATE * 10, new AtomicInteger());
+      Arrays.sort(warm);
+      System.out.printf(
+          Locale.ROOT,
+          "BENCH get: warm-up, seconds %d-%d at %d/s: p50 %.1f ms, p99 %.1f ms; the JIT's"
+              + " compilers %.2f s of CPU%n",
+          slice * 10,
+          slice * 10 + 10,
+          RATE,
+          warm[warm.length / 2] / 1e6,
+          warm[warm.length * 99 / 100] / 1e6,
+          compilerCpu(jitBefore, threadCpu(names), names) / 1e9);
+    }
 
     SPANS.clear();
     Pauses pauses = Pauses.listen();
@@ -341,6 +359,18 @@ class GetBench {
    * garbage collector's workers) that the ThreadMXBean does not, under the first 15 characters of
    * their names; elsewhere from the ThreadMXBean.
    */
+  /** The CPU (ns) the JIT's compiler threads took between two {@link #threadCpu} readings. */
+  private static long compilerCpu(
+      Map<Long, Long> before, Map<Long, Long> after, Map<Long, String> names) {
+    long sum = 0;
+    for (Map.Entry<Long, Long> e : after.entrySet()) {
+      if (names.getOrDefault(e.getKey(), "").contains("CompilerThre")) {
+        sum += e.getValue() - before.getOrDefault(e.getKey(), 0L);
+      }
+    }
+    return sum;
+  }
+
   private static Map<Long, Long> threadCpu(Map<Long, String> names) {
     Map<Long, Long> cpu = new HashMap<>();
     File[] tasks = new File("/proc/self/task").listFiles();
