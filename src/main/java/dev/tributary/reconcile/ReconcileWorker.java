@@ -4,6 +4,7 @@ import dev.tributary.port.FlinkJobs;
 import dev.tributary.port.RemoteSystemException;
 import dev.tributary.port.Topics;
 import dev.tributary.sql.TableOptions;
+import dev.tributary.system.Beside;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -16,6 +17,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
@@ -288,8 +290,11 @@ public class ReconcileWorker implements SmartLifecycle {
     Instant storeTime = store.now();
     long taken = System.nanoTime();
     observations.incrementAndGet();
-    FlinkJobs.Observed flink = observeJobs();
+    // The JobManagers and the broker are asked at once: neither answer depends on the other, and
+    // the round's passes wait for both (12-15 ms each with the local stack).
+    CompletableFuture<FlinkJobs.Observed> jobsSeen = Beside.ask(this::observeJobs);
     Map<String, Optional<Topics.TopicState>> seen = describeTopics(store.dueTopics());
+    FlinkJobs.Observed flink = Beside.await(jobsSeen);
     Observation now =
         new Observation(
             taken,
