@@ -5,6 +5,7 @@ import dev.tributary.catalog.Catalog;
 import dev.tributary.catalog.CatalogDatabase;
 import dev.tributary.catalog.CatalogService;
 import dev.tributary.catalog.SourceTable;
+import dev.tributary.security.Access;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.sql.QueryReferences;
 import dev.tributary.sql.TableOptions;
@@ -12,6 +13,7 @@ import dev.tributary.table.MaterializedTable;
 import dev.tributary.table.MaterializedTableService;
 import dev.tributary.table.TableSpec;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -128,11 +130,42 @@ public class Lineage {
   }
 
   /**
-   * The graph of the databases {@code shown} accepts, with the nodes their edges reach in other
-   * databases (so a table over another database's source shows where its rows come from).
+   * The graph of the databases {@code shown} accepts, as the caller may see it: with what their
+   * tables read in other databases (so a table over another database's source shows where its rows
+   * come from: the names are in its own query), but without what reads them from a database the
+   * caller may not see, whose tables' names are not the caller's to learn; and a node of such a
+   * database has its name and type only, not its owners' phase and pool.
    */
   @Transactional(readOnly = true)
   public Graph graph(Predicate<ObjectName> shown) {
+    Graph all = everything(shown);
+    Map<String, Boolean> visible = new HashMap<>();
+    all.nodes().forEach(n -> visible.put(n.id(), visible(n)));
+    List<Edge> edges = all.edges().stream().filter(e -> visible.get(e.to())).toList();
+    Set<String> reached = new LinkedHashSet<>();
+    edges.forEach(
+        e -> {
+          reached.add(e.from());
+          reached.add(e.to());
+        });
+    List<Node> nodes =
+        all.nodes().stream()
+            .filter(n -> reached.contains(n.id()) || (shown.test(name(n)) && visible.get(n.id())))
+            .map(n -> visible.get(n.id()) ? n : node(name(n), n.type(), null))
+            .toList();
+    return new Graph(nodes, edges);
+  }
+
+  /** Whether the caller may see the node's database. */
+  private static boolean visible(Node node) {
+    return Access.sees(node.catalog(), node.database());
+  }
+
+  /**
+   * The graph of the databases {@code shown} accepts, with the nodes their edges reach in other
+   * databases either way, whoever asks.
+   */
+  private Graph everything(Predicate<ObjectName> shown) {
     Map<String, Node> known = new LinkedHashMap<>();
     for (Catalog catalog : catalogs.catalogs()) {
       for (CatalogDatabase db : catalogs.databases(catalog.getName())) {
@@ -205,7 +238,7 @@ public class Lineage {
    */
   @Transactional(readOnly = true)
   public List<String> readersOf(ObjectName name) {
-    Graph graph = graph();
+    Graph graph = everything();
     Set<String> readers = new TreeSet<>();
     for (Edge e : graph.edges()) {
       if (!e.from().equals(name.toString())) {
@@ -222,9 +255,9 @@ public class Lineage {
     return List.copyOf(readers);
   }
 
-  /** The graph of everything. */
-  public Graph graph() {
-    return graph(n -> true);
+  /** The graph of everything, whoever asks: what a drop must not break. */
+  private Graph everything() {
+    return everything(n -> true);
   }
 
   /**
@@ -233,7 +266,7 @@ public class Lineage {
    */
   @Transactional(readOnly = true)
   public List<List<Object>> rows(MaterializedTable table) {
-    Graph graph = graph();
+    Graph graph = graph(n -> true); // as the caller may see it
     String self = table.qualifiedName();
     List<List<Object>> reads = new ArrayList<>();
     List<List<Object>> writers = new ArrayList<>();

@@ -441,6 +441,59 @@ class TenancyIT {
   }
 
   @Test
+  void shouldShowAnotherDatabasesLineageOnlyAsFarAsTheCallersOwnQueriesNameIt() {
+    // lin_down, in a database the upstream team may not see, reads their lin_up.
+    Answer up =
+        admin.sql(
+            "CREATE MATERIALIZED TABLE lin_up AS SELECT order_id, price FROM " + ORDERS,
+            "examples",
+            "rs_lin_up");
+    assertThat(up.status()).as(up.text()).isEqualTo(200);
+    Answer down =
+        admin.sql(
+            "CREATE MATERIALIZED TABLE lin_down AS SELECT order_id FROM examples.rs_lin_up.lin_up",
+            "examples",
+            "rs_lin_down");
+    assertThat(down.status()).as(down.text()).isEqualTo(200);
+    String edge =
+        "{\"from\":\"examples.rs_lin_up.lin_up\",\"to\":\"examples.rs_lin_down.lin_down\"}";
+    assertThat(admin.get("/v1/lineage?catalog=examples").body().path("edges").toString())
+        .contains(edge);
+
+    // The upstream team does not learn the name of what reads its table, by either route.
+    Api upstream = new Api(port, key(null, "admin:examples.rs_lin_up").secret());
+    JsonNode seenUp = upstream.get("/v1/lineage?catalog=examples").body();
+    assertThat(seenUp.toString())
+        .contains("examples.rs_lin_up.lin_up")
+        .doesNotContain("rs_lin_down");
+    Answer show = upstream.sql("SHOW MATERIALIZED TABLE lin_up", "examples", "rs_lin_up");
+    assertThat(show.status()).as(show.text()).isEqualTo(200);
+    assertThat(show.text()).contains("examples.marketplace.orders").doesNotContain("rs_lin_down");
+
+    // The downstream team sees where its rows come from (its query names it), but not the
+    // upstream table's phase or compute pool, which are its owners'.
+    Api downstream = new Api(port, key(null, "viewer:examples.rs_lin_down").secret());
+    JsonNode seenDown = downstream.get("/v1/lineage?catalog=examples&database=rs_lin_down").body();
+    assertThat(seenDown.path("edges").toString()).contains(edge);
+    for (JsonNode node : seenDown.path("nodes")) {
+      String id = node.path("id").asString();
+      if (id.equals("examples.rs_lin_up.lin_up")) {
+        assertThat(node.path("type").asString()).isEqualTo("MATERIALIZED_TABLE");
+        assertThat(node.has("phase")).as(node.toString()).isFalse();
+        assertThat(node.has("computePool")).as(node.toString()).isFalse();
+      } else if (id.equals("examples.rs_lin_down.lin_down")) {
+        assertThat(node.has("phase")).as(node.toString()).isTrue();
+      } else {
+        assertThat(id).doesNotStartWith("examples.rs_lin_up.").startsWith("examples.rs_lin_down.");
+      }
+    }
+    assertThat(seenDown.path("nodes").toString()).contains("examples.rs_lin_up.lin_up");
+
+    admin.sql("DROP MATERIALIZED TABLE lin_down", "examples", "rs_lin_down");
+    admin.sql("DROP MATERIALIZED TABLE lin_up", "examples", "rs_lin_up");
+  }
+
+  @Test
   void shouldAnswerUnchangedToEveryLoserOfARaceOfIdenticalCreateOrAlter() throws Exception {
     String create =
         "CREATE OR ALTER MATERIALIZED TABLE tenancy_race AS SELECT order_id FROM orders";

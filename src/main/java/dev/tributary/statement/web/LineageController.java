@@ -41,7 +41,9 @@ class LineageController {
       description =
           "Nodes are named by their qualified names; an edge goes from what a query reads to what"
               + " it writes (a flow has an edge into its pipeline table). Only databases the caller"
-              + " may read are shown, with the nodes their edges reach. format=mermaid (or Accept:"
+              + " may read are shown, with what their queries read in other databases (its name"
+              + " and type only, not its phase or pool); what reads them from a database the"
+              + " caller may not read is left out. format=mermaid (or Accept:"
               + " text/vnd.mermaid) answers a Mermaid flowchart, format=dot Graphviz DOT.")
   @ApiResponse(
       responseCode = "200",
