@@ -218,8 +218,8 @@ class TableQueries {
       }
     }
     List<List<Object>> rows = new ArrayList<>();
-    // The catalog's rows only, where every table of every catalog was read; a flow is a row of
-    // type FLOW, named as the flow.
+    // The catalog's rows (tables and flows, one query); a flow is a row of type FLOW, named as the
+    // flow.
     for (MaterializedTable t : tables.inCatalog(catalog)) {
       if (!Access.sees(catalog, t.getDatabase().getName())) {
         continue; // only the databases the caller may see
