@@ -2,6 +2,7 @@ package dev.tributary.sql;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class QueryReferencesTest {
@@ -29,5 +30,16 @@ class QueryReferencesTest {
         .isEmpty();
     assertThat(QueryReferences.tables("SELECT 'FROM fake' AS x FROM real_one"))
         .containsExactly(ObjectName.of("real_one"));
+  }
+
+  @Test
+  void shouldKeepWhatAQueryReadsByItsTextUpTo4Kb() {
+    String query = "SELECT order_id FROM kept_" + System.nanoTime() + " WHERE price > 1";
+    List<ObjectName> first = QueryReferences.tables(query);
+    assertThat(first).hasSize(1);
+    assertThat(QueryReferences.tables(query)).isSameAs(first); // not parsed again
+    String longer = query + " AND '" + "x".repeat(5000) + "' <> ''";
+    List<ObjectName> once = QueryReferences.tables(longer);
+    assertThat(QueryReferences.tables(longer)).isEqualTo(once).isNotSameAs(once);
   }
 }
