@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.BiPredicate;
 import java.util.function.Predicate;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.annotation.Transactional;
@@ -138,7 +139,9 @@ public class Lineage {
    */
   @Transactional(readOnly = true)
   public Graph graph(Predicate<ObjectName> shown) {
-    Graph all = everything(shown);
+    // Only the databases the caller may see are read: what the others hold that their queries
+    // read is looked up by name, and what the others read of theirs is not shown.
+    Graph all = everything(shown, Access::sees);
     Map<String, Boolean> visible = new HashMap<>();
     all.nodes().forEach(n -> visible.put(n.id(), visible(n)));
     List<Edge> edges = all.edges().stream().filter(e -> visible.get(e.to())).toList();
@@ -163,18 +166,23 @@ public class Lineage {
 
   /**
    * The graph of the databases {@code shown} accepts, with the nodes their edges reach in other
-   * databases either way, whoever asks.
+   * databases either way, of what the databases {@code loaded} accepts hold: their sources, tables
+   * and flows, and what their queries read elsewhere, looked up by name. The cost is that of the
+   * databases loaded, not of the store.
    */
-  private Graph everything(Predicate<ObjectName> shown) {
+  private Graph everything(Predicate<ObjectName> shown, BiPredicate<String, String> loaded) {
     Map<String, Node> known = new LinkedHashMap<>();
     for (Catalog catalog : catalogs.catalogs()) {
       for (CatalogDatabase db : catalogs.databases(catalog.getName())) {
+        if (!loaded.test(catalog.getName(), db.getName())) {
+          continue;
+        }
         for (SourceTable source : catalogs.sourceTables(catalog.getName(), db.getName())) {
           put(known, node(source.objectName(), "SOURCE_TABLE", null));
         }
       }
     }
-    List<MaterializedTable> rows = new ArrayList<>(tables.all());
+    List<MaterializedTable> rows = new ArrayList<>(tables.inDatabases(loaded));
     rows.sort((a, b) -> a.qualifiedName().compareTo(b.qualifiedName()));
     for (MaterializedTable table : rows) {
       TableSpec spec = tables.spec(table);
@@ -224,6 +232,12 @@ public class Lineage {
           reached.add(e.from());
           reached.add(e.to());
         });
+    for (String id : reached) {
+      Node node = known.get(id);
+      if (node.type().equals("UNKNOWN") && !loaded.test(node.catalog(), node.database())) {
+        put(known, lookedUp(name(node)));
+      }
+    }
     List<Node> nodes =
         known.values().stream()
             .filter(n -> reached.contains(n.id()) || shown.test(name(n)))
@@ -257,7 +271,21 @@ public class Lineage {
 
   /** The graph of everything, whoever asks: what a drop must not break. */
   private Graph everything() {
-    return everything(n -> true);
+    return everything(n -> true, (catalog, database) -> true);
+  }
+
+  /**
+   * A table or source of a database not loaded, by its name, with its type only (UNKNOWN when it is
+   * neither): its phase and pool are its owners', and the caller may not see that database.
+   */
+  private Node lookedUp(ObjectName name) {
+    String type =
+        tables
+            .find(name)
+            .map(t -> tables.spec(t).kind().name())
+            .orElseGet(
+                () -> catalogs.findSourceTable(name).isPresent() ? "SOURCE_TABLE" : "UNKNOWN");
+    return node(name, type, null);
   }
 
   /**

@@ -25,8 +25,6 @@ public interface MaterializedTableRepository extends JpaRepository<MaterializedT
 
   List<MaterializedTable> findByDatabaseAndFlowOfIsNullOrderByName(CatalogDatabase database);
 
-  List<MaterializedTable> findByFlowOfIsNull();
-
   /**
    * Up to {@code limit} tables of these databases by qualified name ({@code
    * catalog.database.table}) after {@code after} (null: from the first), compared byte-wise as
@@ -46,6 +44,12 @@ public interface MaterializedTableRepository extends JpaRepository<MaterializedT
       @Param("databases") Collection<Long> databases,
       @Param("after") String after,
       @Param("limit") int limit);
+
+  /** The tables (not flows) of these databases, with their databases, in one query. */
+  @Query(
+      "SELECT t FROM MaterializedTable t JOIN FETCH t.database d JOIN FETCH d.catalog c"
+          + " WHERE t.flowOf IS NULL AND d.id IN :databases")
+  List<MaterializedTable> findTablesIn(@Param("databases") Collection<Long> databases);
 
   /** Every row of the catalog, tables and flows, with their databases, in one query. */
   @Query(

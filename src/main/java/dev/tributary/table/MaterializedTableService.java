@@ -326,12 +326,16 @@ public class MaterializedTableService {
   @Transactional(readOnly = true)
   public List<MaterializedTable> pageAcross(
       BiPredicate<String, String> shown, String after, int limit) {
-    List<Long> databases =
-        catalogs.allDatabases().stream()
-            .filter(d -> shown.test(d.getCatalog().getName(), d.getName()))
-            .map(CatalogDatabase::getId)
-            .toList();
+    List<Long> databases = databaseIds(shown);
     return databases.isEmpty() ? List.of() : tables.pageByQualifiedName(databases, after, limit);
+  }
+
+  /** The ids of the databases {@code shown} accepts (the databases are few: read whole). */
+  private List<Long> databaseIds(BiPredicate<String, String> shown) {
+    return catalogs.allDatabases().stream()
+        .filter(d -> shown.test(d.getCatalog().getName(), d.getName()))
+        .map(CatalogDatabase::getId)
+        .toList();
   }
 
   /** The catalog's tables and flows (a flow is a row of its own), none of another catalog. */
@@ -340,9 +344,11 @@ public class MaterializedTableService {
     return tables.findInCatalog(catalog);
   }
 
+  /** The tables (not flows) of the databases {@code shown} accepts, in one query. */
   @Transactional(readOnly = true)
-  public List<MaterializedTable> all() {
-    return tables.findByFlowOfIsNull();
+  public List<MaterializedTable> inDatabases(BiPredicate<String, String> shown) {
+    List<Long> databases = databaseIds(shown);
+    return databases.isEmpty() ? List.of() : tables.findTablesIn(databases);
   }
 
   public TableSpec spec(MaterializedTable table) {
