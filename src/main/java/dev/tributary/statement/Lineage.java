@@ -13,7 +13,6 @@ import dev.tributary.table.MaterializedTable;
 import dev.tributary.table.MaterializedTableService;
 import dev.tributary.table.TableSpec;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -139,29 +138,10 @@ public class Lineage {
    */
   @Transactional(readOnly = true)
   public Graph graph(Predicate<ObjectName> shown) {
-    // Only the databases the caller may see are read: what the others hold that their queries
-    // read is looked up by name, and what the others read of theirs is not shown.
-    Graph all = everything(shown, Access::sees);
-    Map<String, Boolean> visible = new HashMap<>();
-    all.nodes().forEach(n -> visible.put(n.id(), visible(n)));
-    List<Edge> edges = all.edges().stream().filter(e -> visible.get(e.to())).toList();
-    Set<String> reached = new LinkedHashSet<>();
-    edges.forEach(
-        e -> {
-          reached.add(e.from());
-          reached.add(e.to());
-        });
-    List<Node> nodes =
-        all.nodes().stream()
-            .filter(n -> reached.contains(n.id()) || (shown.test(name(n)) && visible.get(n.id())))
-            .map(n -> visible.get(n.id()) ? n : node(name(n), n.type(), null))
-            .toList();
-    return new Graph(nodes, edges);
-  }
-
-  /** Whether the caller may see the node's database. */
-  private static boolean visible(Node node) {
-    return Access.sees(node.catalog(), node.database());
+    // Only the databases the caller may see are loaded: another database's table appears when a
+    // query of theirs reads it (looked up by name, its type only), and what reads theirs from
+    // elsewhere is not loaded, so not shown.
+    return everything(shown, Access::sees);
   }
 
   /**
