@@ -218,12 +218,9 @@ class TableQueries {
       }
     }
     List<List<Object>> rows = new ArrayList<>();
-    // The catalog's rows (tables and flows, one query); a flow is a row of type FLOW, named as the
-    // flow.
-    for (MaterializedTable t : tables.inCatalog(catalog)) {
-      if (!Access.sees(catalog, t.getDatabase().getName())) {
-        continue; // only the databases the caller may see
-      }
+    // The rows (tables and flows, one query) of the catalog's databases the caller may see; a flow
+    // is a row of type FLOW, named as the flow.
+    for (MaterializedTable t : tables.inCatalog(catalog, Access::sees)) {
       Map<String, Object> row = informationSchemaRow(t);
       if (select.where().stream().allMatch(p -> matches(row.get(p.column()), p))) {
         rows.add(columns.stream().map(row::get).toList());

@@ -51,11 +51,11 @@ public interface MaterializedTableRepository extends JpaRepository<MaterializedT
           + " WHERE t.flowOf IS NULL AND d.id IN :databases")
   List<MaterializedTable> findTablesIn(@Param("databases") Collection<Long> databases);
 
-  /** Every row of the catalog, tables and flows, with their databases, in one query. */
+  /** Every row of these databases, tables and flows, with their databases, in one query. */
   @Query(
       "SELECT t FROM MaterializedTable t JOIN FETCH t.database d JOIN FETCH d.catalog c"
-          + " WHERE c.name = :catalog")
-  List<MaterializedTable> findInCatalog(@Param("catalog") String catalog);
+          + " WHERE d.id IN :databases")
+  List<MaterializedTable> findRowsIn(@Param("databases") Collection<Long> databases);
 
   /**
    * A page of the database's tables by name after {@code after} (null: from the first), optionally

@@ -338,10 +338,14 @@ public class MaterializedTableService {
         .toList();
   }
 
-  /** The catalog's tables and flows (a flow is a row of its own), none of another catalog. */
+  /**
+   * The tables and flows (a flow is a row of its own) of the catalog's databases {@code shown}
+   * accepts, none of another catalog or database.
+   */
   @Transactional(readOnly = true)
-  public List<MaterializedTable> inCatalog(String catalog) {
-    return tables.findInCatalog(catalog);
+  public List<MaterializedTable> inCatalog(String catalog, BiPredicate<String, String> shown) {
+    List<Long> databases = databaseIds((c, d) -> c.equals(catalog) && shown.test(c, d));
+    return databases.isEmpty() ? List.of() : tables.findRowsIn(databases);
   }
 
   /** The tables (not flows) of the databases {@code shown} accepts, in one query. */
