@@ -1,5 +1,6 @@
 package dev.tributary.system;
 
+import java.net.ProxySelector;
 import java.net.URI;
 import java.time.Duration;
 import org.apache.hc.client5.http.config.ConnectionConfig;
@@ -8,6 +9,7 @@ import org.apache.hc.client5.http.impl.DefaultHttpRequestRetryStrategy;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
 import org.apache.hc.client5.http.impl.classic.HttpClientBuilder;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
+import org.apache.hc.client5.http.ssl.DefaultClientTlsStrategy;
 import org.apache.hc.core5.http.HttpResponse;
 import org.apache.hc.core5.http.protocol.HttpContext;
 import org.apache.hc.core5.util.TimeValue;
@@ -31,6 +33,8 @@ import org.springframework.web.client.RestClient;
  * requests stalls POSTs on some servers, Apicurio's Vert.x among them), no redirects followed, no
  * cookies kept, and a request sent again only when it is idempotent and its connection failed
  * (never on a status, never a POST). An idle pooled connection is checked before it is used again.
+ * TLS and proxies are the JVM's, as they were: the default {@code SSLContext} (so {@code
+ * javax.net.ssl.trustStore} and {@code keyStore}) and the default {@code ProxySelector}.
  */
 public final class HttpClients {
 
@@ -52,6 +56,7 @@ public final class HttpClients {
     return HttpClientBuilder.create()
         .setConnectionManager(
             PoolingHttpClientConnectionManagerBuilder.create()
+                .setTlsSocketStrategy(DefaultClientTlsStrategy.createSystemDefault())
                 .setMaxConnPerRoute(PER_ROUTE)
                 .setMaxConnTotal(4 * PER_ROUTE)
                 .setDefaultConnectionConfig(
@@ -62,6 +67,7 @@ public final class HttpClients {
                         .build())
                 .build())
         .setDefaultRequestConfig(RequestConfig.custom().setResponseTimeout(limit).build())
+        .setProxySelector(ProxySelector.getDefault())
         .setRetryStrategy(new OnFailedConnection())
         .disableRedirectHandling()
         .disableCookieManagement()
