@@ -38,10 +38,12 @@ import java.util.Set;
 import java.util.StringJoiner;
 import java.util.TreeMap;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.ToLongFunction;
@@ -49,6 +51,13 @@ import javax.management.ListenerNotFoundException;
 import javax.management.NotificationEmitter;
 import javax.management.NotificationListener;
 import javax.management.openmbean.CompositeData;
+import org.apache.hc.client5.http.classic.methods.HttpGet;
+import org.apache.hc.client5.http.config.RequestConfig;
+import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
+import org.apache.hc.client5.http.impl.classic.HttpClientBuilder;
+import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
+import org.apache.hc.core5.http.io.entity.EntityUtils;
+import org.apache.hc.core5.util.Timeout;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.TestConfiguration;
@@ -67,17 +76,18 @@ import tools.jackson.databind.JsonNode;
 /**
  * GET of a table at 200 requests/s with 10,000 tables stored, as an open model: each request leaves
  * at its scheduled time whatever the earlier ones do, and its latency counts from that scheduled
- * time (a slow answer delays no later request, and no queueing is hidden). Errors are counted, not
- * dropped. Not counted: 1,000 GETs one after another, then 60 s at the same rate ({@code
- * -Dbench.warmSeconds}), each 10 s of it printed with its p99 and the JIT's CPU, so that what the
- * window measures is seen to be the service after its start-up, not assumed to be. The reconciler
- * is off: only the API and PostgreSQL are measured. Where the time goes: a filter before every
- * other one (Spring Security's included) and an interceptor just before the controller, both
- * test-only beans, split each request into the time before the server's first filter (connection,
- * Tomcat's queue, the client), the filters before the controller (authentication, tenancy), the
- * controller (store reads, the JSON), and the rest after it; the garbage collections and each
- * thread's CPU while the GETs run. No JFR recording: with one (the JDK's "profile" or "default"
- * settings), the service fell behind the 200 requests a second here and the GETs timed out.
+ * time (a slow answer delays no later request, and no queueing is hidden), sent by threads started
+ * before it on blocking connections (see {@link Load}). Errors are counted, not dropped. Not
+ * counted: 1,000 GETs one after another, then 60 s at the same rate ({@code -Dbench.warmSeconds}),
+ * each 10 s of it printed with its p99 and the JIT's CPU, so that what the window measures is seen
+ * to be the service after its start-up, not assumed to be. The reconciler is off: only the API and
+ * PostgreSQL are measured. Where the time goes: a filter before every other one (Spring Security's
+ * included) and an interceptor just before the controller, both test-only beans, split each request
+ * into the time before the server's first filter (connection, Tomcat's queue, the client), the
+ * filters before the controller (authentication, tenancy), the controller (store reads, the JSON),
+ * and the rest after it; the garbage collections and each thread's CPU while the GETs run. No JFR
+ * recording: with one (the JDK's "profile" or "default" settings), the service fell behind the 200
+ * requests a second here and the GETs timed out.
  */
 @TributaryIT
 // Its service stops when it ends, so the benchmarks after it measure theirs alone.
@@ -91,6 +101,10 @@ class GetBench {
 
   static final int TABLES = Integer.getInteger("bench.tables", 10_000);
   static final int RATE = 200;
+
+  /** The open model's threads and connections: no cap on the requests in flight it meets here. */
+  static final int SENDERS = 64;
+
   static final int SECONDS = 20;
 
   /** Seconds at the same rate before the measured ones, not counted. */
@@ -115,6 +129,15 @@ class GetBench {
             + "/v1/catalogs/"
             + catalog
             + "/databases/db/materialized-tables/t";
+    Load load = new Load();
+    try {
+      measure(http, load, base, catalog);
+    } finally {
+      load.close();
+    }
+  }
+
+  private void measure(HttpClient http, Load load, String base, String catalog) throws Exception {
     for (int i = 0; i < 1000; i++) { // warm-up, not counted
       http.send(
           HttpRequest.newBuilder(URI.create(base + (i % TABLES)))
@@ -128,7 +151,7 @@ class GetBench {
     for (int slice = 0; slice < WARM_SECONDS / 10; slice++) {
       Map<Long, Long> jitBefore = threadCpu(new HashMap<>());
       Map<Long, String> names = new HashMap<>();
-      long[] warm = openModel(http, base, RATE * 10, new AtomicInteger());
+      long[] warm = openModel(load, base, RATE * 10, new AtomicInteger());
       Arrays.sort(warm);
       System.out.printf(
           Locale.ROOT,
@@ -150,7 +173,7 @@ class GetBench {
     int requests = RATE * SECONDS;
     AtomicInteger errors = new AtomicInteger();
     long start = System.nanoTime();
-    long[] latencies = openModel(http, base, requests, errors);
+    long[] latencies = openModel(load, base, requests, errors);
     double took = (System.nanoTime() - start) / 1e9;
     pauses.close();
     Map<Long, Long> cpuAfter = threadCpu(names);
@@ -306,11 +329,11 @@ class GetBench {
    * do; each one's latency from its scheduled send (ns). Failures and non-200 answers are counted
    * in {@code errors}.
    */
-  private long[] openModel(HttpClient http, String base, int requests, AtomicInteger errors)
+  private long[] openModel(Load load, String base, int requests, AtomicInteger errors)
       throws Exception {
     long interval = TimeUnit.SECONDS.toNanos(1) / RATE;
     long[] latencies = new long[requests];
-    CompletableFuture<?>[] answers = new CompletableFuture<?>[requests];
+    CountDownLatch answered = new CountDownLatch(requests);
     long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
     for (int n = 0; n < requests; n++) {
       long scheduled = start + n * interval;
@@ -319,24 +342,81 @@ class GetBench {
         TimeUnit.NANOSECONDS.sleep(wait);
       }
       int i = n;
-      HttpRequest request =
-          HttpRequest.newBuilder(URI.create(base + ThreadLocalRandom.current().nextInt(TABLES)))
-              .header("Authorization", "Bearer " + LocalStack.get().adminApiKey())
-              .timeout(Duration.ofSeconds(10))
-              .build();
-      answers[n] =
-          http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray())
-              .handle(
-                  (response, failure) -> {
-                    latencies[i] = System.nanoTime() - scheduled;
-                    if (failure != null || response.statusCode() != 200) {
-                      errors.incrementAndGet();
-                    }
-                    return null;
-                  });
+      String uri = base + ThreadLocalRandom.current().nextInt(TABLES);
+      load.senders.execute(
+          () -> {
+            try {
+              if (load.get(uri) != 200) {
+                errors.incrementAndGet();
+              }
+            } catch (IOException | RuntimeException e) {
+              errors.incrementAndGet();
+            } finally {
+              latencies[i] = System.nanoTime() - scheduled;
+              answered.countDown();
+            }
+          });
     }
-    CompletableFuture.allOf(answers).get(2, TimeUnit.MINUTES);
+    if (!answered.await(2, TimeUnit.MINUTES)) {
+      throw new IllegalStateException(answered.getCount() + " GETs never came back");
+    }
     return latencies;
+  }
+
+  /**
+   * The open model's client: {@value #SENDERS} threads started before the first request, each
+   * sending one blocking GET at a time over a pool of as many connections. The JDK's client, used
+   * here before, completes each {@code sendAsync} on a thread of its own on two CPUs (a new thread
+   * an answer), and that thread's start was inside every measured latency, on the cores the server
+   * needs.
+   */
+  private static final class Load implements AutoCloseable {
+    final ThreadPoolExecutor senders;
+    final CloseableHttpClient http;
+
+    Load() {
+      senders =
+          new ThreadPoolExecutor(
+              SENDERS,
+              SENDERS,
+              0,
+              TimeUnit.SECONDS,
+              new LinkedBlockingQueue<>(),
+              r -> {
+                Thread t = new Thread(r, "bench-get-sender");
+                t.setDaemon(true);
+                return t;
+              });
+      senders.prestartAllCoreThreads();
+      http =
+          HttpClientBuilder.create()
+              .setConnectionManager(
+                  PoolingHttpClientConnectionManagerBuilder.create()
+                      .setMaxConnPerRoute(SENDERS)
+                      .setMaxConnTotal(SENDERS)
+                      .build())
+              .setDefaultRequestConfig(
+                  RequestConfig.custom().setResponseTimeout(Timeout.ofSeconds(10)).build())
+              .disableAutomaticRetries()
+              .build();
+    }
+
+    int get(String uri) throws IOException {
+      HttpGet get = new HttpGet(uri);
+      get.setHeader("Authorization", "Bearer " + LocalStack.get().adminApiKey());
+      return http.execute(
+          get,
+          response -> {
+            EntityUtils.consume(response.getEntity());
+            return response.getCode();
+          });
+    }
+
+    @Override
+    public void close() throws IOException {
+      senders.shutdownNow();
+      http.close();
+    }
   }
 
   /** Each measured GET of a table as the server saw it: first filter, controller in, out, end. */
