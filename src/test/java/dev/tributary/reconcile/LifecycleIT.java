@@ -269,9 +269,24 @@ class LifecycleIT {
     String jobId = table("settles").path("status").path("job").path("id").asString();
 
     topics.alterConfigs("settles", Map.of("retention.ms", "3600000"));
-    ReconcileWorker.Sweep sweep = worker.sweep();
-
-    assertThat(sweep.due()).as(sweep.toString()).isGreaterThanOrEqualTo(1);
+    // KRaft commits the change at the controller and the broker that answers a describe applies it
+    // from the metadata log a moment later: a sweep sent at once may still see the old config.
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(topics.describe("settles").orElseThrow().configs())
+                    .containsEntry("retention.ms", "3600000"));
+    // The worker's own sweep may find the change first; then the table is no longer settled.
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () -> {
+              ReconcileWorker.Sweep sweep = worker.sweep();
+              assertThat(sweep.due() >= 1 || !nextAttempt(uid).equals(ReconcileStore.SETTLED))
+                  .as(sweep.toString())
+                  .isTrue();
+            });
     await()
         .atMost(Duration.ofSeconds(30))
         .untilAsserted(
