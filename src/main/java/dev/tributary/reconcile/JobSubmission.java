@@ -125,13 +125,15 @@ final class JobSubmission {
   }
 
   private Next submitInSlot(ReconcilePass p, PipelinePlan plan, String restorePath, int failures) {
-    // Intent first: the pipeline name and the job's fixed id are recorded before the job exists.
+    // Intent first: the pipeline name and the job's fixed id are recorded before the job exists
+    // (before its INSERT; the session is opened and its sources declared first).
     // A later pass adopts a job of that name or id instead of submitting another, and a racing
     // pass that read the same status submits the same id, which Flink refuses the second time.
     long submission = p.status.submission();
     while (taken(p, jobId(p.table.id(), plan.pipelineName(), submission))) {
       submission++; // that id belongs to a job that ended: the next submission gets the next id
     }
+    long thisSubmission = submission;
     String fixedId = jobId(p.table.id(), plan.pipelineName(), submission);
     long interval = plan.checkpointInterval().toMillis();
     // Never RUNNING while no job runs: a restart or an evolution stays ALTERING (FAILING after a
@@ -139,21 +141,6 @@ final class JobSubmission {
     Phase submitting =
         p.phase == Phase.ALTERING || p.phase == Phase.FAILING ? p.phase : Phase.CREATING;
     Map<String, Map<Integer, Long>> bounds = OnceRuns.once(p) ? onceRuns.bounds(p) : Map.of();
-    p.save(
-        submitting,
-        p.status.toBuilder()
-            .pipelineName(plan.pipelineName())
-            .job(null, null)
-            .jobRuns(
-                p.table.definitionVersion(),
-                interval,
-                plan.effective().options().get("error-handling.mode"))
-            .computePool(plan.pool())
-            .submission(submission)
-            .failures(failures)
-            .build(),
-        null);
-    p.step("submit");
     Map<String, String> properties = new LinkedHashMap<>(plan.sessionProperties(restorePath));
     properties.put(FIXED_JOB_ID, fixedId);
     if (restorePath != null && restorePath.equals(imported(p))) {
@@ -165,7 +152,7 @@ final class JobSubmission {
       properties.put("pipeline.operator-chaining.enabled", "false");
     }
     // Asked while the session is prepared, instead of by the writer on the job's time.
-    CompletableFuture<Map<String, Integer>> ids = schemaIds.of(plan);
+    CompletableFuture<Map<String, Integer>> ids = schemaIds.of(plan, p.registering());
     Map<String, String> positions = new LinkedHashMap<>();
     String jobId;
     try {
@@ -181,6 +168,24 @@ final class JobSubmission {
                 for (String statement : statements.subList(0, statements.size() - 1)) {
                   sql.configure(session, statement);
                 }
+                // The topic created beside the pass exists before the INSERT is sent.
+                p.provisioned();
+                // The intent, written once the session is ready.
+                p.save(
+                    submitting,
+                    p.status.toBuilder()
+                        .pipelineName(plan.pipelineName())
+                        .job(null, null)
+                        .jobRuns(
+                            p.table.definitionVersion(),
+                            interval,
+                            plan.effective().options().get("error-handling.mode"))
+                        .computePool(plan.pool())
+                        .submission(thisSubmission)
+                        .failures(failures)
+                        .build(),
+                    null);
+                p.step("submit");
                 return sql.execute(session, statements.get(statements.size() - 1))
                     .jobId()
                     .orElseThrow(() -> new IllegalStateException("The INSERT returned no job id"));

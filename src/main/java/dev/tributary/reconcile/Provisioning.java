@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.UnaryOperator;
 
 /** The steps that give a table its place in the world: a validated query, a topic, subjects. */
 final class Provisioning {
@@ -76,6 +77,12 @@ final class Provisioning {
    * the key's and the value's subjects are registered on threads of their own (each a lookup, then
    * a registration when the subject lacks the schema) while the topic is created: the three take
    * the time of the longest, where they took the sum.
+   *
+   * <p>A new topic is created beside the pass's next steps: the pass goes on (a job's session is
+   * opened and its sources declared meanwhile), and the creation and the registrations are awaited
+   * and recorded by the pass's next write of its status ({@link ReconcilePass#underway}). A job's
+   * INSERT is sent after that write, so it never runs before its topic exists; a broker that
+   * creates topics on a first write would otherwise create it with its own defaults.
    */
   Next ensureTopicAndSubjects(ReconcilePass p, PipelinePlan plan) {
     Topics.TopicSpec spec = plan.topic();
@@ -95,43 +102,86 @@ final class Provisioning {
               .with(TableStatus.TOPIC_READY, false, Reason.TopicConflict, message),
           p.resync());
     }
-    Registrations subjects = startSubjects(p, plan);
-    Next next = ensureTopic(p, spec, existing);
-    if (next != null) {
-      return next; // the registrations end on their own: asking again is harmless
+    List<PipelinePlan.Subject> subjects = plan.subjects();
+    PipelinePlan.Subject value = subjects.get(subjects.size() - 1);
+    PipelinePlan.Subject key = subjects.size() > 1 ? subjects.get(0) : null;
+    boolean registered =
+        p.status.valueSchemaId() != null
+            && (key == null || p.status.keySchemaId() != null)
+            && p.status.subjectsVersion() == p.table.definitionVersion();
+    // Intent first, in one write: a topic or a subject named in our status is ours, even if its
+    // creation never returns.
+    TableStatus named = p.status;
+    if (!registered
+        && (p.status.valueSubject() == null || (key != null && p.status.keySubject() == null))) {
+      named =
+          named.toBuilder()
+              .subjects(key == null ? null : key.name(), null, value.name(), null)
+              .build();
     }
-    ensureSubjects(p, subjects);
+    if (existing.isEmpty()) {
+      named = named.toBuilder().topic(spec.name(), spec.partitions()).build();
+    }
+    if (!named.equals(p.status)) {
+      p.save(
+          existing.isEmpty() && p.phase == Phase.PENDING ? Phase.CREATING : p.phase, named, null);
+    }
+    // Registered for this very definition: a pass with nothing to do asks the registry nothing.
+    Registrations registrations =
+        registered
+            ? null
+            : new Registrations(
+                key,
+                key == null ? null : ids.registering(key, p.status.keySchemaId() != null),
+                value,
+                ids.registering(value, p.status.valueSchemaId() != null));
+    if (existing.isEmpty()) {
+      p.step("topic");
+      CompletableFuture<Void> created =
+          Beside.ask(
+              () -> {
+                topics.ensure(spec);
+                return null;
+              });
+      p.underway(() -> created(p, spec, created, registrations), registering(registrations));
+      return null;
+    }
+    if (existing.get().partitions() != spec.partitions()) {
+      repartition(p, spec, existing.get());
+      // The job starts once the topic is back with its new partitions; the registrations end on
+      // their own: asking again is harmless.
+      return p.save(p.phase, p.status, Next.soon());
+    }
+    alignConfigs(p, spec, existing.get());
+    p.status = ready(spec).apply(p.status);
+    p.status = subjectsRegistered(p, registrations).apply(p.status);
     return null;
   }
 
-  private Next ensureTopic(
-      ReconcilePass p, Topics.TopicSpec spec, Optional<Topics.TopicState> existing) {
-    if (existing.isEmpty()) {
-      // Intent first: a topic named in our status is ours, even if the create below never returns.
-      p.save(
-          p.phase == Phase.PENDING ? Phase.CREATING : p.phase,
-          p.status.toBuilder().topic(spec.name(), spec.partitions()).build(),
-          null);
-      p.step("topic");
-      topics.ensure(spec);
-      p.event(
-          "NORMAL",
-          "TopicCreated",
-          "Created topic " + spec.name() + " with " + spec.partitions() + " partitions");
-    } else if (existing.get().partitions() != spec.partitions()) {
-      repartition(p, spec, existing.get());
-      // The job starts once the topic is back with its new partitions.
-      return p.save(p.phase, p.status, Next.soon());
-    } else {
-      alignConfigs(p, spec, existing.get());
-    }
-    p.status =
-        p.status.with(
+  /** The new topic, once created, and the subjects: their events, and what they set in a status. */
+  private UnaryOperator<TableStatus> created(
+      ReconcilePass p,
+      Topics.TopicSpec spec,
+      CompletableFuture<Void> created,
+      Registrations registrations) {
+    Beside.await(created);
+    p.event(
+        "NORMAL",
+        "TopicCreated",
+        "Created topic " + spec.name() + " with " + spec.partitions() + " partitions");
+    UnaryOperator<TableStatus> ready = ready(spec);
+    p.status = ready.apply(p.status); // the topic is ready even when a subject refuses its schema
+    UnaryOperator<TableStatus> subjects = subjectsRegistered(p, registrations);
+    return s -> subjects.apply(ready.apply(s));
+  }
+
+  private static UnaryOperator<TableStatus> ready(Topics.TopicSpec spec) {
+    return s ->
+        s.with(
             TableStatus.TOPIC_READY,
             true,
             Reason.TopicCreated,
             "Topic " + spec.name() + " is ready");
-    return null;
   }
 
   /**
@@ -191,43 +241,35 @@ final class Provisioning {
       PipelinePlan.Subject value,
       CompletableFuture<SubjectIds.Registration> valueId) {}
 
-  /** Records the subjects' names (intent first), then starts registering them. */
-  private Registrations startSubjects(ReconcilePass p, PipelinePlan plan) {
-    List<PipelinePlan.Subject> subjects = plan.subjects();
-    PipelinePlan.Subject value = subjects.get(subjects.size() - 1);
-    PipelinePlan.Subject key = subjects.size() > 1 ? subjects.get(0) : null;
-    if (p.status.valueSchemaId() != null
-        && (key == null || p.status.keySchemaId() != null)
-        && p.status.subjectsVersion() == p.table.definitionVersion()) {
-      // Registered for this very definition: a pass with nothing to do asks the registry nothing.
-      return null;
+  /** The registrations under way: a job's writers take the same ids. */
+  private static Map<PipelinePlan.Subject, CompletableFuture<SubjectIds.Registration>> registering(
+      Registrations r) {
+    Map<PipelinePlan.Subject, CompletableFuture<SubjectIds.Registration>> registering =
+        new HashMap<>();
+    if (r != null) {
+      registering.put(r.value(), r.valueId());
+      if (r.key() != null) {
+        registering.put(r.key(), r.keyId());
+      }
     }
-    if (p.status.valueSubject() == null || (key != null && p.status.keySubject() == null)) {
-      p.save(
-          p.phase,
-          p.status.toBuilder()
-              .subjects(key == null ? null : key.name(), null, value.name(), null)
-              .build(),
-          null);
-    }
-    return new Registrations(
-        key,
-        key == null ? null : ids.registering(key, p.status.keySchemaId() != null),
-        value,
-        ids.registering(value, p.status.valueSchemaId() != null));
+    return registering;
   }
 
-  private void ensureSubjects(ReconcilePass p, Registrations r) {
+  /**
+   * Awaits the registrations (their events are recorded now) and answers what they set in a status;
+   * a schema a subject refuses sets its condition on the pass's status and is thrown.
+   */
+  private UnaryOperator<TableStatus> subjectsRegistered(ReconcilePass p, Registrations r) {
     if (r == null) {
-      return;
+      return UnaryOperator.identity();
     }
     p.step("subjects");
     Integer keyId = r.key() == null ? null : registered(p, r.key(), r.keyId());
     int valueId = registered(p, r.value(), r.valueId());
     PipelinePlan.Subject key = r.key();
     PipelinePlan.Subject value = r.value();
-    p.status =
-        p.status.toBuilder()
+    return s ->
+        s.toBuilder()
             .subjects(key == null ? null : key.name(), keyId, value.name(), valueId)
             .subjectsOf(p.table.definitionVersion())
             .build()

@@ -17,8 +17,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -198,10 +200,69 @@ final class ReconcilePass {
   }
 
   /**
+   * Provisioning under way beside the pass's next steps (a new topic being created, see {@link
+   * Provisioning#ensureTopicAndSubjects}): it is awaited, and what it changes in the status
+   * recorded, before the pass next writes its status. Null when nothing is under way.
+   */
+  private Supplier<UnaryOperator<TableStatus>> underway;
+
+  /** The registrations of this pass's subjects; done or under way. */
+  private Map<PipelinePlan.Subject, CompletableFuture<SubjectIds.Registration>> registering =
+      Map.of();
+
+  void underway(
+      Supplier<UnaryOperator<TableStatus>> finish,
+      Map<PipelinePlan.Subject, CompletableFuture<SubjectIds.Registration>> registering) {
+    this.underway = finish;
+    this.registering = Map.copyOf(registering);
+  }
+
+  boolean underway() {
+    return underway != null;
+  }
+
+  Map<PipelinePlan.Subject, CompletableFuture<SubjectIds.Registration>> registering() {
+    return registering;
+  }
+
+  /**
+   * Awaits what is under way and applies it to the status; what it changes, for a status built
+   * before it was done.
+   */
+  private UnaryOperator<TableStatus> finishUnderway() {
+    Supplier<UnaryOperator<TableStatus>> finish = underway;
+    if (finish == null) {
+      return UnaryOperator.identity();
+    }
+    underway = null;
+    UnaryOperator<TableStatus> done = finish.get();
+    status = done.apply(status);
+    return done;
+  }
+
+  /** Awaits provisioning under way, if any, and records it in the status: before a job writes. */
+  void provisioned() {
+    finishUnderway();
+  }
+
+  /**
+   * After a failure elsewhere in the pass: what was under way is awaited and recorded in memory
+   * when it succeeded; when it failed too, the next pass finds where it stopped.
+   */
+  void settleUnderway() {
+    try {
+      finishUnderway();
+    } catch (RuntimeException e) {
+      log.debug("Table {}: provisioning beside a failed pass failed too", table.id(), e);
+    }
+  }
+
+  /**
    * Writes status only when it differs from what is stored. The observed generation is not advanced
    * here: a step's save may be the first of several towards the generation (see {@link #settle}).
    */
   Next save(Phase newPhase, TableStatus newStatus, Next next) {
+    newStatus = finishUnderway().apply(newStatus);
     if (!Phases.allowed(savedPhase, newPhase)) {
       // A step that breaks the phase table (DESIGN.md) is a bug of ours: said, not hidden.
       log.warn(

@@ -248,19 +248,36 @@ public class Reconciler {
 
   private Next attempt(ReconcilePass pass) {
     try {
-      return run(pass);
-    } catch (SchemaRegistry.IncompatibleSchemaException e) {
+      Next next = run(pass);
+      if (pass.underway()) {
+        pass.save(pass.phase, pass.status, null); // what it started beside it is recorded
+      }
+      return next;
+    } catch (ReconcileStore.ClaimLostException e) {
+      throw e; // another pass decides; it finds the topic and subjects where this one left them
+    } catch (RuntimeException e) {
+      pass.settleUnderway();
+      return failed(pass, e);
+    }
+  }
+
+  private static Next failed(ReconcilePass pass, RuntimeException e) {
+    if (e instanceof SchemaRegistry.IncompatibleSchemaException) {
       return pass.failed(Reason.SchemaIncompatible, e.getMessage());
-    } catch (FlinkSql.StatementFailedException e) {
+    }
+    if (e instanceof FlinkSql.StatementFailedException) {
       // The definition was validated; a refused submission is an operation that failed.
       return pass.operationFailed(Reason.JobFailed, "Flink refused the job: " + e.getMessage());
-    } catch (IllegalArgumentException e) {
-      return pass.failed(Reason.InvalidQuery, e.getMessage());
-    } catch (RemoteSystemException e) {
-      return e.retryable()
-          ? pass.waiting(e)
-          : pass.operationFailed(Reason.OperationFailed, e.system() + ": " + e.getMessage());
     }
+    if (e instanceof IllegalArgumentException) {
+      return pass.failed(Reason.InvalidQuery, e.getMessage());
+    }
+    if (e instanceof RemoteSystemException r) {
+      return r.retryable()
+          ? pass.waiting(r)
+          : pass.operationFailed(Reason.OperationFailed, r.system() + ": " + r.getMessage());
+    }
+    throw e;
   }
 
   /**
@@ -459,6 +476,10 @@ public class Reconciler {
       if (provisioned != null) {
         return provisioned;
       }
+    }
+    if (kind == TableSpec.Kind.PIPELINE_TABLE || full || live.isPresent()) {
+      // Only a continuous job's submission is prepared beside a new topic (JobSubmission).
+      p.provisioned();
     }
     if (kind == TableSpec.Kind.PIPELINE_TABLE) {
       Next refreshing = pipelineSteps.fullRefresh(p);

@@ -18,9 +18,10 @@ import java.util.concurrent.CompletableFuture;
  * a refresh here, in JFR's record of the writer's thread).
  *
  * <p>The ids are asked again for every submission, as the writers did: an id is never taken from a
- * status that a registry restored from nothing could have made wrong. As the writer did, a subject
- * whose latest version is not the schema gets the schema registered again (the registry answers
- * with the id the subject already has for it, or a new version when the subject lost it).
+ * status that a registry restored from nothing could have made wrong (a pass that registers the
+ * subjects itself takes the ids its registrations answered). As the writer did, a subject whose
+ * latest version is not the schema gets the schema registered again (the registry answers with the
+ * id the subject already has for it, or a new version when the subject lost it).
  */
 final class SubjectIds {
 
@@ -65,9 +66,19 @@ final class SubjectIds {
 
   /** The ids of {@code plan}'s subjects whose writers take one, by subject, all asked at once. */
   CompletableFuture<Map<String, Integer>> of(PipelinePlan plan) {
+    return of(plan, Map.of());
+  }
+
+  /**
+   * As {@link #of(PipelinePlan)}, but a subject the pass registers already ({@code registering})
+   * takes that registration's id, not a second registration of the same schema racing it.
+   */
+  CompletableFuture<Map<String, Integer>> of(
+      PipelinePlan plan, Map<PipelinePlan.Subject, CompletableFuture<Registration>> registering) {
     Map<String, CompletableFuture<Registration>> asked = new LinkedHashMap<>();
     for (PipelinePlan.Subject subject : plan.idsPassed()) {
-      asked.put(subject.name(), registering(subject));
+      CompletableFuture<Registration> underway = registering.get(subject);
+      asked.put(subject.name(), underway != null ? underway : registering(subject));
     }
     return CompletableFuture.allOf(asked.values().toArray(CompletableFuture[]::new))
         .thenApply(

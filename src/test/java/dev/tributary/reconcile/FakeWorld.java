@@ -34,6 +34,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BiConsumer;
 import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -387,7 +388,27 @@ final class FakeWorld {
       }
     }
 
-    public synchronized TopicState ensure(TopicSpec spec) {
+    /** A slow broker: how long a topic's creation takes to answer (outside the lock). */
+    volatile Duration ensureDelay = Duration.ZERO;
+
+    /** How many creations of a topic still fail (the broker unreachable for them only). */
+    final AtomicInteger ensureFailures = new AtomicInteger();
+
+    public TopicState ensure(TopicSpec spec) {
+      if (!ensureDelay.isZero()) {
+        try {
+          Thread.sleep(ensureDelay.toMillis());
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      if (ensureFailures.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+        throw new DependencyUnavailableException(ExternalSystem.KAFKA, "request timed out", null);
+      }
+      return ensureNow(spec);
+    }
+
+    private synchronized TopicState ensureNow(TopicSpec spec) {
       check();
       boolean created = !topics.containsKey(spec.name());
       topics.putIfAbsent(
@@ -611,10 +632,14 @@ final class FakeWorld {
       return executeNow(session, statement);
     }
 
+    /** Told of every statement as it is run, before it runs, with its session's settings. */
+    volatile BiConsumer<Map<String, String>, String> onStatement = (settings, statement) -> {};
+
     private synchronized StatementResult executeNow(Session session, String statement) {
       check();
-      executed.add(statement);
       Map<String, String> settings = sessions.get(session.handle());
+      onStatement.accept(settings, statement);
+      executed.add(statement);
       Matcher set = Pattern.compile("SET '([^']+)' = '([^']*)'").matcher(statement);
       if (set.matches()) {
         settings.put(set.group(1), set.group(2));

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -69,6 +70,49 @@ class ReconcilerTest {
     assertThat(status.condition(TableStatus.TOPIC_READY).status()).isEqualTo("True");
     assertThat(status.condition(TableStatus.SCHEMA_REGISTERED).status()).isEqualTo("True");
     assertThat(status.pipelineName()).matches("tributary-" + id + "-[0-9a-f]{8}");
+  }
+
+  @Test
+  void shouldPrepareTheJobsSessionWhileItsTopicIsCreatedAndSendTheInsertOnlyOnceItExists() {
+    UUID id = world.create(ORDERS);
+    world.kafka.ensureDelay = Duration.ofMillis(300);
+    List<String> seen = new CopyOnWriteArrayList<>();
+    world.flink.onStatement =
+        (session, statement) -> {
+          if (session != null && session.containsKey(JobSubmission.FIXED_JOB_ID)) {
+            seen.add(
+                (statement.startsWith("INSERT") ? "INSERT" : "declaration")
+                    + (world.kafka.topics.isEmpty() ? " before the topic" : " after the topic"));
+          }
+        };
+
+    world.converge(id);
+
+    assertThat(seen).contains("declaration before the topic").endsWith("INSERT after the topic");
+    assertThat(seen).doesNotContain("INSERT before the topic");
+    assertProvisionedOnce(id);
+    assertThat(world.status(id).condition(TableStatus.TOPIC_READY).status()).isEqualTo("True");
+  }
+
+  @Test
+  void shouldSendNoInsertWhenTheTopicCreatedBesideTheSessionFailsAndConvergeOnTheNextPass() {
+    UUID id = world.create(ORDERS);
+    world.kafka.ensureFailures.set(1);
+
+    world.pass(id);
+
+    assertThat(world.flink.executed).noneMatch(s -> s.startsWith("INSERT"));
+    assertThat(world.flink.sessions.values())
+        .as("the submission's session was closed")
+        .noneMatch(settings -> settings.containsKey("$internal.pipeline.job-id"));
+    TableStatus.Condition ready = world.status(id).condition(TableStatus.READY);
+    assertThat(ready.reason()).isEqualTo(TableStatus.Reason.DependencyUnavailable);
+    assertThat(ready.message()).startsWith("Waiting for KAFKA");
+    assertThat(world.status(id).jobId()).isNull();
+
+    world.converge(id);
+    assertProvisionedOnce(id);
+    assertThat(world.flink.submissions).isEqualTo(1);
   }
 
   @ParameterizedTest
