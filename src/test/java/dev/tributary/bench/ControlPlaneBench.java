@@ -33,7 +33,8 @@ import tools.jackson.databind.JsonNode;
  *   <li>the service's: the CREATE call as the client saw it, split by its {@code Server-Timing}
  *       (parse, the script's runs against the store, the remote reads between them, and the calls
  *       to each system); then, from the table's events (the service's clock, the same machine), the
- *       reconciler's wake-up and validation, the topic, the subjects, the session and submission,
+ *       reconciler's wake-up and validation, the topic (created while the job's session is opened
+ *       and its tables declared), the subjects, the submission (the job's intent and its INSERT),
  *       the job's start, and the client's first sight of RUNNING, by a GET that answers once the
  *       table has settled ({@code ?waitSeconds=60}), as a CI step would ask;
  *   <li>the raw one: topic, session, DDL, INSERT, and RUNNING seen by polling the JobManager every
@@ -71,9 +72,10 @@ class ControlPlaneBench {
   static final List<String[]> EVENT_PHASES =
       List.of(
           new String[] {"QueryValidated", "wake+validate"},
-          new String[] {"TopicCreated", "topic"},
+          // The topic is created while the job's session is opened and its tables declared.
+          new String[] {"TopicCreated", "topic+session"},
           new String[] {"SchemaRegistered", "subjects"},
-          new String[] {"JobSubmitted", "session+submit"},
+          new String[] {"JobSubmitted", "submit"},
           new String[] {"JobRunning", "job start"});
 
   @LocalServerPort int port;

@@ -70,10 +70,12 @@ class DeclaredSetBench {
   static final List<String[]> EVENT_PHASES =
       List.of(
           new String[] {"QueryValidated", "wake+validate"},
-          new String[] {"TopicCreated", "topic"},
-          new String[] {"SchemaRegistered", "subjects"},
+          // The topic is created while the job waits for a slot, then while its session is
+          // opened and its tables declared.
           new String[] {"SlotTaken", "until a slot"},
-          new String[] {"JobSubmitted", "session+submit"});
+          new String[] {"TopicCreated", "session+topic"},
+          new String[] {"SchemaRegistered", "subjects"},
+          new String[] {"JobSubmitted", "submit"});
 
   @LocalServerPort int port;
 
