@@ -79,10 +79,10 @@ final class Provisioning {
    * the time of the longest, where they took the sum.
    *
    * <p>A new topic is created beside the pass's next steps: the pass goes on (a job's session is
-   * opened and its sources declared meanwhile), and the creation and the registrations are awaited
-   * and recorded by the pass's next write of its status ({@link ReconcilePass#underway}). A job's
-   * INSERT is sent after that write, so it never runs before its topic exists; a broker that
-   * creates topics on a first write would otherwise create it with its own defaults.
+   * opened and its tables declared meanwhile), and the creation and the registrations are awaited
+   * and recorded ({@link ReconcilePass#provisioned}) before the job's INSERT is sent, or before the
+   * pass writes its status, whichever comes first. So the INSERT never runs before its topic
+   * exists; a broker that creates topics on a first write would create it with its own defaults.
    */
   Next ensureTopicAndSubjects(ReconcilePass p, PipelinePlan plan) {
     Topics.TopicSpec spec = plan.topic();
@@ -143,7 +143,7 @@ final class Provisioning {
                 topics.ensure(spec);
                 return null;
               });
-      p.underway(() -> created(p, spec, created, registrations), registering(registrations));
+      p.underway(() -> topicCreated(p, spec, created, registrations), registering(registrations));
       return null;
     }
     if (existing.get().partitions() != spec.partitions()) {
@@ -159,7 +159,7 @@ final class Provisioning {
   }
 
   /** The new topic, once created, and the subjects: their events, and what they set in a status. */
-  private UnaryOperator<TableStatus> created(
+  private UnaryOperator<TableStatus> topicCreated(
       ReconcilePass p,
       Topics.TopicSpec spec,
       CompletableFuture<Void> created,
