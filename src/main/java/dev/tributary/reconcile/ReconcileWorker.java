@@ -5,6 +5,8 @@ import dev.tributary.port.RemoteSystemException;
 import dev.tributary.port.Topics;
 import dev.tributary.sql.TableOptions;
 import dev.tributary.system.Beside;
+import dev.tributary.table.Phase;
+import dev.tributary.table.TableStatus;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -190,6 +192,15 @@ public class ReconcileWorker implements SmartLifecycle {
       Map<String, RemoteSystemException> unreachable,
       Map<String, Optional<Topics.TopicState>> topics) {
 
+    /**
+     * For a batch of {@link #untouched} rows: no jobs, every pool taken as answering, and only the
+     * batch's own topics to describe. Never kept as {@link #observed}: it looked at nothing.
+     */
+    static Observation noJobs() {
+      return new Observation(
+          System.nanoTime(), null, new JobIndex(List.of()), Map.of(), new ConcurrentHashMap<>());
+    }
+
     RemoteSystemException unreachableFor(TableSnapshot table) {
       return ReconcileWorker.unreachableFor(unreachable, table);
     }
@@ -244,6 +255,20 @@ public class ReconcileWorker implements SmartLifecycle {
       }
     }
     return null;
+  }
+
+  /**
+   * A row no pass has written: PENDING, never observed, with the status a CREATE stores. Every pass
+   * writes its intent before it acts (a topic, a subject, a job's name and id), so nothing in Flink
+   * or Kafka can be this table's yet: its jobs are named after its id, new with the row. Its pass
+   * needs no overview of the JobManagers, whose answer would list none of its jobs; and a pool that
+   * does not answer cannot hide one of them, so the pass goes ahead and meets the outage at its
+   * first call to Flink, as any pass does.
+   */
+  static boolean untouched(TableSnapshot table) {
+    return table.phase() == Phase.PENDING
+        && table.observedGeneration() == 0
+        && TableStatus.initial().equals(table.status());
   }
 
   /** The pools a table's pass looks at: where it is placed, and where its job was submitted. */
@@ -318,9 +343,10 @@ public class ReconcileWorker implements SmartLifecycle {
   private record Pass(ReconcileStore.Claim claim, Callable<ReconcileStore.Release> run) {}
 
   /**
-   * Claims up to {@code limit} due rows, looks at Flink and Kafka for them (or reuses the last
-   * look, see {@link Observation}) and loads them in one query. Every claim returned is in {@link
-   * #held} until {@link #release} gives it back.
+   * Claims up to {@code limit} due rows, loads them in one query, and looks at Flink and Kafka for
+   * them (or reuses the last look, see {@link Observation}). A batch of rows no pass has written
+   * yet, just created, needs no look at the JobManagers (see {@link #untouched}): only their topics
+   * are described. Every claim returned is in {@link #held} until {@link #release} gives it back.
    */
   private Batch claim(int limit) {
     List<ReconcileStore.Claim> claimed = store.claim(owner, limit, settings.lease());
@@ -330,9 +356,12 @@ public class ReconcileWorker implements SmartLifecycle {
     metrics.claimed(claimed.size());
     held.addAll(claimed);
     try {
-      Observation seen = observe(claimed);
       Map<UUID, TableSnapshot> snapshots =
           store.loadAll(claimed.stream().map(ReconcileStore.Claim::id).toList());
+      Observation seen =
+          snapshots.values().stream().allMatch(ReconcileWorker::untouched)
+              ? Observation.noJobs()
+              : observe(claimed);
       Map<String, Optional<Topics.TopicState>> batchTopics = topicsOf(seen, snapshots.values());
       List<Pass> work = new ArrayList<>();
       for (ReconcileStore.Claim claim : claimed) {

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.tributary.port.FlinkJobs;
 import dev.tributary.table.Phase;
+import dev.tributary.table.TableStatus;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
@@ -73,6 +74,63 @@ class ReconcileWorkerTest {
     world.calls.forEach((k, v) -> calls.put(k, v.sum()));
     assertThat(calls)
         .containsExactly(entry("flinkJobs.observe", 1L), entry("kafka.describeAll", 1L));
+  }
+
+  @Test
+  void shouldAskNoJobManagerForABatchOfNewTablesAndDescribeOnlyTheirTopics() {
+    FakeWorld world = new FakeWorld();
+    List<UUID> ids = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      ids.add(world.create("CREATE MATERIALIZED TABLE n" + i + " AS SELECT order_id FROM o"));
+    }
+    ReconcileWorker worker =
+        countedWorker(
+            world,
+            new ReconcileWorker.Settings(
+                Duration.ofMillis(10), 20, Duration.ofSeconds(1), 3, Duration.ofMinutes(1), true));
+    world.calls.clear();
+    try {
+      assertThat(worker.runOnce()).isEqualTo(3);
+      assertThat(world.calls("flinkJobs.observe"))
+          .as("no pass wrote these rows: none of their jobs can exist yet")
+          .isZero();
+      assertThat(worker.observations()).isZero();
+      assertThat(world.calls("kafka.describeAll")).as("their three topics at once").isEqualTo(1);
+      assertThat(world.calls).as("no pass describes its own").doesNotContainKey("kafka.describe");
+      for (UUID id : ids) {
+        assertThat(world.status(id).jobId()).as("each pass went on to submit its job").isNotNull();
+      }
+
+      // Written now: the next batch of them looks at the JobManagers again.
+      worker.runOnce();
+      assertThat(world.calls("flinkJobs.observe")).isEqualTo(1);
+      assertThat(world.flink.live()).hasSize(3);
+    } finally {
+      worker.stop();
+    }
+  }
+
+  @Test
+  void shouldLetTheFirstPassOfANewTableMeetAFlinkOutageAtItsFirstCallAndWait() {
+    FakeWorld world = new FakeWorld();
+    UUID id = world.create("CREATE MATERIALIZED TABLE n AS SELECT order_id FROM o");
+    world.flink.down = true;
+    ReconcileWorker worker = oneThread(world, Duration.ofMinutes(1));
+    try {
+      worker.runOnce();
+
+      TableStatus.Condition ready = world.status(id).condition(TableStatus.READY);
+      assertThat(ready.reason()).isEqualTo(TableStatus.Reason.DependencyUnavailable);
+      assertThat(ready.message()).startsWith("Waiting for FLINK");
+      assertThat(world.status(id).jobId()).isNull();
+      assertThat(world.flink.jobs).isEmpty();
+    } finally {
+      worker.stop();
+    }
+    world.flink.down = false;
+    world.converge(id);
+    assertThat(world.phase(id)).isEqualTo(Phase.RUNNING);
+    assertThat(world.flink.live()).hasSize(1);
   }
 
   @Test
