@@ -126,14 +126,13 @@ final class JobSubmission {
 
   private Next submitInSlot(ReconcilePass p, PipelinePlan plan, String restorePath, int failures) {
     // Intent first: the pipeline name and the job's fixed id are recorded before the job exists
-    // (before its INSERT; the session is opened and its sources declared first).
+    // (before its session is opened; a topic created beside the pass is awaited before the INSERT).
     // A later pass adopts a job of that name or id instead of submitting another, and a racing
     // pass that read the same status submits the same id, which Flink refuses the second time.
     long submission = p.status.submission();
     while (taken(p, jobId(p.table.id(), plan.pipelineName(), submission))) {
       submission++; // that id belongs to a job that ended: the next submission gets the next id
     }
-    long thisSubmission = submission;
     String fixedId = jobId(p.table.id(), plan.pipelineName(), submission);
     long interval = plan.checkpointInterval().toMillis();
     // Never RUNNING while no job runs: a restart or an evolution stays ALTERING (FAILING after a
@@ -141,6 +140,23 @@ final class JobSubmission {
     Phase submitting =
         p.phase == Phase.ALTERING || p.phase == Phase.FAILING ? p.phase : Phase.CREATING;
     Map<String, Map<Integer, Long>> bounds = OnceRuns.once(p) ? onceRuns.bounds(p) : Map.of();
+    // Written before the session is opened, while the claim is fresh; not waiting for a topic
+    // created beside the pass (see ReconcilePass#saveIntent).
+    p.saveIntent(
+        submitting,
+        p.status.toBuilder()
+            .pipelineName(plan.pipelineName())
+            .job(null, null)
+            .jobRuns(
+                p.table.definitionVersion(),
+                interval,
+                plan.effective().options().get("error-handling.mode"))
+            .computePool(plan.pool())
+            .submission(submission)
+            .failures(failures)
+            .build(),
+        null);
+    p.step("submit");
     Map<String, String> properties = new LinkedHashMap<>(plan.sessionProperties(restorePath));
     properties.put(FIXED_JOB_ID, fixedId);
     if (restorePath != null && restorePath.equals(imported(p))) {
@@ -170,22 +186,6 @@ final class JobSubmission {
                 }
                 // The topic created beside the pass exists before the INSERT is sent.
                 p.provisioned();
-                // The intent, written once the session is ready.
-                p.save(
-                    submitting,
-                    p.status.toBuilder()
-                        .pipelineName(plan.pipelineName())
-                        .job(null, null)
-                        .jobRuns(
-                            p.table.definitionVersion(),
-                            interval,
-                            plan.effective().options().get("error-handling.mode"))
-                        .computePool(plan.pool())
-                        .submission(thisSubmission)
-                        .failures(failures)
-                        .build(),
-                    null);
-                p.step("submit");
                 return sql.execute(session, statements.get(statements.size() - 1))
                     .jobId()
                     .orElseThrow(() -> new IllegalStateException("The INSERT returned no job id"));

@@ -126,6 +126,11 @@ final class Provisioning {
       p.save(
           existing.isEmpty() && p.phase == Phase.PENDING ? Phase.CREATING : p.phase, named, null);
     }
+    if (!registered) {
+      // Before the registrations start (not when they are awaited, maybe after the job's session
+      // on a slow gateway, the claim run out): a pass that lost its claim registers nothing.
+      p.step("subjects");
+    }
     // Registered for this very definition: a pass with nothing to do asks the registry nothing.
     Registrations registrations =
         registered
@@ -263,7 +268,6 @@ final class Provisioning {
     if (r == null) {
       return UnaryOperator.identity();
     }
-    p.step("subjects");
     Integer keyId = r.key() == null ? null : registered(p, r.key(), r.keyId());
     int valueId = registered(p, r.value(), r.valueId());
     PipelinePlan.Subject key = r.key();

@@ -262,7 +262,22 @@ final class ReconcilePass {
    * here: a step's save may be the first of several towards the generation (see {@link #settle}).
    */
   Next save(Phase newPhase, TableStatus newStatus, Next next) {
-    newStatus = finishUnderway().apply(newStatus);
+    return write(newPhase, finishUnderway().apply(newStatus), next);
+  }
+
+  /**
+   * Writes a job's intent (its pipeline name and fixed id) while a topic is still being created
+   * beside the pass, without waiting for it: the intent names what the pass is about to do and does
+   * not depend on the topic, which the submission awaits before its INSERT ({@link #provisioned})
+   * and the next write records. Written before the job's session is opened, it is written while the
+   * claim is fresh: a gateway slower than the lease (a heartbeat that cannot extend it) must not
+   * keep every pass from recording it, or no pass would ever submit the job.
+   */
+  Next saveIntent(Phase newPhase, TableStatus newStatus, Next next) {
+    return write(newPhase, newStatus, next);
+  }
+
+  private Next write(Phase newPhase, TableStatus newStatus, Next next) {
     if (!Phases.allowed(savedPhase, newPhase)) {
       // A step that breaks the phase table (DESIGN.md) is a bug of ours: said, not hidden.
       log.warn(

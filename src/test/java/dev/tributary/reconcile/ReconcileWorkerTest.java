@@ -111,6 +111,44 @@ class ReconcileWorkerTest {
   }
 
   @Test
+  void shouldSubmitTheJobOnceWhenThePassLosesItsClaimWhileTheSessionIsPrepared() {
+    FakeWorld world = new FakeWorld();
+    UUID id = world.create("CREATE MATERIALIZED TABLE n AS SELECT order_id FROM o");
+    AtomicBoolean stolen = new AtomicBoolean();
+    // A gateway slower than the lease: the claim runs out while the job's tables are declared.
+    world.flink.onStatement =
+        (session, statement) -> {
+          if (session != null
+              && session.containsKey(JobSubmission.FIXED_JOB_ID)
+              && !statement.startsWith("INSERT")
+              && stolen.compareAndSet(false, true)) {
+            synchronized (world.store) {
+              world.store.tokens.put(id, UUID.randomUUID());
+            }
+          }
+        };
+    ReconcileWorker worker = oneThread(world, Duration.ofMinutes(1));
+    try {
+      worker.runOnce();
+    } finally {
+      worker.stop();
+    }
+
+    assertThat(stolen).isTrue();
+    assertThat(world.status(id).pipelineName())
+        .as("the job's intent was written while the claim held")
+        .isNotNull();
+    assertThat(world.flink.submissions)
+        .as("the job went out with its fixed id; its next pass adopts it")
+        .isEqualTo(1);
+    world.flink.onStatement = null;
+    world.converge(id);
+    assertThat(world.phase(id)).isEqualTo(Phase.RUNNING);
+    assertThat(world.flink.submissions).isEqualTo(1);
+    assertThat(world.flink.live()).hasSize(1);
+  }
+
+  @Test
   void shouldLetTheFirstPassOfANewTableMeetAFlinkOutageAtItsFirstCallAndWait() {
     FakeWorld world = new FakeWorld();
     UUID id = world.create("CREATE MATERIALIZED TABLE n AS SELECT order_id FROM o");
