@@ -174,8 +174,9 @@ public class StatementService {
 
   /**
    * Runs {@code work} in one transaction, rolled back with {@code dryRun}. Work that asks remote
-   * reads first runs to collect them and is rolled back; they are answered with no transaction
-   * open, and the work runs again with the answers (see {@link RemoteReads}).
+   * reads first runs to collect them and is rolled back; they are answered with no transaction open
+   * (beside that run, from the moment each is asked), and the work runs again with the answers (see
+   * {@link RemoteReads}).
    */
   private <T> T inOneTransaction(Function<RemoteReads, T> work, boolean dryRun) {
     for (int attempt = 1; ; attempt++) {
@@ -193,6 +194,7 @@ public class StatementService {
                   return results;
                 });
       } catch (NameTaken e) {
+        reads.abandon();
         if (attempt == ATTEMPTS) {
           throw e;
         }
@@ -200,6 +202,9 @@ public class StatementService {
       } catch (ApiException e) {
         // An earlier statement's remote read may fail first; the script stops where it would.
         reads.answered();
+        throw e;
+      } catch (RuntimeException e) {
+        reads.abandon();
         throw e;
       }
       if (!reads.asked()) {

@@ -18,6 +18,39 @@ public final class ReadOnce {
 
   private ReadOnce() {}
 
+  /**
+   * A scope that work on several threads shares, one thread after another (the answers of one
+   * script's remote reads, each on a thread beside its run); its reads are not synchronized.
+   */
+  public static final class Scope {
+    private final Map<Object, Object> reads = new HashMap<>();
+
+    private Scope() {}
+  }
+
+  /** A new scope, to run work in with {@link #within(Scope, Supplier)}. */
+  public static Scope scope() {
+    return new Scope();
+  }
+
+  /**
+   * Runs {@code work} in {@code scope} on this thread. Work of one scope on several threads must
+   * run one after another (each handing over to the next, as chained futures do).
+   */
+  public static <T> T within(Scope scope, Supplier<T> work) {
+    Map<Object, Object> before = SCOPE.get();
+    SCOPE.set(scope.reads);
+    try {
+      return work.get();
+    } finally {
+      if (before == null) {
+        SCOPE.remove();
+      } else {
+        SCOPE.set(before);
+      }
+    }
+  }
+
   /** Runs {@code work} with a fresh scope on this thread (nested scopes share the outer one). */
   public static <T> T within(Supplier<T> work) {
     if (SCOPE.get() != null) {
