@@ -3,6 +3,7 @@ package dev.tributary.system;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.security.authentication.TestingAuthenticationToken;
@@ -43,7 +44,7 @@ class BesideTest {
   void shouldCarryTheCallerThroughACallStartedWhenAnotherEnds() {
     SecurityContextHolder.getContext()
         .setAuthentication(new TestingAuthenticationToken("team-b", "key", "ROLE_USER"));
-    java.util.function.Supplier<String> second = Beside.carried(BesideTest::caller);
+    Supplier<String> second = Beside.carried(BesideTest::caller);
     SecurityContextHolder.clearContext();
 
     CompletableFuture<String> chained =
