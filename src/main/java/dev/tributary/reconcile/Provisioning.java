@@ -81,8 +81,9 @@ final class Provisioning {
    * <p>A new topic is created beside the pass's next steps: the pass goes on (a job's session is
    * opened and its tables declared meanwhile), and the creation and the registrations are awaited
    * and recorded ({@link ReconcilePass#provisioned}) before the job's INSERT is sent, or before the
-   * pass writes its status, whichever comes first. So the INSERT never runs before its topic
-   * exists; a broker that creates topics on a first write would create it with its own defaults.
+   * pass writes its status, whichever comes first; only the job's intent is written without waiting
+   * ({@link ReconcilePass#saveIntent}). So the INSERT never runs before its topic exists; a broker
+   * that creates topics on a first write would create it with its own defaults.
    */
   Next ensureTopicAndSubjects(ReconcilePass p, PipelinePlan plan) {
     Topics.TopicSpec spec = plan.topic();
