@@ -920,7 +920,7 @@ public class ChangePlanner {
   /** A new table must not take over a topic that exists already. */
   private void requireNewTopic(String topic, List<String> notes) {
     try {
-      if (topics.describe(topic).isPresent()) {
+      if (topics.exists(topic)) {
         throw new ApiException(
             ErrorCode.ALREADY_EXISTS,
             "Topic "

@@ -22,6 +22,14 @@ public interface Topics {
   Optional<TopicState> describe(String name);
 
   /**
+   * Whether the topic exists, as the cluster's metadata says (not a broker that may not know yet of
+   * a topic created a moment ago).
+   */
+  default boolean exists(String name) {
+    return describe(name).isPresent();
+  }
+
+  /**
    * Many topics in two round trips (their partitions, then their configs): the state of each that
    * exists, keyed by name; a name without an entry does not exist.
    */

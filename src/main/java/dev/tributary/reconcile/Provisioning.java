@@ -89,19 +89,11 @@ final class Provisioning {
     Topics.TopicSpec spec = plan.topic();
     Optional<Topics.TopicState> existing =
         p.batchTopic(spec.name()).orElseGet(() -> topics.describe(spec.name()));
-    if (existing.isPresent() && p.status.topic() == null) {
-      String message =
-          "Topic "
-              + spec.name()
-              + " already exists and does not belong to this table; it is not adopted";
-      p.event("WARNING", "TopicConflict", message);
-      return p.save(
-          Phase.FAILED,
-          p.status.toBuilder()
-              .detail(message)
-              .build()
-              .with(TableStatus.TOPIC_READY, false, Reason.TopicConflict, message),
-          p.resync());
+    // Named in the status by an earlier pass: the topic is this table's, even if that pass's
+    // creation never returned.
+    boolean ours = p.status.topic() != null;
+    if (existing.isPresent() && !ours) {
+      return conflict(p, new ForeignTopicException(spec.name()));
     }
     List<PipelinePlan.Subject> subjects = plan.subjects();
     PipelinePlan.Subject value = subjects.get(subjects.size() - 1);
@@ -143,13 +135,9 @@ final class Provisioning {
                 ids.registering(value, p.status.valueSchemaId() != null));
     if (existing.isEmpty()) {
       p.step("topic");
-      CompletableFuture<Void> created =
-          Beside.ask(
-              () -> {
-                topics.ensure(spec);
-                return null;
-              });
-      p.underway(() -> topicCreated(p, spec, created, registrations), registering(registrations));
+      CompletableFuture<Topics.TopicState> created = Beside.ask(() -> topics.ensure(spec));
+      p.underway(
+          () -> topicCreated(p, spec, ours, created, registrations), registering(registrations));
       return null;
     }
     if (existing.get().partitions() != spec.partitions()) {
@@ -168,9 +156,14 @@ final class Provisioning {
   private UnaryOperator<TableStatus> topicCreated(
       ReconcilePass p,
       Topics.TopicSpec spec,
-      CompletableFuture<Void> created,
+      boolean ours,
+      CompletableFuture<Topics.TopicState> created,
       Registrations registrations) {
-    Beside.await(created);
+    if (!Beside.await(created).created() && !ours) {
+      // Described as absent, yet there when created: somebody else's topic, made in between or
+      // not yet known to the broker that was asked. It is not written to, nor named as ours.
+      throw new ForeignTopicException(spec.name());
+    }
     p.event(
         "NORMAL",
         "TopicCreated",
@@ -179,6 +172,32 @@ final class Provisioning {
     p.status = ready.apply(p.status); // the topic is ready even when a subject refuses its schema
     UnaryOperator<TableStatus> subjects = subjectsRegistered(p, registrations);
     return s -> subjects.apply(ready.apply(s));
+  }
+
+  /**
+   * The table's topic exists and is not the table's: the table fails, naming no topic (a DROP
+   * deletes only a topic its status names), and no job writes into it.
+   */
+  static Next conflict(ReconcilePass p, ForeignTopicException e) {
+    p.event("WARNING", "TopicConflict", e.getMessage());
+    return p.save(
+        Phase.FAILED,
+        p.status.toBuilder()
+            .topic(null, null)
+            .detail(e.getMessage())
+            .build()
+            .with(TableStatus.TOPIC_READY, false, Reason.TopicConflict, e.getMessage()),
+        p.resync());
+  }
+
+  /** A table's topic that exists but was not created for it. */
+  static final class ForeignTopicException extends RuntimeException {
+    ForeignTopicException(String topic) {
+      super(
+          "Topic "
+              + topic
+              + " already exists and does not belong to this table; it is not adopted");
+    }
   }
 
   private static UnaryOperator<TableStatus> ready(Topics.TopicSpec spec) {

@@ -262,6 +262,9 @@ public class Reconciler {
   }
 
   private static Next failed(ReconcilePass pass, RuntimeException e) {
+    if (e instanceof Provisioning.ForeignTopicException foreign) {
+      return Provisioning.conflict(pass, foreign);
+    }
     if (e instanceof SchemaRegistry.IncompatibleSchemaException) {
       return pass.failed(Reason.SchemaIncompatible, e.getMessage());
     }

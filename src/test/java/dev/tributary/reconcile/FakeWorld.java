@@ -417,9 +417,12 @@ final class FakeWorld {
       return new TopicState(t.name(), t.partitions(), 1, t.configs(), created);
     }
 
+    /** Topics that exist but that the broker answering a describe does not know of yet. */
+    final Set<String> unseen = new HashSet<>();
+
     public synchronized Optional<TopicState> describe(String name) {
       check();
-      return Optional.ofNullable(topics.get(name));
+      return unseen.contains(name) ? Optional.empty() : Optional.ofNullable(topics.get(name));
     }
 
     final Map<String, Map<String, Map<Integer, Long>>> groups = new HashMap<>();

@@ -303,6 +303,34 @@ class ReconcilerTest {
   }
 
   @Test
+  void shouldNeverAdoptAForeignTopicThatItsDescribeDidNotSee() {
+    // Created a moment ago: the broker that is asked does not know of it yet, the controller does.
+    world.kafka.ensure(new Topics.TopicSpec("high_value_orders", 3, Map.of()));
+    world.kafka.unseen.add("high_value_orders");
+    UUID id = world.create(ORDERS);
+
+    world.converge(id);
+
+    assertThat(world.flink.submissions).as("nothing writes into it").isZero();
+    assertThat(world.phase(id)).isEqualTo(Phase.FAILED);
+    assertThat(world.status(id).topic()).as("not named as the table's").isNull();
+    assertThat(world.status(id).detail())
+        .isEqualTo(
+            "Topic high_value_orders already exists and does not belong to this table; it is not"
+                + " adopted");
+    assertThat(world.store.events).contains("TopicConflict");
+
+    world.kafka.unseen.clear();
+    world.converge(id);
+    assertThat(world.phase(id)).isEqualTo(Phase.FAILED);
+    assertThat(world.flink.submissions).isZero();
+
+    world.drop(id);
+    world.converge(id);
+    assertThat(world.kafka.topics).as("a DROP leaves it alone").containsKey("high_value_orders");
+  }
+
+  @Test
   void shouldFailAnInvalidQueryOnceAndWaitForAChange() {
     world.flink.schema = List.of(new FlinkSql.Column("order_id", "INT", true));
     UUID id =

@@ -31,6 +31,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.CreateTopicsOptions;
 import org.apache.kafka.clients.admin.CreateTopicsResult;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -380,6 +381,28 @@ public class KafkaTopics implements Topics, AutoCloseable {
     }
     records.sort(Comparator.comparing(TopicRecord::timestamp).thenComparing(TopicRecord::offset));
     return List.copyOf(records.subList(Math.max(0, records.size() - limit), records.size()));
+  }
+
+  /**
+   * Asked by a creation that is only validated: the controller answers it from the cluster's
+   * metadata. A describe is answered by a broker, which learns of a topic created a moment ago by
+   * another client only when the metadata reaches it, and calls it absent meanwhile; a CREATE
+   * checked that way was accepted for a topic that was already there. Where the creation is refused
+   * for another reason (a policy, no permission to create), the describe answers.
+   */
+  @Override
+  public boolean exists(String name) {
+    CreateTopicsResult asked =
+        admin.createTopics(
+            List.of(new NewTopic(name, Optional.empty(), Optional.empty())),
+            new CreateTopicsOptions().validateOnly(true));
+    try {
+      return !completes(asked.all(), TopicExistsException.class, "check topic " + name);
+    } catch (DependencyUnavailableException e) {
+      throw e;
+    } catch (RemoteSystemException e) {
+      return describe(name).isPresent();
+    }
   }
 
   @Override

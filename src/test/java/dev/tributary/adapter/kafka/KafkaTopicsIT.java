@@ -22,6 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
@@ -67,6 +68,20 @@ class KafkaTopicsIT {
     assertThat(again.created()).isFalse();
     assertThat(again.partitions()).isEqualTo(2);
     assertThat(again.configs()).containsEntry("retention.ms", "1000");
+  }
+
+  @Test
+  void shouldKnowATopicExistsTheMomentAnotherClientCreatedIt() throws Exception {
+    for (int i = 0; i < 20; i++) {
+      String name = name();
+      admin.createTopics(List.of(new NewTopic(name, 1, (short) 1))).all().get();
+
+      // No wait: the broker answering a describe may not know of it yet; the controller does.
+      assertThat(topics.exists(name)).as("round %d", i).isTrue();
+    }
+    String absent = name();
+    assertThat(topics.exists(absent)).isFalse();
+    assertThat(topics.describe(absent)).as("checking creates nothing").isEmpty();
   }
 
   @Test
