@@ -393,6 +393,7 @@ public class ChangePlanner {
             });
     List<String> notes = new ArrayList<>();
     MaterializedTableDefinition effective = Defaults.effective(next);
+    readAhead(request);
     requireFreshnessFits(name, effective, notes);
     if (placement != null) {
       // The query is validated on the pool's gateway: a pool that does not exist is a 400 first.
@@ -433,6 +434,48 @@ public class ChangePlanner {
           null);
     }
     return change(queries, request, effective, columns, notes);
+  }
+
+  /**
+   * Starts, beside Flink's validation of the query (the plan's longest step), the reads the plan
+   * makes whatever the query turns out to be: a new table's topic; a changed table's topic contents
+   * and its subjects as they are registered. Each is awaited where the plan needs it, as it was
+   * read there before; one the plan never reaches (the query refused) was asked for nothing.
+   */
+  private void readAhead(Request request) {
+    String topic = request.topic();
+    Current current = request.current();
+    if (current == null) {
+      if (!request.sharedTopic()) {
+        ReadOnce.ahead(topicExists(topic), () -> topics.exists(topic));
+      }
+      return;
+    }
+    if (current.definition().equals(request.next())) {
+      return; // unchanged: the plan reads nothing
+    }
+    if (current.topicCreated()) {
+      ReadOnce.ahead(List.of("hasRecords", topic), () -> topics.hasRecords(topic));
+    }
+    if (current.subjectsRegistered()) {
+      // The subjects the current definition registered; a change of key adds or drops one, read
+      // where it is needed.
+      MaterializedTableDefinition before = Defaults.effective(current.definition());
+      List<FlinkSql.Column> columns =
+          current.schema().isEmpty() ? declared(current.definition()) : current.schema();
+      for (PipelinePlan.Subject subject :
+          new PipelinePlan(request.name(), topic, "", before, columns, "", "").subjects()) {
+        ReadOnce.ahead(latestSchema(subject.name()), () -> registry.latest(subject.name()));
+      }
+    }
+  }
+
+  private static List<String> topicExists(String topic) {
+    return List.of("topicExists", topic);
+  }
+
+  private static List<String> latestSchema(String subject) {
+    return List.of("latestSchema", subject);
   }
 
   private ChangePlan change(
@@ -673,7 +716,8 @@ public class ChangePlanner {
     List<SubjectCheck> checks = new ArrayList<>();
     try {
       for (PipelinePlan.Subject subject : plan.subjects()) {
-        Optional<SchemaRegistry.RegisteredSchema> latest = registry.latest(subject.name());
+        Optional<SchemaRegistry.RegisteredSchema> latest =
+            ReadOnce.read(latestSchema(subject.name()), () -> registry.latest(subject.name()));
         if (latest.isEmpty()) {
           checks.add(new SubjectCheck(subject.name(), "register", true, "A new subject"));
         } else if (latest.get().schema().equals(subject.schema())) {
@@ -920,7 +964,7 @@ public class ChangePlanner {
   /** A new table must not take over a topic that exists already. */
   private void requireNewTopic(String topic, List<String> notes) {
     try {
-      if (topics.exists(topic)) {
+      if (ReadOnce.read(topicExists(topic), () -> topics.exists(topic))) {
         throw new ApiException(
             ErrorCode.ALREADY_EXISTS,
             "Topic "

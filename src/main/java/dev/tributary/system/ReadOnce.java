@@ -2,6 +2,7 @@ package dev.tributary.system;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 /**
@@ -66,7 +67,8 @@ public final class ReadOnce {
 
   /**
    * The value {@code read} gives for {@code key}, read at most once per scope ({@code key} is a
-   * value: equal keys are the same read); outside a scope, read every time.
+   * value: equal keys are the same read); outside a scope, read every time. A read started {@link
+   * #ahead} is awaited.
    */
   @SuppressWarnings("unchecked")
   public static <T> T read(Object key, Supplier<T> read) {
@@ -75,10 +77,38 @@ public final class ReadOnce {
       return read.get();
     }
     if (scope.containsKey(key)) {
-      return (T) scope.get(key);
+      Object kept = scope.get(key);
+      if (!(kept instanceof Ahead ahead)) {
+        return (T) kept;
+      }
+      try {
+        T value = (T) Beside.await(ahead.answer());
+        scope.put(key, value);
+        return value;
+      } catch (RuntimeException e) {
+        scope.remove(key); // not kept: the next read tries again
+        throw e;
+      }
     }
     T value = read.get();
     scope.put(key, value);
     return value;
   }
+
+  /**
+   * Starts {@code read} for {@code key} on a thread beside this one ({@link Beside#ask}), for a
+   * later {@link #read} of the same key in this scope to await instead of asking: a plan starts the
+   * reads it will make whatever Flink's planner answers while the planner works. Outside a scope,
+   * or when the key was read or started already, nothing is started. A read started and never
+   * awaited (the plan refused earlier) is a remote call made for nothing, nothing worse.
+   */
+  public static void ahead(Object key, Supplier<?> read) {
+    Map<Object, Object> scope = SCOPE.get();
+    if (scope != null && !scope.containsKey(key)) {
+      scope.put(key, new Ahead(Beside.ask(read)));
+    }
+  }
+
+  /** A read under way on another thread; only its future crosses threads, not the scope's map. */
+  private record Ahead(CompletableFuture<?> answer) {}
 }

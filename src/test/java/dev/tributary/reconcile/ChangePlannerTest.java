@@ -6,14 +6,24 @@ import static org.assertj.core.api.InstanceOfAssertFactories.STRING;
 
 import dev.tributary.plan.ChangePlan;
 import dev.tributary.plan.ChangePlanner;
+import dev.tributary.plan.QueryPlanner;
 import dev.tributary.port.FlinkSql;
+import dev.tributary.port.SchemaRegistry;
+import dev.tributary.port.Topics;
 import dev.tributary.sql.MaterializedTableDefinition;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.system.ApiException;
+import dev.tributary.system.ReadOnce;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** Plans of changes against fakes of Flink, Kafka and the registry: what each change would do. */
@@ -34,6 +44,71 @@ class ChangePlannerTest {
 
   ChangePlan plan(UUID id, String sql) {
     return planner.plan(name, name.name(), Optional.of(provisioned(id)), FakeWorld.definition(sql));
+  }
+
+  @Test
+  void shouldAskTheTopicAndTheSubjectsOfAChangeWhileFlinkValidatesItsQuery() {
+    UUID id = world.create(ORDERS);
+    ChangePlanner.Current current = provisioned(id);
+    List<String> asked = Collections.synchronizedList(new ArrayList<>());
+    CountDownLatch askedBoth = new CountDownLatch(2);
+    Topics topics = answering(Topics.class, world.kafka, "hasRecords", asked, askedBoth, null);
+    SchemaRegistry registry =
+        answering(SchemaRegistry.class, world.registry, "latest", asked, askedBoth, null);
+    // Flink answers the query's schema only once Kafka and the registry were asked (or 5 s later).
+    FlinkSql flink = answering(FlinkSql.class, world.flink, "inferSchema", asked, null, askedBoth);
+    ChangePlanner beside =
+        new ChangePlanner(new QueryPlanner(flink, FakeWorld.CATALOG), topics, registry);
+
+    ChangePlan plan =
+        ReadOnce.within(
+            () ->
+                beside.plan(
+                    name,
+                    name.name(),
+                    Optional.of(current),
+                    FakeWorld.definition(ORDERS.replace("> 50", "> 90"))));
+
+    assertThat(plan.action()).isEqualTo(ChangePlan.Action.EVOLVE);
+    assertThat(asked.subList(0, 3))
+        .as("asked before Flink answered")
+        .containsExactlyInAnyOrder("hasRecords", "latest", "inferSchema answered");
+    assertThat(asked.indexOf("inferSchema answered")).isEqualTo(2);
+    assertThat(asked).as("each asked once").containsOnlyOnce("hasRecords", "latest");
+  }
+
+  /**
+   * {@code fake} as {@code port}, recording each call of {@code method} in {@code asked} (counting
+   * {@code counted} down), and answering it only once {@code awaited} is down.
+   */
+  private static <T> T answering(
+      Class<T> port,
+      T fake,
+      String method,
+      List<String> asked,
+      CountDownLatch counted,
+      CountDownLatch awaited) {
+    return port.cast(
+        Proxy.newProxyInstance(
+            port.getClassLoader(),
+            new Class<?>[] {port},
+            (proxy, m, args) -> {
+              if (m.getName().equals(method) && awaited != null) {
+                awaited.await(5, TimeUnit.SECONDS);
+              }
+              try {
+                return m.invoke(fake, args);
+              } catch (InvocationTargetException e) {
+                throw e.getCause();
+              } finally {
+                if (m.getName().equals(method)) {
+                  asked.add(awaited == null ? method : method + " answered");
+                  if (counted != null) {
+                    counted.countDown();
+                  }
+                }
+              }
+            }));
   }
 
   @Test

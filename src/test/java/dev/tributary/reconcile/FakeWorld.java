@@ -54,6 +54,16 @@ final class FakeWorld {
   final Reconciler reconciler;
   final QueryPlanner planner;
 
+  /** Every source a Kafka table of orders. */
+  static final QueryPlanner.Catalog CATALOG =
+      name ->
+          Optional.of(
+              (Statement.CreateSourceTable)
+                  Parser.parse(
+                      "CREATE TABLE "
+                          + name.sql()
+                          + " (order_id STRING, price DOUBLE) WITH ('connector' = 'kafka', 'topic' = 'orders')"));
+
   /** Calls the reconciler (and a worker given {@link #countedJobs}) made, by port and method. */
   final Map<String, LongAdder> calls = new ConcurrentHashMap<>();
 
@@ -99,16 +109,7 @@ final class FakeWorld {
   FakeWorld(ReconcileStore realStore, Clock clock) {
     reconcileStore = realStore == null ? store : realStore;
     FlinkSql countedSql = counted(FlinkSql.class, "flinkSql", flink);
-    planner =
-        new QueryPlanner(
-            countedSql,
-            name ->
-                Optional.of(
-                    (Statement.CreateSourceTable)
-                        Parser.parse(
-                            "CREATE TABLE "
-                                + name.sql()
-                                + " (order_id STRING, price DOUBLE) WITH ('connector' = 'kafka', 'topic' = 'orders')")));
+    planner = new QueryPlanner(countedSql, CATALOG);
     Reconciler.Faults faults =
         step -> {
           if (crashAt.remove(step)) {
