@@ -113,6 +113,15 @@ class EvolutionBench {
         jfr);
   }
 
+  /**
+   * How long the old job runs, on both paths, before the timed evolution starts: a table is evolved
+   * from a job that has been running, and a job stopped the moment it runs takes its savepoint
+   * sooner than one that has run for a while. Before, each path stopped its old job as soon as it
+   * saw it running, which the service sees later (its look at the job, then the client's poll, then
+   * the ALTER call): its savepoint was taken from an older job.
+   */
+  static final Duration OLD_JOB_RUNS = Duration.ofSeconds(1);
+
   /** CREATE, RUNNING, then the timed ALTER ... AS until its new job is RUNNING. */
   private double throughService(Api api, String name, Waterfall s) {
     api.sql(
@@ -120,6 +129,7 @@ class EvolutionBench {
         "examples",
         "marketplace");
     String first = awaitRunning(api, name, "");
+    sleep(OLD_JOB_RUNS.toMillis());
 
     Instant started = Instant.now();
     long start = System.nanoTime();
@@ -153,6 +163,7 @@ class EvolutionBench {
     String columns = "order_id STRING, customer_id INT, price DOUBLE";
     String old = raw.submit(name, columns, BEFORE, Map.of());
     awaitJob(old);
+    sleep(OLD_JOB_RUNS.toMillis());
     long start = System.nanoTime();
     stopWithSavepoint(old);
     r.phase("stop with savepoint", (System.nanoTime() - start) / 1e6);
