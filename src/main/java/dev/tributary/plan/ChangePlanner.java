@@ -461,13 +461,17 @@ public class ChangePlanner {
       // The subjects the current definition registered; a change of key adds or drops one, read
       // where it is needed.
       MaterializedTableDefinition before = Defaults.effective(current.definition());
-      List<FlinkSql.Column> columns =
-          current.schema().isEmpty() ? declared(current.definition()) : current.schema();
       for (PipelinePlan.Subject subject :
-          new PipelinePlan(request.name(), topic, "", before, columns, "", "").subjects()) {
+          new PipelinePlan(request.name(), topic, "", before, columns(current), "", "")
+              .subjects()) {
         ReadOnce.ahead(latestSchema(subject.name()), () -> registry.latest(subject.name()));
       }
     }
+  }
+
+  /** The columns the current definition writes: as Flink described them, else as declared. */
+  private static List<FlinkSql.Column> columns(Current current) {
+    return current.schema().isEmpty() ? declared(current.definition()) : current.schema();
   }
 
   private static List<String> topicExists(String topic) {
@@ -488,8 +492,7 @@ public class ChangePlanner {
     Current current = request.current();
     MaterializedTableDefinition next = request.next();
     MaterializedTableDefinition before = Defaults.effective(current.definition());
-    List<FlinkSql.Column> oldColumns =
-        current.schema().isEmpty() ? declared(current.definition()) : current.schema();
+    List<FlinkSql.Column> oldColumns = columns(current);
     if (columns == null) {
       columns = TableSchema.hasDeclaredTypes(next.schema()) ? declared(next) : oldColumns;
     }
