@@ -270,6 +270,46 @@ class ReconcileWorkerTest {
   }
 
   /**
+   * A row made due by a commit is claimed before the round's sweep: at 10,000 settled tables the
+   * sweep takes a few hundred milliseconds, which a CREATE would otherwise wait for.
+   */
+  @Test
+  void shouldClaimADueRowBeforeTheRoundsSweep() {
+    FakeWorld world = new FakeWorld();
+    world.create("CREATE MATERIALIZED TABLE t AS SELECT order_id FROM o");
+    List<String> calls = new CopyOnWriteArrayList<>();
+    ReconcileStore store =
+        recording(
+            world.store,
+            (method, result) -> {
+              if (method.equals("claim") || method.equals("beginSweep")) {
+                calls.add(method);
+              }
+            },
+            method -> false);
+    // No poll in the test's time: the rounds are the test's wake and what the passes ask for.
+    ReconcileWorker worker =
+        new ReconcileWorker(
+            store,
+            world.reconciler,
+            world.countedJobs,
+            world.countedTopics,
+            new ReconcileWorker.Settings(
+                Duration.ofHours(1), 1, Duration.ofSeconds(1), 1, Duration.ofHours(1), true),
+            "w",
+            ReconcileMetrics.NONE);
+    worker.start();
+    try {
+      worker.wake();
+      await().atMost(Duration.ofSeconds(10)).until(() -> calls.contains("beginSweep"));
+    } finally {
+      worker.stop();
+    }
+    assertThat(calls).as("the store's claims and sweeps, in order").startsWith("claim");
+    assertThat(calls.indexOf("claim")).isLessThan(calls.indexOf("beginSweep"));
+  }
+
+  /**
    * A table whose job changes state while a pass holds it is made due again once the pass gives it
    * back: the release writes the pass's own next look, which would undo the watch's mark and put
    * the table behind every row already due.
