@@ -41,6 +41,10 @@ public class LocalStackInitializer
       // Counts (expectations, skipped records) and drift are read at each resync: tests wait on
       // them, so they resync every 10 s rather than the service's 30 s.
       properties.put("tributary.reconciler.resync", "10s");
+      // An evolution is done once its new job has run for the readiness window; the tests that
+      // wait for one to settle wait 10 s for it, as the fault tests' service processes do, rather
+      // than the service's 60 s.
+      properties.put("tributary.reconciler.readiness-window", "10s");
     }
     var stack = new MapPropertySource("localStack", properties);
     if (sources.contains(StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME)) {
