@@ -455,7 +455,7 @@ public class ChangePlanner {
       return; // unchanged: the plan reads nothing
     }
     if (current.topicCreated()) {
-      ReadOnce.ahead(List.of("hasRecords", topic), () -> topics.hasRecords(topic));
+      ReadOnce.ahead(holdsRecords(topic), () -> topics.hasRecords(topic));
     }
     if (current.subjectsRegistered()) {
       // The subjects the current definition registered; a change of key adds or drops one, read
@@ -476,6 +476,10 @@ public class ChangePlanner {
 
   private static List<String> topicExists(String topic) {
     return List.of("topicExists", topic);
+  }
+
+  private static List<String> holdsRecords(String topic) {
+    return List.of("hasRecords", topic);
   }
 
   private static List<String> latestSchema(String subject) {
@@ -984,7 +988,7 @@ public class ChangePlanner {
 
   private boolean hasRecords(String topic, List<String> notes) {
     try {
-      return ReadOnce.read(List.of("hasRecords", topic), () -> topics.hasRecords(topic));
+      return ReadOnce.read(holdsRecords(topic), () -> topics.hasRecords(topic));
     } catch (RemoteSystemException e) {
       notes.add("Topic contents not checked now (" + e.getMessage() + "); assumed not empty");
       return true;
