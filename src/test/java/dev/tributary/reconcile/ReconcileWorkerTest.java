@@ -289,15 +289,11 @@ class ReconcileWorkerTest {
             method -> false);
     // No poll in the test's time: the rounds are the test's wake and what the passes ask for.
     ReconcileWorker worker =
-        new ReconcileWorker(
+        worker(
+            world,
             store,
-            world.reconciler,
-            world.countedJobs,
-            world.countedTopics,
             new ReconcileWorker.Settings(
-                Duration.ofHours(1), 1, Duration.ofSeconds(1), 1, Duration.ofHours(1), true),
-            "w",
-            ReconcileMetrics.NONE);
+                Duration.ofHours(1), 1, Duration.ofSeconds(1), 1, Duration.ofHours(1), true));
     worker.start();
     try {
       worker.wake();
