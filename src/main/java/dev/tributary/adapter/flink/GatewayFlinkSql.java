@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Pattern;
 import org.springframework.web.client.RestClient;
 import tools.jackson.databind.JsonNode;
@@ -23,9 +22,6 @@ public class GatewayFlinkSql implements FlinkSql {
   private final RestClient http;
   private final Duration statementTimeout;
   private final FormatJar formatJar;
-
-  /** Job statements whose results this client is waiting for (see {@link #nextPause}). */
-  private final AtomicInteger waiting = new AtomicInteger();
 
   /**
    * @param http a client whose base URL is the gateway's
@@ -70,16 +66,9 @@ public class GatewayFlinkSql implements FlinkSql {
                 .body(Map.of("statement", statement)),
             "submit a statement");
     String operation = submitted.path("operationHandle").asString();
-    boolean plansOnly = plansOnly(statement);
-    if (!plansOnly) {
-      waiting.incrementAndGet();
-    }
     try {
-      return fetchAll(session, operation, plansOnly);
+      return fetchAll(session, operation, plansOnly(statement));
     } finally {
-      if (!plansOnly) {
-        waiting.decrementAndGet();
-      }
       closeOperation(session, operation);
     }
   }
@@ -173,26 +162,14 @@ public class GatewayFlinkSql implements FlinkSql {
   }
 
   /**
-   * Pauses between fetches of a result that is not ready: 2, 4, 8, 16, 32, then doubling to a cap
-   * that the job statements waiting on this gateway share. One waiting alone is asked every {@value
-   * #SHARED_PAUSE_MS} ms, n of them each every n times that, so that up to 4 of them ask the
-   * gateway about 20 times a second in all; from 4 on, each is asked every {@value #MAX_PAUSE_MS}
-   * ms, as every statement was before.
-   *
-   * <p>Why shared: with a cap of 200 ms for all, a lone INSERT that took 260 ms was answered at 454
-   * ms (its asks fall at 254 and 454 ms), so a CREATE's submission took either about 285 or about
-   * 500 ms, by chance (ControlPlaneBench). Caps of 50 and then 25 ms for all asked each of an
-   * apply's 4 concurrent submissions (see {@code SubmissionSlots}) 20 or 40 times a second, and the
-   * 200-table apply of DeclaredSetBench took longer (213-275 s with 25 ms, against 154-170 s); a
-   * cap of 25 ms shared as here, 40 asks a second in all, took 369 s against 272 s in the run
-   * before (on a machine slower that hour, but it is the gateway's time these asks take).
+   * Pauses between fetches of a result that is not ready: 2, 4, 8, 16, 32, 64, 128, then every 200
+   * ms. A job's INSERT on a busy gateway (seconds) is asked five times a second: with the pauses
+   * capped at 50 ms, and then at 25 ms among other changes, the apply of 200 tables took 256 s and
+   * 213-275 s, against 154-170 s.
    */
   static final long FIRST_PAUSE_MS = 2;
 
-  static final long MAX_PAUSE_MS = 200;
-
-  /** The pause of one job statement waiting alone; see {@link #FIRST_PAUSE_MS}. */
-  static final long SHARED_PAUSE_MS = 50;
+  private static final long MAX_PAUSE_MS = 200;
 
   /**
    * A statement that only plans or reads the catalog (EXPLAIN, DESCRIBE, SHOW) runs no job and ends
@@ -210,21 +187,9 @@ public class GatewayFlinkSql implements FlinkSql {
     return PLANS_ONLY.matcher(statement).lookingAt();
   }
 
-  /** Job statements whose results this client is waiting for now. */
-  int waiting() {
-    return waiting.get();
-  }
-
-  /**
-   * The pause after {@code pause} between two fetches of a result that is not ready, when {@code
-   * waiting} job statements (this one among them) wait on the same gateway.
-   */
-  static long nextPause(long pause, boolean plansOnly, int waiting) {
-    long cap =
-        plansOnly
-            ? PLANS_ONLY_PAUSE_MS
-            : Math.min(MAX_PAUSE_MS, SHARED_PAUSE_MS * Math.max(1, waiting));
-    return Math.min(pause * 2, cap);
+  /** The pause after {@code pause} between two fetches of a result that is not ready. */
+  static long nextPause(long pause, boolean plansOnly) {
+    return Math.min(pause * 2, plansOnly ? PLANS_ONLY_PAUSE_MS : MAX_PAUSE_MS);
   }
 
   private StatementResult fetchAll(Session session, String operation, boolean plansOnly) {
@@ -277,7 +242,7 @@ public class GatewayFlinkSql implements FlinkSql {
       }
       if ("NOT_READY".equals(type)) {
         sleep(pause);
-        pause = nextPause(pause, plansOnly, waiting.get());
+        pause = nextPause(pause, plansOnly);
       }
       uri = page.path("nextResultUri").asString();
     }
