@@ -1,5 +1,6 @@
 package dev.tributary.sql;
 
+import dev.tributary.system.DeepStacks;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -14,12 +15,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Future;
-import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.calcite.config.Lex;
@@ -101,27 +96,6 @@ public final class QueryAnalysis {
   }
 
   /**
-   * Threads that parse. Calcite's parser recurses once per operator of a chain: the longest chain a
-   * statement may hold (5,000 {@code OR}s in its {@link Limits#MAX_TOKENS} tokens) overflows a
-   * request thread's stack. These have a stack large enough for it, reserved rather than committed
-   * until used; idle ones end after 30 s.
-   */
-  private static final long PARSER_STACK_BYTES = 64L * 1024 * 1024;
-
-  private static final ExecutorService PARSERS =
-      new ThreadPoolExecutor(
-          0,
-          Integer.MAX_VALUE,
-          30,
-          TimeUnit.SECONDS,
-          new SynchronousQueue<>(),
-          task -> {
-            Thread thread = new Thread(null, task, "query-parser", PARSER_STACK_BYTES);
-            thread.setDaemon(true);
-            return thread;
-          });
-
-  /**
    * Parses of recent texts. One statement asks several questions of the same query (its syntax, the
    * tables it reads, its derived key, whether it keeps state), and a script asks them of the same
    * query once per statement and again in its second run: without this each question parsed anew, a
@@ -160,25 +134,25 @@ public final class QueryAnalysis {
     return cached;
   }
 
+  /**
+   * Parsed on a deep stack ({@link DeepStacks}): Calcite's parser recurses once per operator of a
+   * chain, and the longest chain a statement may hold overflows a request thread's stack.
+   */
   private static Parsed parsedNow(String text, boolean statement) {
-    Future<Parsed> parse =
-        PARSERS.submit(
-            () -> {
-              try {
-                SqlParser parser = SqlParser.create(text, CONFIG);
-                return new Parsed(statement ? parser.parseStmt() : parser.parseQuery(), null);
-              } catch (SqlParseException e) {
-                return new Parsed(null, e);
-              }
-            });
     try {
-      return parse.get();
-    } catch (ExecutionException e) {
-      return new Parsed(null, null); // a RuntimeException or StackOverflowError: gave up
-    } catch (InterruptedException e) {
-      parse.cancel(true);
-      Thread.currentThread().interrupt();
+      return DeepStacks.call(
+          () -> {
+            try {
+              SqlParser parser = SqlParser.create(text, CONFIG);
+              return new Parsed(statement ? parser.parseStmt() : parser.parseQuery(), null);
+            } catch (SqlParseException e) {
+              return new Parsed(null, e);
+            }
+          });
+    } catch (DeepStacks.Interrupted e) {
       return new Parsed(null, null, true);
+    } catch (RuntimeException | StackOverflowError e) {
+      return new Parsed(null, null); // gave up
     }
   }
 

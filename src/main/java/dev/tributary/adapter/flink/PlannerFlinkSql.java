@@ -1,6 +1,7 @@
 package dev.tributary.adapter.flink;
 
 import dev.tributary.port.FlinkSql;
+import dev.tributary.system.DeepStacks;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.ArrayList;
@@ -9,6 +10,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.function.Function;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.util.EnvironmentInformation;
 import org.apache.flink.table.api.EnvironmentSettings;
@@ -37,7 +40,17 @@ import org.apache.flink.util.CloseableIterator;
  */
 public final class PlannerFlinkSql implements FlinkSql {
 
-  private final Map<String, TableEnvironment> sessions = new ConcurrentHashMap<>();
+  /**
+   * A session: its table environment, and the thread it was made on, which runs every statement of
+   * it. Flink's planner keeps per-thread state: Calcite's metadata handlers are in a thread local
+   * set where the environment is made, and an EXPLAIN on another thread, which had never made one,
+   * failed with {@code metadataHandlerProvider}. The thread has a deep stack ({@link DeepStacks}):
+   * the validator recurses once per operator of a chain, and overflowed the 1 MiB of a thread
+   * answering a script's questions on a chain of 4,000 {@code OR}s, a statement the service takes.
+   */
+  private record Env(TableEnvironmentInternal tables, ExecutorService thread) {}
+
+  private final Map<String, Env> sessions = new ConcurrentHashMap<>();
 
   @Override
   public Session openSession(String name, Map<String, String> properties) {
@@ -47,7 +60,14 @@ public final class PlannerFlinkSql implements FlinkSql {
             .withClassLoader(PlannerFlinkSql.class.getClassLoader())
             .build();
     Session session = new Session("planner-" + UUID.randomUUID());
-    sessions.put(session.handle(), TableEnvironment.create(settings));
+    ExecutorService thread = DeepStacks.ownThread("planner-session");
+    try {
+      TableEnvironment tables = DeepStacks.call(thread, () -> TableEnvironment.create(settings));
+      sessions.put(session.handle(), new Env((TableEnvironmentInternal) tables, thread));
+    } catch (RuntimeException | Error e) {
+      thread.shutdownNow();
+      throw e;
+    }
     return session;
   }
 
@@ -59,7 +79,30 @@ public final class PlannerFlinkSql implements FlinkSql {
 
   @Override
   public StatementResult execute(Session session, String statement) {
-    TableResult result = run(session, statement);
+    return onSessionThread(session, tables -> rows(runHere(tables, statement)));
+  }
+
+  @Override
+  public void configure(Session session, String statement) {
+    onSessionThread(session, tables -> runHere(tables, statement));
+  }
+
+  /** {@code work} on the session's own thread ({@link Env}). */
+  private <T> T onSessionThread(Session session, Function<TableEnvironmentInternal, T> work) {
+    Env env = env(session);
+    try {
+      return DeepStacks.call(env.thread(), () -> work.apply(env.tables()));
+    } catch (StackOverflowError e) {
+      throw new StatementFailedException(
+          "Flink's planner ran out of stack on this statement: an expression is nested or chained"
+              + " too deeply",
+          0,
+          0,
+          List.of());
+    }
+  }
+
+  private static StatementResult rows(TableResult result) {
     List<List<Object>> rows = new ArrayList<>();
     try (CloseableIterator<Row> it = result.collect()) {
       while (it.hasNext()) {
@@ -77,13 +120,7 @@ public final class PlannerFlinkSql implements FlinkSql {
         List.copyOf(result.getResolvedSchema().getColumnNames()), rows, Optional.empty());
   }
 
-  @Override
-  public void configure(Session session, String statement) {
-    run(session, statement);
-  }
-
-  private TableResult run(Session session, String statement) {
-    TableEnvironmentInternal env = env(session);
+  private TableResult runHere(TableEnvironmentInternal env, String statement) {
     try {
       List<Operation> operations = env.getParser().parse(statement);
       if (operations.size() != 1) {
@@ -139,7 +176,10 @@ public final class PlannerFlinkSql implements FlinkSql {
 
   @Override
   public void closeSession(Session session) {
-    sessions.remove(session.handle());
+    Env env = sessions.remove(session.handle());
+    if (env != null) {
+      env.thread().shutdown();
+    }
   }
 
   /** The Flink version of this planner, the same for every pool. */
@@ -171,11 +211,11 @@ public final class PlannerFlinkSql implements FlinkSql {
     return sessions.size();
   }
 
-  private TableEnvironmentInternal env(Session session) {
-    TableEnvironment env = sessions.get(session.handle());
+  private Env env(Session session) {
+    Env env = sessions.get(session.handle());
     if (env == null) {
       throw new StatementFailedException("No such session: " + session.handle(), 0, 0, List.of());
     }
-    return (TableEnvironmentInternal) env;
+    return env;
   }
 }

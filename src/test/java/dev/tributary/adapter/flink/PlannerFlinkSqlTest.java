@@ -8,7 +8,9 @@ import dev.tributary.port.FlinkSql.Column;
 import dev.tributary.port.FlinkSql.RowKind;
 import dev.tributary.port.FlinkSql.Session;
 import dev.tributary.port.FlinkSql.StatementFailedException;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -52,6 +54,58 @@ class PlannerFlinkSqlTest {
             new Column("doubled", "DOUBLE", true),
             new Column("event_time", "TIMESTAMP(3)", true));
     assertThat(planner.open()).as("the probe view is dropped, the session stays").isOne();
+  }
+
+  /**
+   * The longest chain a statement may hold, planned from a thread with a small stack (a script's
+   * questions are answered on pooled threads of 1 MiB): the planner's validator recurses once per
+   * operator, so the work runs on a deep stack whatever the caller's.
+   */
+  @Test
+  void shouldPlanTheLongestOrChainAStatementMayHoldFromAThreadWithASmallStack() throws Exception {
+    String query =
+        "SELECT order_id FROM orders WHERE " + "customer_id = 1 OR ".repeat(5_000) + "price > 2";
+    Object[] answers = new Object[2];
+    Thread caller =
+        new Thread(
+            null,
+            () -> {
+              try {
+                answers[0] = planner.inferSchema(session, query);
+                answers[1] = planner.changelogMode(session, query).kinds();
+              } catch (Throwable e) {
+                answers[0] = e;
+              }
+            },
+            "small-stack",
+            256 * 1024);
+    caller.start();
+    caller.join();
+    assertThat(answers[0]).isEqualTo(List.of(new Column("order_id", "STRING", true)));
+    assertThat(answers[1]).isEqualTo(Set.of(RowKind.INSERT));
+  }
+
+  /** Calcite's metadata handlers live in a thread local set where a session's planner was made. */
+  @Test
+  void shouldExplainOnAThreadThatNeverMadeASession() throws Exception {
+    Object[] answer = new Object[1];
+    Thread caller =
+        new Thread(
+            () -> {
+              try {
+                answer[0] =
+                    planner
+                        .changelogMode(
+                            session,
+                            "SELECT customer_id, COUNT(*) AS n FROM orders GROUP BY customer_id")
+                        .kinds();
+              } catch (Throwable e) {
+                answer[0] = e;
+              }
+            });
+    caller.start();
+    caller.join();
+    assertThat(answer[0]).isEqualTo(Set.of(RowKind.INSERT, RowKind.UPDATE_AFTER));
   }
 
   @Test
