@@ -11,6 +11,7 @@ import dev.tributary.system.ServerTiming;
 import dev.tributary.table.NameTaken;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.persistence.EntityManager;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -44,6 +45,7 @@ public class StatementService {
 
   private final StatementExecutor.Factory executors;
   private final TransactionTemplate transactions;
+  private final EntityManager entities;
 
   /**
    * Scripts in their transaction at once. Each holds a pooled connection for its whole run, so
@@ -63,6 +65,7 @@ public class StatementService {
   StatementService(
       StatementExecutor.Factory executors,
       PlatformTransactionManager transactionManager,
+      EntityManager entities,
       @Value("${tributary.statements.max-concurrent:4}") int maxConcurrent,
       @Value("${tributary.statements.queue-timeout:30s}") Duration queueTimeout,
       @Value("${tributary.statements.default-catalog:default_catalog}") String defaultCatalog,
@@ -70,6 +73,7 @@ public class StatementService {
       MeterRegistry meters) {
     this.executors = executors;
     this.transactions = new TransactionTemplate(transactionManager);
+    this.entities = entities;
     this.running = new Semaphore(maxConcurrent, true);
     this.slots = maxConcurrent;
     Gauge.builder(
@@ -153,6 +157,7 @@ public class StatementService {
             for (Parser.Parsed parsed : file) {
               try {
                 results.add(executor.execute(parsed));
+                statementDone();
               } catch (NameTaken e) {
                 throw e; // the script runs again (inOneTransaction)
               } catch (ApiException e) {
@@ -277,6 +282,7 @@ public class StatementService {
     for (Parser.Parsed parsed : statements) {
       try {
         results.add(executor.execute(parsed));
+        statementDone();
       } catch (NameTaken e) {
         throw e; // the script runs again (inOneTransaction)
       } catch (ApiException e) {
@@ -284,6 +290,19 @@ public class StatementService {
       }
     }
     return results;
+  }
+
+  /**
+   * Ends one statement of a script: what it wrote is flushed (its writes were, as {@code
+   * TableWriter} flushes each) and the persistence context emptied, so that the next statement's
+   * queries and flushes dirty-check only the rows that statement loads. Kept, the rows of every
+   * statement before were checked at each query's auto-flush: n² for a script of n statements,
+   * about half of the 3.5 s run of the 200-file apply in {@code DeclaredSetBench} (its JFR). No
+   * statement keeps an entity for the next: each finds the rows it acts on by name.
+   */
+  private void statementDone() {
+    entities.flush();
+    entities.clear();
   }
 
   /** Parses and validates only; returns each statement's kind and canonical text. */
