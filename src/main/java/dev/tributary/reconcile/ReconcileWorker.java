@@ -619,6 +619,7 @@ public class ReconcileWorker implements SmartLifecycle {
     int attempt = claim.attempt() >= 0 ? claim.attempt() : store.attempt(id);
     long started = System.nanoTime();
     String outcome = "error";
+    Duration nextLook = null;
     // Every line this pass logs says which table and which pass (structured logs: MDC fields).
     MDC.put(TABLE, table.name().toString());
     MDC.put(PASS, Long.toString(PASSES.incrementAndGet(), 36));
@@ -639,14 +640,11 @@ public class ReconcileWorker implements SmartLifecycle {
       }
       if (next.failed()) {
         Duration backoff = backoff(attempt + 1);
-        return new ReconcileStore.Release(
-            id,
-            token,
-            generation,
-            next.after().compareTo(backoff) > 0 ? next.after() : backoff,
-            attempt + 1);
+        nextLook = next.after().compareTo(backoff) > 0 ? next.after() : backoff;
+        return new ReconcileStore.Release(id, token, generation, nextLook, attempt + 1);
       }
-      return new ReconcileStore.Release(id, token, generation, next.after(), 0, next.settled());
+      nextLook = next.after();
+      return new ReconcileStore.Release(id, token, generation, nextLook, 0, next.settled());
     } catch (ReconcileStore.ClaimLostException e) {
       outcome = "claim_lost";
       log.info("Pass over table {} ended: {}", id, e.getMessage());
@@ -662,7 +660,12 @@ public class ReconcileWorker implements SmartLifecycle {
     } finally {
       Duration took = Duration.ofNanos(System.nanoTime() - started);
       metrics.pass(took, outcome);
-      log.debug("Table {}: pass {} in {} ms", id, outcome, took.toMillis());
+      log.debug(
+          "Table {}: pass {} in {} ms, next look in {} ms",
+          id,
+          outcome,
+          took.toMillis(),
+          nextLook == null ? "-" : nextLook.toMillis());
       span.tag("outcome", outcome);
       span.close();
       MDC.remove(TABLE);
@@ -916,6 +919,9 @@ public class ReconcileWorker implements SmartLifecycle {
       }
     }
     store.markDue(changed);
+    if (!changed.isEmpty()) {
+      log.debug("Watch found {} tables whose jobs changed: made due {}", changed.size(), changed);
+    }
     if (flink != null) {
       // A look the claims took before this one may still show the old state, and would serve the
       // marked rows' passes (it covers rows released before it was taken): they would see a job
