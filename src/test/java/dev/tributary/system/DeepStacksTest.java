@@ -18,22 +18,8 @@ class DeepStacksTest {
 
   @Test
   void shouldRunWhatOverflowsAnOrdinaryThreadsStack() throws Exception {
-    Throwable[] ordinary = new Throwable[1];
-    Thread small =
-        new Thread(
-            null,
-            () -> {
-              try {
-                depth(DEEP);
-              } catch (Throwable e) {
-                ordinary[0] = e;
-              }
-            },
-            "one-mib",
-            1024 * 1024);
-    small.start();
-    small.join();
-    assertThat(ordinary[0])
+    Object ordinary = OnThread.answer("one-mib", 1024 * 1024, () -> depth(DEEP));
+    assertThat(ordinary)
         .as("the recursion needs more than 1 MiB")
         .isInstanceOf(StackOverflowError.class);
 

@@ -8,6 +8,7 @@ import dev.tributary.port.FlinkSql.Column;
 import dev.tributary.port.FlinkSql.RowKind;
 import dev.tributary.port.FlinkSql.Session;
 import dev.tributary.port.FlinkSql.StatementFailedException;
+import dev.tributary.system.OnThread;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -65,47 +66,29 @@ class PlannerFlinkSqlTest {
   void shouldPlanTheLongestOrChainAStatementMayHoldFromAThreadWithASmallStack() throws Exception {
     String query =
         "SELECT order_id FROM orders WHERE " + "customer_id = 1 OR ".repeat(5_000) + "price > 2";
-    Object[] answers = new Object[2];
-    Thread caller =
-        new Thread(
-            null,
-            () -> {
-              try {
-                answers[0] = planner.inferSchema(session, query);
-                answers[1] = planner.changelogMode(session, query).kinds();
-              } catch (Throwable e) {
-                answers[0] = e;
-              }
-            },
-            "small-stack",
-            256 * 1024);
-    caller.start();
-    caller.join();
-    assertThat(answers[0]).isEqualTo(List.of(new Column("order_id", "STRING", true)));
-    assertThat(answers[1]).isEqualTo(Set.of(RowKind.INSERT));
+    Object columns =
+        OnThread.answer("small-stack", 256 * 1024, () -> planner.inferSchema(session, query));
+    Object kinds =
+        OnThread.answer(
+            "small-stack", 256 * 1024, () -> planner.changelogMode(session, query).kinds());
+    assertThat(columns).isEqualTo(List.of(new Column("order_id", "STRING", true)));
+    assertThat(kinds).isEqualTo(Set.of(RowKind.INSERT));
   }
 
   /** Calcite's metadata handlers live in a thread local set where a session's planner was made. */
   @Test
   void shouldExplainOnAThreadThatNeverMadeASession() throws Exception {
-    Object[] answer = new Object[1];
-    Thread caller =
-        new Thread(
-            () -> {
-              try {
-                answer[0] =
-                    planner
-                        .changelogMode(
-                            session,
-                            "SELECT customer_id, COUNT(*) AS n FROM orders GROUP BY customer_id")
-                        .kinds();
-              } catch (Throwable e) {
-                answer[0] = e;
-              }
-            });
-    caller.start();
-    caller.join();
-    assertThat(answer[0]).isEqualTo(Set.of(RowKind.INSERT, RowKind.UPDATE_AFTER));
+    Object answer =
+        OnThread.answer(
+            "never-made-a-session",
+            0, // the JVM's default
+            () ->
+                planner
+                    .changelogMode(
+                        session,
+                        "SELECT customer_id, COUNT(*) AS n FROM orders GROUP BY customer_id")
+                    .kinds());
+    assertThat(answer).isEqualTo(Set.of(RowKind.INSERT, RowKind.UPDATE_AFTER));
   }
 
   @Test
