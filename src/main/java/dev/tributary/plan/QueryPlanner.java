@@ -386,7 +386,15 @@ public class QueryPlanner implements AutoCloseable {
             ServerTiming.time(
                 "flinkPlanner",
                 () ->
-                    shape(local.planner(), local.warm(), table, pool, declarations, query, batch));
+                    shape(
+                        local.planner(),
+                        local.warm(),
+                        true,
+                        table,
+                        pool,
+                        declarations,
+                        query,
+                        batch));
       } catch (FlinkSql.StatementFailedException e) {
         // The gateway has the last word on a refusal: a connector, format or function that only
         // the cluster has, and the message and position users know from Flink's own gateway.
@@ -400,7 +408,7 @@ public class QueryPlanner implements AutoCloseable {
     }
     if (shape == null) {
       try {
-        shape = shape(sql, warm, table, pool, declarations, query, batch);
+        shape = shape(sql, warm, false, table, pool, declarations, query, batch);
       } catch (FlinkSql.StatementFailedException e) {
         throw new InvalidQueryException(List.of(e.getMessage()), e.line(), e.column(), true);
       }
@@ -412,10 +420,15 @@ public class QueryPlanner implements AutoCloseable {
     return shape;
   }
 
-  /** Flink's columns and changelog for {@code query}, asked of {@code flink} in warm sessions. */
+  /**
+   * Flink's columns and changelog for {@code query}, asked of {@code flink} in warm sessions: with
+   * {@code atOnce} (the planner here, which answers both from one validation, see {@link
+   * FlinkSql#describe}) in one, else in two at the same time.
+   */
   private QueryShape shape(
       FlinkSql flink,
       WarmSessions sessions,
+      boolean atOnce,
       ObjectName table,
       String pool,
       List<String> declarations,
@@ -432,6 +445,12 @@ public class QueryPlanner implements AutoCloseable {
               Map.of("execution.runtime-mode", "batch"),
               session -> flink.inferSchema(session, query)),
           new FlinkSql.ChangelogMode(Set.of(FlinkSql.RowKind.INSERT)));
+    }
+    if (atOnce) {
+      FlinkSql.Description description =
+          inWarmSession(
+              sessions, table, pool, declarations, Map.of(), s -> flink.describe(s, query));
+      return new QueryShape(description.columns(), description.changelogMode());
     }
     // The changelog mode (an EXPLAIN, the optimizer's work) is asked in a second warm session
     // while the first describes the columns: the two take the longer one's time, not the sum.

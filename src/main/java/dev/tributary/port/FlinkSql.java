@@ -44,6 +44,21 @@ public interface FlinkSql {
   ChangelogMode changelogMode(Session session, String query);
 
   /**
+   * The query's columns and its changelog: by default {@link #inferSchema} then {@link
+   * #changelogMode}; an implementation that can answer both from one validation of the query does.
+   */
+  default Description describe(Session session, String query) {
+    return new Description(inferSchema(session, query), changelogMode(session, query));
+  }
+
+  /** A query's columns and the kinds of rows it emits. */
+  record Description(List<Column> columns, ChangelogMode changelogMode) {
+    public Description {
+      columns = List.copyOf(columns);
+    }
+  }
+
+  /**
    * The Flink version that answers for compute pool {@code pool} (its SQL Gateway's, as "2.2.1"),
    * or empty when not known.
    */

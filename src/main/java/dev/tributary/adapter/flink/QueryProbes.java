@@ -98,7 +98,7 @@ final class QueryProbes {
     return new ChangelogMode(kinds);
   }
 
-  private static String withoutTimeAttribute(String type) {
+  static String withoutTimeAttribute(String type) {
     return type.replace(" *ROWTIME*", "").replace(" *PROCTIME*", "").strip();
   }
 }

@@ -2,6 +2,7 @@ package dev.tributary.adapter.flink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.tributary.port.FlinkSql;
 import dev.tributary.port.FlinkSql.Column;
@@ -118,6 +119,76 @@ class PlannerFlinkSqlTest {
     assertThatThrownBy(() -> planner.changelogMode(session, "SELECT * FROM missing"))
         .isInstanceOf(StatementFailedException.class)
         .hasMessageContaining("Object 'missing' not found");
+  }
+
+  /**
+   * {@code describe} validates a query once (its Table) where the probes validate it three times:
+   * it must answer as they do, columns as DESCRIBE prints them and the same changelog, for what
+   * tells types apart (NOT NULL, a rowtime, decimals, rows and maps, names Flink makes up, a
+   * window's bounds, updates).
+   */
+  @Test
+  void shouldDescribeAQueryAtOnceAsTheProbesDo() {
+    planner.configure(
+        session,
+        "CREATE TEMPORARY TABLE typed (id BIGINT NOT NULL, amount DECIMAL(10, 2), tags"
+            + " MAP<STRING, INT>, address ROW<street STRING, zip INT NOT NULL>, ts"
+            + " TIMESTAMP_LTZ(3), WATERMARK FOR ts AS ts, PRIMARY KEY (id) NOT ENFORCED) WITH"
+            + " ('connector' = 'datagen')");
+    List<String> queries =
+        List.of(
+            "SELECT * FROM orders",
+            "SELECT order_id, price * 2, UPPER(order_id), CAST(price AS DECIMAL(8, 1)) FROM orders",
+            "SELECT id, amount, tags, address, address.zip, ts, PROCTIME() AS pt FROM typed",
+            "SELECT id, COALESCE(amount, 0) AS amount FROM typed WHERE id > 3",
+            "SELECT customer_id, COUNT(*) AS n, MAX(price) FROM orders GROUP BY customer_id",
+            "SELECT window_start, window_end, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE orders,"
+                + " DESCRIPTOR(event_time), INTERVAL '1' MINUTE)) GROUP BY window_start,"
+                + " window_end",
+            "SELECT o.order_id, t.amount FROM orders o JOIN typed t ON o.customer_id = t.id");
+    for (String query : queries) {
+      FlinkSql.Description atOnce = planner.describe(session, query);
+      assertThat(atOnce.columns()).as(query).isEqualTo(planner.inferSchema(session, query));
+      assertThat(atOnce.changelogMode()).as(query).isEqualTo(planner.changelogMode(session, query));
+    }
+    assertThat(planner.describe(session, queries.get(4)).changelogMode().insertOnly()).isFalse();
+  }
+
+  /**
+   * A query's Table names a duplicated column anew ({@code order_id0}) where a view of it is
+   * refused: such a query is described by the probes, so the refusal is the same.
+   */
+  @Test
+  void shouldRefuseADuplicatedNameAsTheProbeViewDoes() {
+    String query = "SELECT order_id, customer_id, order_id FROM orders";
+    assertThatThrownBy(() -> planner.describe(session, query))
+        .isInstanceOfSatisfying(
+            StatementFailedException.class,
+            e -> {
+              assertThat(e.getMessage()).contains("same name `order_id`");
+              assertThat(e.line()).isEqualTo(1);
+            })
+        .hasMessage(catchThrowable(() -> planner.inferSchema(session, query)).getMessage());
+    assertThat(
+            PlannerFlinkSql.renamed(
+                List.of(new Column("a", "INT", true), new Column("a0", "INT", true))))
+        .isTrue();
+    assertThat(
+            PlannerFlinkSql.renamed(
+                List.of(new Column("a1", "INT", true), new Column("b", "INT", true))))
+        .isFalse();
+  }
+
+  @Test
+  void shouldRefuseADescriptionWithFlinksMessageAndPosition() {
+    assertThatThrownBy(() -> planner.describe(session, "SELECT order_id, nope FROM orders"))
+        .isInstanceOfSatisfying(
+            StatementFailedException.class,
+            e -> {
+              assertThat(e.getMessage()).contains("Column 'nope' not found in any table");
+              assertThat(e.line()).isEqualTo(1);
+              assertThat(e.column()).isEqualTo(18);
+            });
   }
 
   @Test
