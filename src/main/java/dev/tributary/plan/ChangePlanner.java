@@ -214,15 +214,6 @@ public class ChangePlanner {
   }
 
   /**
-   * Asks Flink what {@link #plan} will ask of a new table's definition {@code next} (placed): its
-   * answer is kept, or is under way when the plan asks (see {@code QueryPlanner}). A refusal is not
-   * kept; the plan asks again and reports it.
-   */
-  public void prefetch(ObjectName name, MaterializedTableDefinition next) {
-    queries.validate(name, next);
-  }
-
-  /**
    * A new pipeline table's TBLPROPERTIES, placed as a new materialized table is: when they name no
    * {@code 'compute-pool'}, the database's or catalog's default pool is written into them.
    */

@@ -28,9 +28,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
@@ -169,13 +167,6 @@ public class QueryPlanner implements AutoCloseable {
 
   private static final Duration CACHE_FOR = Duration.ofMinutes(1);
 
-  /**
-   * The questions being asked of Flink now, by the same key: a second asker of one waits for its
-   * answer instead of asking again (a CREATE's validation started as it was parsed, then asked by
-   * its plan; see {@link ChangePlanner#prefetch}). Shared as {@link #recent} is.
-   */
-  private final Map<String, CompletableFuture<QueryShape>> asking;
-
   private record Cached(QueryShape shape, Instant at) {}
 
   /** Sessions kept warm for validations, shared by this planner and those over snapshots. */
@@ -215,7 +206,6 @@ public class QueryPlanner implements AutoCloseable {
         sql,
         catalog,
         new ConcurrentHashMap<>(),
-        new ConcurrentHashMap<>(),
         new WarmSessions(sql),
         planner == null
             ? null
@@ -228,14 +218,12 @@ public class QueryPlanner implements AutoCloseable {
       FlinkSql sql,
       Catalog catalog,
       Map<String, Cached> recent,
-      Map<String, CompletableFuture<QueryShape>> asking,
       WarmSessions warm,
       Local local,
       Clock clock) {
     this.sql = sql;
     this.catalog = catalog;
     this.recent = recent;
-    this.asking = asking;
     this.warm = warm;
     this.local = local;
     this.clock = clock;
@@ -309,7 +297,7 @@ public class QueryPlanner implements AutoCloseable {
 
   /** This planner over a snapshot of the catalog instead of the live one. */
   public QueryPlanner over(Snapshot snapshot) {
-    return new QueryPlanner(sql, snapshot, recent, asking, warm, local, clock);
+    return new QueryPlanner(sql, snapshot, recent, warm, local, clock);
   }
 
   /**
@@ -391,57 +379,6 @@ public class QueryPlanner implements AutoCloseable {
     if (cached != null && cached.at().isAfter(clock.instant().minus(maxAge))) {
       return cached.shape();
     }
-    CompletableFuture<QueryShape> mine = new CompletableFuture<>();
-    CompletableFuture<QueryShape> underway = asking.putIfAbsent(key, mine);
-    if (underway != null) {
-      log.debug("{}: the same question is under way; waiting for its answer", table);
-      try {
-        return underway.join();
-      } catch (CompletionException | CancellationException e) {
-        // A refusal is not shared: this asker asks Flink itself, and reports what it says.
-        return ask(key, table, pool, declarations, query, batch, null);
-      }
-    }
-    return ask(key, table, pool, declarations, query, batch, mine);
-  }
-
-  /**
-   * Asks Flink (the planner here, else the gateway) and keeps the answer; {@code mine} (when not
-   * null) is completed with it, or with the failure, and no longer listed in {@link #asking}.
-   */
-  private QueryShape ask(
-      String key,
-      ObjectName table,
-      String pool,
-      List<String> declarations,
-      String query,
-      boolean batch,
-      CompletableFuture<QueryShape> mine) {
-    try {
-      QueryShape shape = askFlink(key, table, pool, declarations, query, batch);
-      if (mine != null) {
-        mine.complete(shape);
-      }
-      return shape;
-    } catch (RuntimeException | Error e) {
-      if (mine != null) {
-        mine.completeExceptionally(e);
-      }
-      throw e;
-    } finally {
-      if (mine != null) {
-        asking.remove(key, mine);
-      }
-    }
-  }
-
-  private QueryShape askFlink(
-      String key,
-      ObjectName table,
-      String pool,
-      List<String> declarations,
-      String query,
-      boolean batch) {
     QueryShape shape = null;
     if (local != null && !local.broken().get() && sameVersion(pool)) {
       try {

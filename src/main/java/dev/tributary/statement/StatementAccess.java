@@ -5,7 +5,6 @@ import dev.tributary.security.AuditContext;
 import dev.tributary.security.Role;
 import dev.tributary.sql.ObjectName;
 import dev.tributary.sql.Statement;
-import dev.tributary.system.ApiException;
 
 /**
  * The role each statement needs, and where: reading definitions and status needs viewer, changing
@@ -31,21 +30,6 @@ final class StatementAccess {
             + (target.name().name() == null ? "" : "." + target.name().name()));
     Access.require(target.role(), target.name().catalog(), target.name().database());
     Access.requireReadable(target.query(), catalog, database);
-  }
-
-  /** Whether {@link #check} would let the caller run {@code s}; nothing is recorded. */
-  static boolean allowed(Statement s, String catalog, String database) {
-    Target target = target(s, catalog, database);
-    if (target == null) {
-      return true;
-    }
-    try {
-      Access.require(target.role(), target.name().catalog(), target.name().database());
-      Access.requireReadable(target.query(), catalog, database);
-      return true;
-    } catch (ApiException e) {
-      return false;
-    }
   }
 
   /** The object a statement acts on, the role it needs there, and the query it runs, if any. */

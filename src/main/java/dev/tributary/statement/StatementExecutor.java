@@ -17,7 +17,6 @@ import dev.tributary.sql.Statement;
 import dev.tributary.sql.TableOptions;
 import dev.tributary.statement.StatementResult.Resource;
 import dev.tributary.system.ApiException;
-import dev.tributary.system.Beside;
 import dev.tributary.system.ErrorCode;
 import dev.tributary.table.MaterializedTable;
 import dev.tributary.table.MaterializedTableService;
@@ -33,8 +32,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 
 /**
@@ -42,8 +39,6 @@ import org.springframework.stereotype.Component;
  * current catalog and database, which USE changes). One instance per script.
  */
 final class StatementExecutor implements Statement.Visitor<StatementResult> {
-
-  private static final Logger log = LoggerFactory.getLogger(StatementExecutor.class);
 
   private final MaterializedTableService tables;
   private final PipelineTables pipelines;
@@ -129,34 +124,6 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
       return new StatementExecutor(
           tables, pipelines, catalogs, queries, planner, flows, remote, policy, lineage, catalog,
           database, false);
-    }
-
-    /**
-     * Starts Flink's validation of a script's only statement when it creates a new materialized
-     * table, beside the caller and before the script's first run: the plan of that run asks the
-     * same question (the definition placed as the plan places it) and finds it answered or under
-     * way ({@code QueryPlanner}'s questions by key), where it used to ask once the run reached it.
-     * Nothing is reported from here: what Flink says is reported by the plan that asks it. A caller
-     * who may not run the statement starts nothing.
-     */
-    void prefetch(List<Parser.Parsed> script, String catalog, String database) {
-      if (script.size() != 1
-          || !(script.get(0).statement() instanceof Statement.CreateMaterializedTable create)
-          || !StatementAccess.allowed(create, catalog, database)) {
-        return;
-      }
-      ObjectName name = create.name().resolve(catalog, database);
-      Beside.ask(
-          () -> {
-            try {
-              if (tables.find(name).isEmpty()) {
-                planner.prefetch(name, planner.placed(name, Optional.empty(), create.definition()));
-              }
-            } catch (RuntimeException e) {
-              log.debug("{}: validation ahead of the plan: {}", name, e.toString());
-            }
-            return null;
-          });
     }
 
     /** An executor for a declared set of files (see {@link StatementExecutor#declarative}). */

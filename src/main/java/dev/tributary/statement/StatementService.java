@@ -35,9 +35,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * <p>No remote call (Flink, Kafka, the registry) happens inside that transaction: a script that
  * needs some first runs against the store collecting them ({@link RemoteReads}) and is rolled back,
  * they are answered with no transaction open, and the script runs again, in its transaction, with
- * the answers. A script that asks nothing runs once. A script whose only statement creates a new
- * materialized table has Flink's validation of it started as soon as it is parsed, beside the first
- * run, which then finds it under way ({@link StatementExecutor.Factory#prefetch}).
+ * the answers. A script that asks nothing runs once.
  */
 @Service
 public class StatementService {
@@ -105,8 +103,6 @@ public class StatementService {
     List<Parser.Parsed> statements = ServerTiming.time("parse", () -> Parser.parseScript(script));
     // Nothing of a script runs if any of its statements asks for what cannot be carried out.
     statements.forEach(Parser.Parsed::requireSupported);
-    executors.prefetch(
-        statements, orDefault(catalog, defaultCatalog), orDefault(database, defaultDatabase));
     List<StatementResult> results =
         inOneTransaction(reads -> runAll(statements, catalog, database, reads), dryRun);
     return dryRun ? results.stream().map(StatementResult::asDryRun).toList() : results;

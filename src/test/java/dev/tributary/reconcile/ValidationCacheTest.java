@@ -1,8 +1,6 @@
 package dev.tributary.reconcile;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
 import dev.tributary.adapter.flink.SteppedClock;
 import dev.tributary.plan.QueryPlanner;
@@ -19,12 +17,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -44,9 +38,6 @@ class ValidationCacheTest {
    * the changelog are asked at the same time, in one warm session or in two).
    */
   final List<String> pools = new CopyOnWriteArrayList<>();
-
-  /** Holds a question about a query that names {@code held} until counted down. */
-  final CountDownLatch held = new CountDownLatch(1);
 
   final Map<ObjectName, Statement.CreateSourceTable> sources = new HashMap<>();
   final ObjectName table = new ObjectName("c", "d", "t");
@@ -69,13 +60,6 @@ class ValidationCacheTest {
                   }
                   if (method.getName().equals("inferSchema")) {
                     asked.incrementAndGet();
-                    if (String.valueOf(args[1]).contains("held")) {
-                      held.await(); // a question under way until the test lets it end
-                    }
-                    if (String.valueOf(args[1]).contains("refused")) {
-                      throw new FlinkSql.StatementFailedException(
-                          "Column 'nope' not found in any table", 1, 8, List.of());
-                    }
                   }
                   try {
                     return method.invoke(flink, args);
@@ -155,54 +139,5 @@ class ValidationCacheTest {
     clock.advance(QueryPlanner.ACCEPTED_FOR.plusSeconds(1));
     planner.validateAccepted(table, definition("", query));
     assertThat(asked).as("an answer older than that is asked again").hasValue(3);
-  }
-
-  /**
-   * A CREATE's validation is started as it is parsed and asked again by its plan: the second asker
-   * waits for the answer under way instead of asking Flink a second time.
-   */
-  @Test
-  void shouldAskAQuestionUnderWayOnce() throws Exception {
-    String query = "SELECT order_id FROM orders WHERE order_id <> 'held'";
-    CompletableFuture<List<FlinkSql.Column>> first =
-        CompletableFuture.supplyAsync(
-            () -> planner.validate(table, definition("", query)).columns());
-    await().until(() -> asked.get() == 1);
-    AtomicReference<Thread> second = new AtomicReference<>();
-    CompletableFuture<List<FlinkSql.Column>> again =
-        CompletableFuture.supplyAsync(
-            () -> {
-              second.set(Thread.currentThread());
-              return planner.validate(table, definition("", query)).columns();
-            });
-    await().until(() -> second.get() != null && second.get().getState() == Thread.State.WAITING);
-    held.countDown();
-    assertThat(again.get(10, TimeUnit.SECONDS)).isEqualTo(first.get(10, TimeUnit.SECONDS));
-    assertThat(asked).as("Flink was asked once").hasValue(1);
-  }
-
-  /** A refusal is not shared: the second asker asks Flink itself and reports what it says. */
-  @Test
-  void shouldAskAgainWhenTheQuestionUnderWayFails() throws Exception {
-    String query = "SELECT order_id FROM orders WHERE order_id NOT IN ('held', 'refused')";
-    CompletableFuture<Object> first =
-        CompletableFuture.supplyAsync(() -> planner.validate(table, definition("", query)));
-    await().until(() -> asked.get() == 1);
-    AtomicReference<Thread> second = new AtomicReference<>();
-    CompletableFuture<Object> again =
-        CompletableFuture.supplyAsync(
-            () -> {
-              second.set(Thread.currentThread());
-              return planner.validate(table, definition("", query));
-            });
-    await().until(() -> second.get() != null && second.get().getState() == Thread.State.WAITING);
-    held.countDown();
-    assertThatThrownBy(() -> first.get(10, TimeUnit.SECONDS))
-        .hasCauseInstanceOf(QueryPlanner.InvalidQueryException.class);
-    assertThatThrownBy(() -> again.get(10, TimeUnit.SECONDS))
-        .hasCauseInstanceOf(QueryPlanner.InvalidQueryException.class);
-    // The second asker asked Flink itself (in a warm session that served before, then, refused
-    // there, in a fresh one: see WarmSessions).
-    assertThat(asked.get()).as("the second asker asked too").isGreaterThan(1);
   }
 }
