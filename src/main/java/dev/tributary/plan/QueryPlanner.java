@@ -317,22 +317,42 @@ public class QueryPlanner implements AutoCloseable {
    * cluster) is refused there, with Flink's message.
    */
   public QueryShape validateAccepted(ObjectName table, MaterializedTableDefinition definition) {
-    return validate(table, definition, ACCEPTED_FOR);
+    return validate(table, definition, ACCEPTED_FOR, false);
+  }
+
+  /**
+   * What {@link #validateAccepted} answers from what Flink said of the very same question, without
+   * asking Flink: empty when it would ask.
+   */
+  public Optional<QueryShape> acceptedFromKept(
+      ObjectName table, MaterializedTableDefinition definition) {
+    return Optional.ofNullable(validate(table, definition, ACCEPTED_FOR, true));
   }
 
   public static final Duration ACCEPTED_FOR = Duration.ofMinutes(15);
 
   private QueryShape validate(
       ObjectName table, MaterializedTableDefinition definition, Duration maxAge) {
+    return validate(table, definition, maxAge, false);
+  }
+
+  /** Null with {@code keptOnly} when no answer kept serves (Flink is not asked then). */
+  private QueryShape validate(
+      ObjectName table, MaterializedTableDefinition definition, Duration maxAge, boolean keptOnly) {
     // A FULL table's refresh runs in BATCH mode when its sources are insert-only: plan it so.
     boolean batch =
         Defaults.effective(definition).refreshMode() == Clauses.RefreshMode.FULL
             && sourceDeclarations(table, definition.query()).stream()
                 .allMatch(QueryPlanner::insertOnly);
-    return checked(
-        definition,
+    QueryShape shape =
         described(
-            table, TableOptions.pool(definition.options()), definition.query(), batch, maxAge));
+            table,
+            TableOptions.pool(definition.options()),
+            definition.query(),
+            batch,
+            maxAge,
+            keptOnly);
+    return shape == null ? null : checked(definition, shape);
   }
 
   /**
@@ -348,7 +368,12 @@ public class QueryPlanner implements AutoCloseable {
    * count: its refusal stands, with its message and position.
    */
   private QueryShape described(
-      ObjectName table, String pool, String query, boolean batch, Duration maxAge) {
+      ObjectName table,
+      String pool,
+      String query,
+      boolean batch,
+      Duration maxAge,
+      boolean keptOnly) {
     // As a job's sources are given one: a source that starts from group offsets (Kafka's
     // default) needs a consumer group to plan; a refresh bounds them.
     SourceOptions options =
@@ -378,6 +403,9 @@ public class QueryPlanner implements AutoCloseable {
     Cached cached = recent.get(key);
     if (cached != null && cached.at().isAfter(clock.instant().minus(maxAge))) {
       return cached.shape();
+    }
+    if (keptOnly) {
+      return null;
     }
     QueryShape shape = null;
     if (local != null && !local.broken().get() && sameVersion(pool)) {

@@ -35,14 +35,20 @@ final class Provisioning {
   }
 
   Next validate(ReconcilePass p, MaterializedTableDefinition effective) {
-    p.save(
-        p.phase == Phase.PENDING ? Phase.CREATING : p.phase,
-        p.status.with(
-            TableStatus.READY, false, Reason.Provisioning, "Validating the query with Flink"),
-        null);
+    Phase validating = p.phase == Phase.PENDING ? Phase.CREATING : p.phase;
     try {
+      // Flink's answer to the accepting call is usually kept: then the pass does not write that it
+      // is asking, one write fewer before the table's topic and job.
       QueryPlanner.QueryShape shape =
-          planner.validateAccepted(p.table.name(), p.table.spec().definition());
+          planner.acceptedFromKept(p.table.name(), p.table.spec().definition()).orElse(null);
+      if (shape == null) {
+        p.save(
+            validating,
+            p.status.with(
+                TableStatus.READY, false, Reason.Provisioning, "Validating the query with Flink"),
+            null);
+        shape = planner.validateAccepted(p.table.name(), p.table.spec().definition());
+      }
       String mode = effective.options().get("changelog.mode");
       TableStatus next =
           p.status.toBuilder()
@@ -57,7 +63,7 @@ final class Provisioning {
               + " columns, "
               + (shape.changelogMode().insertOnly() ? "insert-only" : "with updates"));
       p.save(
-          p.phase,
+          validating,
           next.with(TableStatus.READY, false, Reason.QueryValidated, "Query validated"),
           null);
       return null; // valid: provisioning goes on in this pass

@@ -342,7 +342,11 @@ final class FakeWorld {
       r.status = status;
       r.observedGeneration = observedGeneration;
       written.put(id, Instant.now());
+      statuses.add(status);
     }
+
+    /** Every status written, in order. */
+    final List<TableStatus> statuses = new CopyOnWriteArrayList<>();
 
     public synchronized void rollBack(UUID id, UUID token, long failed, long to, String cause) {
       if (!holds(id, token)) {

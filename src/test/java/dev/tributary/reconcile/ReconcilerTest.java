@@ -7,6 +7,9 @@ import dev.tributary.port.FlinkJobs.JobState;
 import dev.tributary.port.FlinkSql;
 import dev.tributary.port.Topics;
 import dev.tributary.sql.Clauses;
+import dev.tributary.sql.ObjectName;
+import dev.tributary.sql.Parser;
+import dev.tributary.sql.Statement;
 import dev.tributary.table.Phase;
 import dev.tributary.table.TableStatus;
 import java.time.Duration;
@@ -18,6 +21,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -70,6 +74,30 @@ class ReconcilerTest {
     assertThat(status.condition(TableStatus.TOPIC_READY).status()).isEqualTo("True");
     assertThat(status.condition(TableStatus.SCHEMA_REGISTERED).status()).isEqualTo("True");
     assertThat(status.pipelineName()).matches("tributary-" + id + "-[0-9a-f]{8}");
+  }
+
+  /**
+   * The accepting call's answer is kept, and the first pass takes it: it does not write that it is
+   * asking Flink, as it does for a definition Flink was not asked of.
+   */
+  @Test
+  void shouldNotWriteThatItAsksFlinkWhenTheAcceptingCallsAnswerIsKept() {
+    Predicate<TableStatus> asking =
+        s ->
+            s.condition(TableStatus.READY) != null
+                && s.condition(TableStatus.READY).message().startsWith("Validating the query");
+    UUID asked = world.create(ORDERS);
+    world.converge(asked);
+    assertThat(world.store.statuses).anyMatch(asking);
+
+    world = new FakeWorld();
+    UUID kept = world.create(ORDERS);
+    world.planner.validate(
+        new ObjectName("c", "d", "high_value_orders"),
+        ((Statement.CreateMaterializedTable) Parser.parse(ORDERS)).definition());
+    world.converge(kept);
+    assertThat(world.store.statuses).noneMatch(asking);
+    assertProvisionedOnce(kept);
   }
 
   @Test

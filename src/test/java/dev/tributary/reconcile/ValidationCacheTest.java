@@ -140,4 +140,25 @@ class ValidationCacheTest {
     planner.validateAccepted(table, definition("", query));
     assertThat(asked).as("an answer older than that is asked again").hasValue(3);
   }
+
+  /**
+   * The reconciler's first look takes the accepting call's answer without writing that it asks
+   * Flink: it learns whether one is kept without asking.
+   */
+  @Test
+  void shouldTellAKeptAnswerWithoutAskingFlink() {
+    String query = "SELECT order_id FROM orders";
+    assertThat(planner.acceptedFromKept(table, definition("", query))).isEmpty();
+    assertThat(asked).as("nothing kept, and Flink not asked").hasValue(0);
+
+    QueryPlanner.QueryShape shape = planner.validate(table, definition("", query));
+    assertThat(planner.acceptedFromKept(table, definition("", query))).contains(shape);
+    assertThat(planner.acceptedFromKept(table, definition("", query + " WHERE price > 1")))
+        .as("another question")
+        .isEmpty();
+
+    clock.advance(QueryPlanner.ACCEPTED_FOR.plusSeconds(1));
+    assertThat(planner.acceptedFromKept(table, definition("", query))).isEmpty();
+    assertThat(asked).hasValue(1);
+  }
 }
