@@ -13,6 +13,7 @@ import dev.tributary.system.OnThread;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -108,14 +109,20 @@ class PlannerFlinkSqlTest {
 
   @Test
   void shouldRefuseWithFlinksMessageAndThePositionInTheUsersQuery() {
-    assertThatThrownBy(() -> planner.inferSchema(session, "SELECT order_id, nope FROM orders"))
-        .isInstanceOfSatisfying(
-            StatementFailedException.class,
-            e -> {
-              assertThat(e.getMessage()).contains("Column 'nope' not found in any table");
-              assertThat(e.line()).isEqualTo(1);
-              assertThat(e.column()).isEqualTo(18); // in the query, not in the probe view's text
-            });
+    String query = "SELECT order_id, nope FROM orders";
+    // The probes (a view of the query) and the one validation of its Table: both in the query.
+    for (ThrowingCallable refused :
+        List.<ThrowingCallable>of(
+            () -> planner.inferSchema(session, query), () -> planner.describe(session, query))) {
+      assertThatThrownBy(refused)
+          .isInstanceOfSatisfying(
+              StatementFailedException.class,
+              e -> {
+                assertThat(e.getMessage()).contains("Column 'nope' not found in any table");
+                assertThat(e.line()).isEqualTo(1);
+                assertThat(e.column()).isEqualTo(18); // not in the probe view's text
+              });
+    }
     assertThatThrownBy(() -> planner.changelogMode(session, "SELECT * FROM missing"))
         .isInstanceOf(StatementFailedException.class)
         .hasMessageContaining("Object 'missing' not found");
@@ -177,18 +184,6 @@ class PlannerFlinkSqlTest {
             PlannerFlinkSql.renamed(
                 List.of(new Column("a1", "INT", true), new Column("b", "INT", true))))
         .isFalse();
-  }
-
-  @Test
-  void shouldRefuseADescriptionWithFlinksMessageAndPosition() {
-    assertThatThrownBy(() -> planner.describe(session, "SELECT order_id, nope FROM orders"))
-        .isInstanceOfSatisfying(
-            StatementFailedException.class,
-            e -> {
-              assertThat(e.getMessage()).contains("Column 'nope' not found in any table");
-              assertThat(e.line()).isEqualTo(1);
-              assertThat(e.column()).isEqualTo(18);
-            });
   }
 
   @Test
