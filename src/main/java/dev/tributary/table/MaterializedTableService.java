@@ -65,7 +65,20 @@ public class MaterializedTableService {
       MaterializedTableDefinition definition,
       boolean orAlter,
       boolean ifNotExists) {
-    Optional<MaterializedTable> existing = find(name);
+    return create(name, find(name), definition, orAlter, ifNotExists);
+  }
+
+  /**
+   * As {@link #create(ObjectName, MaterializedTableDefinition, boolean, boolean)}, with the row the
+   * caller read in this transaction ({@link #find}) instead of reading it again.
+   */
+  @Transactional
+  public TableChange create(
+      ObjectName name,
+      Optional<MaterializedTable> existing,
+      MaterializedTableDefinition definition,
+      boolean orAlter,
+      boolean ifNotExists) {
     if (existing.isPresent()) {
       requireNotDeleting(existing.get());
       if (orAlter) {
@@ -432,6 +445,14 @@ public class MaterializedTableService {
         + " ("
         + schedule.zone()
         + ")";
+  }
+
+  /**
+   * The topic a new table would get, not checked: its insert checks it ({@link #create}), as does
+   * {@link #topicFor}.
+   */
+  public String topicName(ObjectName name) {
+    return topicNames.of(name);
   }
 
   /** The topic a new table would get; 409 naming the owner if another table holds it. */
