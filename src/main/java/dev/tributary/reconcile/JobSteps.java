@@ -123,7 +123,10 @@ final class JobSteps {
    */
   static final Duration SUBMITTED_WATCH = Duration.ofSeconds(1);
 
-  /** How often, at most, that pass looks at the job's pool ({@link StartingJobs#interval}). */
+  /**
+   * How often, at most, that pass looks at the job's pool, from one look's start to the next's
+   * ({@link StartingJobs#interval}).
+   */
   static final Duration SUBMITTED_POLL = Duration.ofMillis(50);
 
   /**
@@ -156,6 +159,7 @@ final class JobSteps {
     try {
       long notBefore = submittedAt; // the first look: one that can list the job
       while (true) {
+        long looked = System.nanoTime();
         Optional<JobSummary> job =
             starting.overview(plan.pool(), notBefore).stream()
                 .filter(j -> j.id().equals(jobId))
@@ -169,10 +173,14 @@ final class JobSteps {
                 || state == JobState.INITIALIZING
                 || state == JobState.DEPLOYING;
         long pause = starting.interval(plan.pool()).toNanos();
-        if (!starts || System.nanoTime() + pause > deadline) {
+        long nextLook = looked + pause; // from this look's start, not its answer
+        if (!starts || nextLook > deadline) {
           return next; // failing, or slow to start: the next passes see to it
         }
-        Thread.sleep(Duration.ofNanos(pause).toMillis());
+        long wait = nextLook - System.nanoTime();
+        if (wait > 0) {
+          Thread.sleep(Duration.ofNanos(wait).toMillis());
+        }
         notBefore = System.nanoTime() - pause / 2; // another pass's look of the last half interval
       }
     } catch (RemoteSystemException e) {
@@ -408,7 +416,8 @@ final class JobSteps {
           clock.instant());
       s = p.status;
     }
-    return p.save(next, s, after);
+    // The steps end here: seen RUNNING, the observed generation goes into this write.
+    return p.saveLast(next, s, after);
   }
 
   /** When a failed job was first seen without a cause (the JobManager records it a bit later). */

@@ -277,7 +277,29 @@ final class ReconcilePass {
     return write(newPhase, newStatus, next);
   }
 
-  private Next write(Phase newPhase, TableStatus newStatus, Next next) {
+  /**
+   * A save that ends the pass's steps, {@code next} being what they return: when it leaves the
+   * table at rest ({@link #settle}), the observed generation goes into the same write, so that a
+   * client waiting for it is answered after one write instead of two, and {@link #settle} has
+   * nothing left to write. Not while the steps are to run once more ({@link #seen}).
+   */
+  Next saveLast(Phase newPhase, TableStatus newStatus, Next next) {
+    TableStatus s = finishUnderway().apply(newStatus);
+    if (again || savedGeneration == table.generation() || !atRest(newPhase, s, next)) {
+      return write(newPhase, s, next);
+    }
+    warnOutsidePhaseTable(newPhase);
+    acting("record its observed generation");
+    s = s.observedAt(savedStatus, table.generation(), true);
+    store.saveStatus(table.id(), fence.token(), newPhase, table.generation(), s);
+    flowPhaseChanged(newPhase);
+    savedGeneration = table.generation();
+    savedPhase = phase = newPhase;
+    savedStatus = status = s;
+    return next;
+  }
+
+  private void warnOutsidePhaseTable(Phase newPhase) {
     if (!Phases.allowed(savedPhase, newPhase)) {
       // A step that breaks the phase table (DESIGN.md) is a bug of ours: said, not hidden.
       log.warn(
@@ -286,6 +308,17 @@ final class ReconcilePass {
           savedPhase,
           newPhase);
     }
+  }
+
+  private void flowPhaseChanged(Phase newPhase) {
+    if (newPhase != savedPhase && table.flowOf() != null) {
+      // A pipeline table's phase is its flows': it looks again now, not at its next resync.
+      store.markDue(List.of(table.flowOf()));
+    }
+  }
+
+  private Next write(Phase newPhase, TableStatus newStatus, Next next) {
+    warnOutsidePhaseTable(newPhase);
     // A condition set or changed by this pass was evaluated against the table's generation.
     newStatus = newStatus.observedAt(savedStatus, table.generation(), false);
     if (newPhase == savedPhase && !newStatus.equals(savedStatus) && fence.look()) {
@@ -295,10 +328,7 @@ final class ReconcilePass {
     } else if (newPhase != savedPhase || !newStatus.equals(savedStatus)) {
       acting("change its phase");
       store.saveStatus(table.id(), fence.token(), newPhase, savedGeneration, newStatus);
-      if (newPhase != savedPhase && table.flowOf() != null) {
-        // A pipeline table's phase is its flows': it looks again now, not at its next resync.
-        store.markDue(List.of(table.flowOf()));
-      }
+      flowPhaseChanged(newPhase);
       savedPhase = newPhase;
       savedStatus = newStatus;
     }
@@ -317,17 +347,7 @@ final class ReconcilePass {
    * generation}.
    */
   boolean settle(Next next) {
-    boolean atRest =
-        (phase == Phase.RUNNING
-                || phase == Phase.STOPPED
-                || phase == Phase.FAILED
-                || phase == Phase.SUCCEEDED
-                || phase == Phase.PENDING)
-            && status.evolution() == null
-            && resting
-            && next != null
-            && !next.failed()
-            && !next.equals(Next.soon());
+    boolean atRest = atRest(phase, status, next);
     if (atRest && savedGeneration != table.generation()) {
       acting("record its observed generation");
       // At rest the world matches the generation: every condition holds as of it.
@@ -338,6 +358,20 @@ final class ReconcilePass {
       savedStatus = status;
     }
     return atRest;
+  }
+
+  /** Whether {@code phase} and {@code status}, with {@code next} to come, are the table at rest. */
+  private boolean atRest(Phase phase, TableStatus status, Next next) {
+    return (phase == Phase.RUNNING
+            || phase == Phase.STOPPED
+            || phase == Phase.FAILED
+            || phase == Phase.SUCCEEDED
+            || phase == Phase.PENDING)
+        && status.evolution() == null
+        && resting
+        && next != null
+        && !next.failed()
+        && !next.equals(Next.soon());
   }
 
   /** A definition that cannot run as written: FAILED until the spec changes. */

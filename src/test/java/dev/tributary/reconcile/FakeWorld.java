@@ -343,10 +343,14 @@ final class FakeWorld {
       r.observedGeneration = observedGeneration;
       written.put(id, Instant.now());
       statuses.add(status);
+      writes.add(phase + " at generation " + observedGeneration);
     }
 
     /** Every status written, in order. */
     final List<TableStatus> statuses = new CopyOnWriteArrayList<>();
+
+    /** Every status write's phase and observed generation, in order. */
+    final List<String> writes = new CopyOnWriteArrayList<>();
 
     public synchronized void rollBack(UUID id, UUID token, long failed, long to, String cause) {
       if (!holds(id, token)) {

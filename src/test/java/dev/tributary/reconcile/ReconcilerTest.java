@@ -101,6 +101,22 @@ class ReconcilerTest {
   }
 
   @Test
+  void shouldRecordTheObservedGenerationInTheWriteThatRecordsRunning() {
+    UUID id = world.create(ORDERS);
+
+    world.converge(id);
+
+    // Before, RUNNING was written at generation 0 and the pass's end wrote generation 1 after it.
+    List<String> writes = world.store.writes;
+    int running = writes.indexOf("RUNNING at generation 1");
+    assertThat(running).as("writes: %s", writes).isPositive();
+    assertThat(writes.subList(0, running)).allMatch(w -> w.endsWith("at generation 0"));
+    assertThat(writes).doesNotContain("RUNNING at generation 0");
+    assertThat(world.status(id).conditions())
+        .allSatisfy(c -> assertThat(c.observedGeneration()).isEqualTo(1L));
+  }
+
+  @Test
   void shouldPrepareTheJobsSessionWhileItsTopicIsCreatedAndSendTheInsertOnlyOnceItExists() {
     UUID id = world.create(ORDERS);
     world.kafka.ensureDelay = Duration.ofMillis(300);
