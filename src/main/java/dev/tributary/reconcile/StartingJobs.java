@@ -16,15 +16,16 @@ import java.util.concurrent.Semaphore;
  * Dispatcher's current state; a job's own {@code /jobs/:id} comes from a cache that the JobManager
  * keeps for {@code web.refresh-interval}, 3 s by default, so it shows a starting job deploying for
  * that long). Passes waiting at once share looks: a look that started after the moment a pass names
- * answers it, and a pool has one look under way at a time. A pass looks again after {@link
- * #interval}, which grows with the answer's time (three times the last call, at least {@link
- * JobSteps#SUBMITTED_POLL}), so that a cluster with many jobs, whose overview is large, is not
- * asked for it more than a quarter of the time (ten times kept a MiniCluster of a few hundred jobs,
- * 15 ms an overview, at 150 ms between looks: slower than a person polling every 50 ms). At most
- * {@link #WATCHERS} passes watch at once: beyond them the replica is submitting a backlog (an apply
- * of many tables), whose passes leave their jobs to the worker's watch rather than hold a thread
- * each. The pass that stops a job with a savepoint is a watcher too while it polls the savepoint
- * ({@code Transitions.watch}), and looks here for the job's end.
+ * answers it, and a pool has one look under way at a time. A pass's next look starts {@link
+ * #interval} after its last one started; the interval grows with the answer's time (four times the
+ * last call, at least {@link JobSteps#SUBMITTED_POLL}), so that a cluster with many jobs, whose
+ * overview is large, is not asked for it more than a quarter of the time (ten times kept a
+ * MiniCluster of a few hundred jobs, 15 ms an overview, at 150 ms between looks: slower than a
+ * person polling every 50 ms). At most {@link #WATCHERS} passes watch at once: beyond them the
+ * replica is submitting a backlog (an apply of many tables), whose passes leave their jobs to the
+ * worker's watch rather than hold a thread each. The pass that stops a job with a savepoint is a
+ * watcher too while it polls the savepoint ({@code Transitions.watch}), and looks here for the
+ * job's end.
  *
  * <p>Written here, not taken from a library: it is the single-flight sharing of one REST answer
  * between threads, a few lines over {@link CompletableFuture}.
@@ -56,11 +57,11 @@ final class StartingJobs {
     watchers.release();
   }
 
-  /** How long a pass waits between two looks at {@code pool}. */
+  /** How long from the start of a pass's look at {@code pool} to the start of its next one. */
   Duration interval(String pool) {
     Look look = latest.get(pool);
     long floor = JobSteps.SUBMITTED_POLL.toNanos();
-    return Duration.ofNanos(look == null ? floor : Math.max(floor, 3 * look.tookNanos()));
+    return Duration.ofNanos(look == null ? floor : Math.max(floor, 4 * look.tookNanos()));
   }
 
   /**

@@ -62,8 +62,8 @@ class StartingJobsTest {
     }
     assertThat(looks).hasValue(1);
     assertThat(starting.interval(FlinkJobs.DEFAULT_POOL))
-        .as("three times the answer's time")
-        .isGreaterThanOrEqualTo(Duration.ofMillis(600));
+        .as("four times the answer's time, from one look's start to the next's")
+        .isGreaterThanOrEqualTo(Duration.ofMillis(800));
   }
 
   @Test
