@@ -23,13 +23,13 @@ import tools.jackson.databind.JsonNode;
 
 /**
  * An evolution (ALTER ... AS) from the statement to the new job RUNNING through Tributary, against
- * the same stop-with-savepoint and submit done by hand on the gateway, in interleaved rounds
- * (service, raw, raw, service ...: ABBA), 10 after a warm-up round. Each round prints both
- * waterfalls: the service's call (with its Server-Timing), then each of the table's events after it
- * as the phase it closes (the savepoint, the submission, the job's start), then RUNNING seen by the
- * client; the raw one's stop-with-savepoint, topic, session, DDL, INSERT and RUNNING seen. Then the
- * medians and the overhead. A JFR recording is kept as {@code target/bench/evolution.jfr}. ./mvnw
- * -Pbench verify; {@code -Dbench.rounds}.
+ * the same done by hand on the gateway (stop with a savepoint, then the new job submitted restored
+ * from it), in interleaved rounds (service, raw, raw, service ...: ABBA), {@link #ROUNDS} after a
+ * warm-up round. Each round prints both waterfalls: the service's call (with its Server-Timing),
+ * then each of the table's events after it as the phase it closes (the savepoint, the submission,
+ * the job's start), then RUNNING seen by the client; the raw one's stop-with-savepoint, topic,
+ * session, DDL, INSERT and RUNNING seen. Then the medians and the overhead. A JFR recording is kept
+ * as {@code target/bench/evolution.jfr}. ./mvnw -Pbench verify; {@code -Dbench.rounds}.
  */
 @TributaryIT
 // Its service stops when it ends, so the benchmarks after it measure theirs alone.
@@ -165,9 +165,12 @@ class EvolutionBench {
     awaitJob(old);
     sleep(OLD_JOB_RUNS.toMillis());
     long start = System.nanoTime();
-    stopWithSavepoint(old);
+    String savepoint = stopWithSavepoint(old);
     r.phase("stop with savepoint", (System.nanoTime() - start) / 1e6);
-    String next = raw.submit(name, columns, AFTER, Map.of(), r);
+    // Restored from it, as the service's new job is: its sources go on from the old job's offsets,
+    // so no row is lost or written twice. Without it the new job started with no state at all.
+    String next =
+        raw.submit(name, columns, AFTER, Map.of("execution.state-recovery.path", savepoint), r);
     long submitted = System.nanoTime();
     awaitJob(next);
     r.phase("running seen", (System.nanoTime() - submitted) / 1e6);
@@ -190,18 +193,21 @@ class EvolutionBench {
     return api.get(TABLES + name).body().path("status").path("job").path("id").asString();
   }
 
-  /** Stop-with-savepoint as a person would do it: trigger, poll, and trigger again if it failed. */
-  private void stopWithSavepoint(String job) {
+  /**
+   * Stop-with-savepoint as a person would do it: trigger, poll, and trigger again if it failed; the
+   * savepoint's path.
+   */
+  private String stopWithSavepoint(String job) {
     for (int attempt = 0; attempt < 20; attempt++) {
       String trigger = UUID.randomUUID().toString().replace("-", "");
       jobs.triggerStopWithSavepoint(job, "file:///tmp/tributary/bench-savepoints", trigger);
-      FlinkJobs.SavepointStatus.Phase phase;
+      FlinkJobs.SavepointStatus status;
       do {
         sleep(50);
-        phase = jobs.savepointStatus(job, trigger).phase();
-      } while (phase == FlinkJobs.SavepointStatus.Phase.IN_PROGRESS);
-      if (phase == FlinkJobs.SavepointStatus.Phase.COMPLETED) {
-        return;
+        status = jobs.savepointStatus(job, trigger);
+      } while (status.phase() == FlinkJobs.SavepointStatus.Phase.IN_PROGRESS);
+      if (status.phase() == FlinkJobs.SavepointStatus.Phase.COMPLETED) {
+        return status.location().orElseThrow();
       }
       sleep(200);
     }
