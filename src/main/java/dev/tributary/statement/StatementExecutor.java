@@ -176,10 +176,9 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
     // An unchanged definition needs no plan: no question to Flink, so a table that the reconciler
     // is working on meanwhile cannot make the script's reads stale.
     if (existing.isEmpty() || (s.orAlter() && !unchanged)) {
-      // A new table's topic is checked free by its insert below, in this same run.
-      String topic =
-          existing.map(MaterializedTable::getTopicName).orElseGet(() -> tables.topicName(name));
-      plan = approved(plan(name, topic, existing, definition));
+      // A new table's topic is checked free before Flink is asked: a name that collides is a 409
+      // whatever Flink would say of the query.
+      plan = approved(plan(name, existing, definition));
     }
     if (plan != null && plan.autoFallback() != null) {
       // AUTO could not run the query as a stream: stored as FULL, and the result says why.
@@ -255,15 +254,6 @@ final class StatementExecutor implements Statement.Visitor<StatementResult> {
       ObjectName name, Optional<MaterializedTable> existing, MaterializedTableDefinition next) {
     String topic =
         existing.map(MaterializedTable::getTopicName).orElseGet(() -> tables.topicFor(name));
-    return plan(name, topic, existing, next);
-  }
-
-  /** As {@link #plan(ObjectName, Optional, MaterializedTableDefinition)}, into {@code topic}. */
-  private ChangePlan plan(
-      ObjectName name,
-      String topic,
-      Optional<MaterializedTable> existing,
-      MaterializedTableDefinition next) {
     ChangePlanner.Request request =
         planner.request(name, topic, ChangePlanner.Current.of(existing, tables), next);
     return remote.ask(current, request, planner::plan);

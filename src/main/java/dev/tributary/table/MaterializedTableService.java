@@ -447,14 +447,6 @@ public class MaterializedTableService {
         + ")";
   }
 
-  /**
-   * The topic a new table would get, not checked: its insert checks it ({@link #create}), as does
-   * {@link #topicFor}.
-   */
-  public String topicName(ObjectName name) {
-    return topicNames.of(name);
-  }
-
   /** The topic a new table would get; 409 naming the owner if another table holds it. */
   public String topicFor(ObjectName name) {
     String topic = topicNames.of(name);
