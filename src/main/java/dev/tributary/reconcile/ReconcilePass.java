@@ -289,14 +289,22 @@ final class ReconcilePass {
       return write(newPhase, s, next);
     }
     warnOutsidePhaseTable(newPhase);
+    writeObserved(newPhase, s);
+    return next;
+  }
+
+  /**
+   * Writes {@code newPhase} and {@code newStatus} at the table's generation: the world matches it,
+   * so every condition holds as of it.
+   */
+  private void writeObserved(Phase newPhase, TableStatus newStatus) {
     acting("record its observed generation");
-    s = s.observedAt(savedStatus, table.generation(), true);
+    TableStatus s = newStatus.observedAt(savedStatus, table.generation(), true);
     store.saveStatus(table.id(), fence.token(), newPhase, table.generation(), s);
     flowPhaseChanged(newPhase);
     savedGeneration = table.generation();
     savedPhase = phase = newPhase;
     savedStatus = status = s;
-    return next;
   }
 
   private void warnOutsidePhaseTable(Phase newPhase) {
@@ -349,13 +357,7 @@ final class ReconcilePass {
   boolean settle(Next next) {
     boolean atRest = atRest(phase, status, next);
     if (atRest && savedGeneration != table.generation()) {
-      acting("record its observed generation");
-      // At rest the world matches the generation: every condition holds as of it.
-      status = status.observedAt(savedStatus, table.generation(), true);
-      store.saveStatus(table.id(), fence.token(), phase, table.generation(), status);
-      savedGeneration = table.generation();
-      savedPhase = phase;
-      savedStatus = status;
+      writeObserved(phase, status);
     }
     return atRest;
   }
